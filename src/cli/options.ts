@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+
+/** Options shared by `handle` and `properties` (and the conformance/demo wallets). */
+export type WalletCliOptions = {
+  /** BIP-39 mnemonic for bip122 and eip155. */
+  mnemonic: string | undefined
+  /** TON's own 24-word mnemonic. */
+  tonMnemonic: string | undefined
+  tonWallet: 'v4r2' | 'v5r1'
+  account: number
+  approve: 'all' | 'none' | 'prompt'
+  /** Fixed clock, Unix seconds. */
+  now: number | undefined
+  esplora: Map<string, string>
+  toncenter: Map<string, string>
+  rpc: Map<string, string>
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+export const walletOptionSpec = {
+  'mnemonic-file': { type: 'string' },
+  'ton-mnemonic-file': { type: 'string' },
+  'ton-wallet': { type: 'string' },
+  account: { type: 'string' },
+  approve: { type: 'string' },
+  now: { type: 'string' },
+  esplora: { type: 'string', multiple: true },
+  toncenter: { type: 'string', multiple: true },
+  rpc: { type: 'string', multiple: true },
+} as const
+
+export function parseWalletOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  stdinIsTty: boolean,
+): WalletCliOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: walletOptionSpec,
+    strict: true,
+    allowPositionals: false,
+  })
+  const tonWallet = values['ton-wallet'] ?? 'v5r1'
+  if (tonWallet !== 'v4r2' && tonWallet !== 'v5r1') throw new UsageError('--ton-wallet must be v4r2 or v5r1')
+  const approve = values.approve ?? (stdinIsTty ? 'prompt' : 'none')
+  if (approve !== 'all' && approve !== 'none' && approve !== 'prompt') {
+    throw new UsageError('--approve must be all or none')
+  }
+  return {
+    mnemonic: readSecret(values['mnemonic-file']) ?? normalizeWords(env.WALLET_RPC_MNEMONIC),
+    tonMnemonic: readSecret(values['ton-mnemonic-file']) ?? normalizeWords(env.WALLET_RPC_TON_MNEMONIC),
+    tonWallet,
+    account: wholeNumber(values.account ?? '0', '--account', 0x7fffffff),
+    approve,
+    now: values.now === undefined ? undefined : wholeNumber(values.now, '--now', Number.MAX_SAFE_INTEGER),
+    esplora: urlMap(values.esplora, '--esplora'),
+    toncenter: urlMap(values.toncenter, '--toncenter'),
+    rpc: urlMap(values.rpc, '--rpc'),
+  }
+}
+
+function readSecret(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined
+  try {
+    return normalizeWords(readFileSync(file, 'utf8'))
+  } catch {
+    // The message names the file, never its content.
+    throw new UsageError(`cannot read ${file}`)
+  }
+}
+
+function normalizeWords(text: string | undefined): string | undefined {
+  const words = text?.trim().split(/\s+/).join(' ')
+  return words ? words : undefined
+}
+
+function wholeNumber(text: string, flag: string, max: number): number {
+  if (!/^\d+$/.test(text) || Number(text) > max) throw new UsageError(`${flag} must be a whole number`)
+  return Number(text)
+}
+
+/** `CHAIN=URL` pairs, e.g. `eip155:31337=http://127.0.0.1:8545`. The chain id itself contains a colon. */
+function urlMap(entries: readonly string[] | undefined, flag: string): Map<string, string> {
+  const map = new Map<string, string>()
+  for (const entry of entries ?? []) {
+    const at = entry.indexOf('=')
+    const chainId = entry.slice(0, at)
+    const url = entry.slice(at + 1)
+    if (at <= 0 || !URL.canParse(url)) throw new UsageError(`${flag} takes CHAIN=URL, got ${entry}`)
+    map.set(chainId, url)
+  }
+  return map
+}

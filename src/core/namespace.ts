@@ -1,0 +1,74 @@
+import type { Clock } from './clock.js'
+import type { WalletEvent } from './events.js'
+import type { OriginValidation, ReviewDraft } from './review.js'
+import type { Schema } from './schema.js'
+
+/** What the router knows about one request, passed to every method. */
+export type RequestContext = {
+  id: string | number
+  /** CAIP-2, e.g. `eip155:1`. */
+  chainId: string
+  /** The part after the namespace, e.g. `1` for `eip155:1`. */
+  reference: string
+  method: string
+  /** The dapp's origin as the transport verified it (WalletConnect `verifyContext.verified.origin`). */
+  origin: string | undefined
+  originValidation: OriginValidation | undefined
+  clock: Clock
+}
+
+/**
+ * A method's plan: the review to show (null for a read that touches no key) and whatever `execute` needs.
+ * Planning validates against wallet state and reads the chain; it must never touch a key.
+ */
+export type Planned<Plan> = { review: ReviewDraft | null; plan: Plan }
+
+/**
+ * One method: its params schema, its planner (validation beyond the schema, account resolution, chain
+ * reads, the review) and its executor, which the router calls only after `approve` said yes.
+ */
+export type Method<Params, Plan, Result> = {
+  params: Schema<Params>
+  plan: (context: RequestContext, params: Params) => Promise<Planned<Plan>> | Planned<Plan>
+  execute: (context: RequestContext, plan: Plan) => Promise<Result> | Result
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a method table holds methods of unrelated param and result types.
+export type AnyMethod = Method<any, any, any>
+
+export type MethodTable = Readonly<Record<string, AnyMethod>>
+
+/** Identity, for inference: `defineMethod({ params, plan, execute })`. */
+export function defineMethod<Params, Plan, Result>(
+  method: Method<Params, Plan, Result>,
+): Method<Params, Plan, Result> {
+  return method
+}
+
+/** What `createWalletRpc` gives each namespace once, when the wallet is created. */
+export type NamespaceHost = {
+  emit: (event: WalletEvent) => void
+  clock: Clock
+  onError: (error: unknown) => void
+}
+
+/** A chain family plugged into the router: `bip122(...)`, `ton(...)`, `eip155(...)`. */
+export type Namespace = {
+  /** CAIP-2 namespace, e.g. `bip122`. */
+  name: string
+  /** CAIP-2 chain ids this wallet serves in the namespace. */
+  chains: readonly string[]
+  methods: MethodTable
+  /** Session events the namespace may emit (e.g. `bip122_addressesChanged`). */
+  events?: readonly string[]
+  /** Account part of the CAIP-10 accounts to approve for `chainId` (bip122: only the account id). */
+  accounts?: (chainId: string) => Promise<string[]>
+  /** Session properties this namespace contributes (values are strings, as WalletConnect requires). */
+  sessionProperties?: () => Promise<Record<string, string>>
+  /** Called once by `createWalletRpc`. */
+  attach?: (host: NamespaceHost) => void
+  /** The wallet approved a session on `chainId` (the WalletKit adapter calls this). */
+  announceSession?: (chainId: string) => Promise<void>
+  /** Stop watchers and timers. */
+  close?: () => Promise<void> | void
+}

@@ -1,0 +1,59 @@
+/**
+ * A review is what the wallet shows its user before anything is signed or sent: structured so a UI can
+ * render it and plain enough to print. Secrets never appear in one.
+ */
+export type Severity = 'info' | 'caution' | 'danger'
+
+export type ReviewWarning = {
+  /** Stable identifier, e.g. `eth_sign.blind`, `psbt.sighash_none`. A wallet's policy allows `danger` warnings by code. */
+  code: string
+  severity: Severity
+  message: string
+}
+
+/** One line of a review, or a group of lines (a message tree, a transaction's outputs). */
+export type ReviewItem = { label: string; value: string } | { label: string; items: ReviewItem[] }
+
+/** What a method builds; the router adds where the request came from. */
+export type ReviewDraft = {
+  account: string
+  title: string
+  items: ReviewItem[]
+  warnings: ReviewWarning[]
+}
+
+export type Review = ReviewDraft & {
+  namespace: string
+  chainId: string
+  method: string
+  /** The requesting dapp's origin as verified by the transport (WalletConnect Verify API), when known. */
+  origin: string | undefined
+  /** The transport's verdict on the origin, when it gave one. */
+  originValidation: OriginValidation | undefined
+  /** Free-form context a caller attached to the request (e.g. the payment an action belongs to). */
+  context: Record<string, string> | undefined
+}
+
+export type OriginValidation = 'VALID' | 'INVALID' | 'UNKNOWN'
+
+export type Approve = (review: Review) => boolean | Promise<boolean>
+
+export type ApprovalPolicy = {
+  /** `danger` warning codes the wallet lets its user approve. Any other `danger` warning is refused unasked. */
+  allowDangerous?: readonly string[]
+}
+
+/** The first `danger` warning the policy does not allow, if any. */
+export function forbiddenWarning(review: ReviewDraft, policy: ApprovalPolicy): ReviewWarning | undefined {
+  return review.warnings.find(
+    (warning) => warning.severity === 'danger' && !policy.allowDangerous?.includes(warning.code),
+  )
+}
+
+export function item(label: string, value: string): ReviewItem {
+  return { label, value }
+}
+
+export function group(label: string, items: ReviewItem[]): ReviewItem {
+  return { label, items }
+}

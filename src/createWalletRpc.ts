@@ -1,0 +1,295 @@
+import { type Clock, systemClock } from './core/clock.js'
+import {
+  ChainNotConfiguredError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  PolicyRefusedError,
+  RequestExpiredError,
+  UserRejectedError,
+  WalletRpcError,
+} from './core/errors.js'
+import { createEventHub, type WalletEventListener } from './core/events.js'
+import { failure, idOf, type JsonRpcResponse, success, toJsonSafe } from './core/jsonrpc.js'
+import type { Namespace, RequestContext } from './core/namespace.js'
+import { type ApprovalPolicy, type Approve, forbiddenWarning, type OriginValidation } from './core/review.js'
+import { assertSafeParams, defaultSafetyLimits, parseParams, type SafetyLimits } from './core/schema.js'
+
+export type CreateWalletRpcOptions = {
+  namespaces: readonly Namespace[]
+  /** Asked before every signature or broadcast. Resolve `true` to proceed. */
+  approve: Approve
+  /** Receives every unexpected error (and every error a namespace reports). Never sent to the dapp. */
+  onError?: (error: unknown) => void
+  clock?: Clock
+  policy?: ApprovalPolicy
+  limits?: Partial<SafetyLimits>
+}
+
+/** The plain shape. */
+export type HandleInput = {
+  chainId: string
+  request: { id: string | number; jsonrpc?: '2.0'; method: string; params?: unknown }
+  origin?: string
+  /** Extra lines for the review, e.g. which payment an action belongs to. */
+  context?: Record<string, string>
+}
+
+/** WalletKit's `session_request` event. */
+export type SessionRequestEvent = {
+  id: number
+  topic: string
+  params: { request: { method: string; params?: unknown; expiryTimestamp?: number }; chainId: string }
+  verifyContext?: { verified?: { origin?: string; validation?: OriginValidation; isScam?: boolean } }
+}
+
+export type SupportedNamespace = {
+  name: string
+  chains: readonly string[]
+  methods: readonly string[]
+  events: readonly string[]
+}
+
+export type WalletRpc = {
+  /** Answers one request. Never throws; always echoes the request's id. */
+  handle(input: HandleInput | SessionRequestEvent | unknown): Promise<JsonRpcResponse>
+  sessionProperties(): Promise<Record<string, string>>
+  on(type: 'event', listener: WalletEventListener): () => void
+  /** Chains, methods and events per namespace, for building a session's approved namespaces. */
+  supported(): SupportedNamespace[]
+  /** The account part of the CAIP-10 accounts this wallet offers on `chainId`. */
+  accounts(chainId: string): Promise<string[]>
+  /** Tells the namespaces that a session was approved on these chains (bip122 emits addressesChanged). */
+  announceSession(chainIds: readonly string[]): Promise<void>
+  /** Stops watchers and drops listeners. */
+  close(): Promise<void>
+}
+
+const chainIdPattern = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/
+
+type Envelope = {
+  id: string | number
+  chainId: string
+  method: string
+  params: unknown
+  origin: string | undefined
+  originValidation: OriginValidation | undefined
+  expiresAtMs: number | undefined
+  context: Record<string, string> | undefined
+}
+
+export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
+  const clock = options.clock ?? systemClock
+  const limits = { ...defaultSafetyLimits, ...options.limits }
+  const policy = options.policy ?? {}
+  const reportError = (error: unknown) => {
+    try {
+      options.onError?.(error)
+    } catch {
+      // A broken onError hook must not break the answer.
+    }
+  }
+  const hub = createEventHub(reportError)
+
+  const byName = new Map<string, Namespace>()
+  for (const namespace of options.namespaces) {
+    if (byName.has(namespace.name)) throw new Error(`namespace ${namespace.name} given twice`)
+    byName.set(namespace.name, namespace)
+    namespace.attach?.({ emit: hub.emit, clock, onError: reportError })
+  }
+
+  const namespaceOf = (chainId: string): Namespace => {
+    const name = chainIdPattern.exec(chainId)?.[1]
+    const namespace = name === undefined ? undefined : byName.get(name)
+    if (!namespace?.chains.includes(chainId)) throw new ChainNotConfiguredError(chainId)
+    return namespace
+  }
+
+  async function dispatch(envelope: Envelope): Promise<unknown> {
+    if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock()) throw new RequestExpiredError()
+    const namespace = namespaceOf(envelope.chainId)
+    if (!Object.hasOwn(namespace.methods, envelope.method)) throw new MethodNotFoundError(envelope.method)
+    const method = namespace.methods[envelope.method]!
+    assertSafeParams(envelope.params, limits)
+    const params = parseParams(method.params, envelope.params)
+    const context: RequestContext = {
+      id: envelope.id,
+      chainId: envelope.chainId,
+      reference: envelope.chainId.slice(namespace.name.length + 1),
+      method: envelope.method,
+      origin: envelope.origin,
+      originValidation: envelope.originValidation,
+      clock,
+    }
+    const { review, plan } = await method.plan(context, params)
+    if (review !== null) {
+      const forbidden = forbiddenWarning(review, policy)
+      if (forbidden) throw new PolicyRefusedError(forbidden.message, { rule: forbidden.code })
+      const approved = await options.approve({
+        ...review,
+        namespace: namespace.name,
+        chainId: envelope.chainId,
+        method: envelope.method,
+        origin: envelope.origin,
+        originValidation: envelope.originValidation,
+        context: envelope.context,
+      })
+      if (approved !== true) throw new UserRejectedError()
+      if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock())
+        throw new RequestExpiredError()
+    }
+    return method.execute(context, plan)
+  }
+
+  return {
+    async handle(input) {
+      let id = null as JsonRpcResponse['id']
+      try {
+        const envelope = toEnvelope(input)
+        id = envelope.id
+        return success(id, toJsonSafe(await dispatch(envelope)))
+      } catch (error) {
+        // Failures of the wallet's side (unexpected errors, providers) go to the wallet's logs too.
+        if (!(error instanceof WalletRpcError) || error.code === InternalError.code) reportError(error)
+        return failure(id ?? idOfInput(input), error)
+      }
+    },
+
+    async sessionProperties() {
+      const merged: Record<string, string> = {}
+      for (const namespace of byName.values()) {
+        try {
+          const properties = (await namespace.sessionProperties?.()) ?? {}
+          for (const [key, value] of Object.entries(properties)) {
+            if (typeof value === 'string') merged[key] = value
+          }
+        } catch (error) {
+          reportError(error)
+        }
+      }
+      return merged
+    },
+
+    on(type, listener) {
+      if (type !== 'event') throw new TypeError(`unknown event type ${String(type)}`)
+      return hub.on(listener)
+    },
+
+    supported() {
+      return [...byName.values()].map((namespace) => ({
+        name: namespace.name,
+        chains: namespace.chains,
+        methods: Object.keys(namespace.methods),
+        events: namespace.events ?? [],
+      }))
+    },
+
+    async accounts(chainId) {
+      const namespace = namespaceOf(chainId)
+      return (await namespace.accounts?.(chainId)) ?? []
+    },
+
+    async announceSession(chainIds) {
+      for (const chainId of chainIds) {
+        try {
+          await namespaceOf(chainId).announceSession?.(chainId)
+        } catch (error) {
+          reportError(error)
+        }
+      }
+    },
+
+    async close() {
+      hub.clear()
+      for (const namespace of byName.values()) {
+        try {
+          await namespace.close?.()
+        } catch (error) {
+          reportError(error)
+        }
+      }
+    },
+  }
+}
+
+function idOfInput(input: unknown): JsonRpcResponse['id'] {
+  if (typeof input !== 'object' || input === null) return null
+  const record = input as Record<string, unknown>
+  return 'topic' in record ? idOf(record) : idOf(record.request)
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Accepts the plain `{chainId, request, origin?}` shape and WalletKit's `session_request` event. */
+function toEnvelope(input: unknown): Envelope {
+  if (!isRecord(input)) throw new InvalidRequestError('expected an object')
+  if ('topic' in input) return fromSessionRequest(input)
+  const request = input.request
+  if (!isRecord(request)) throw new InvalidRequestError('request must be an object')
+  const id = idOf(request)
+  if (id === null) throw new InvalidRequestError('request.id must be a string or a finite number')
+  if (request.jsonrpc !== undefined && request.jsonrpc !== '2.0') {
+    throw new InvalidRequestError('request.jsonrpc must be "2.0"')
+  }
+  if (input.origin !== undefined && typeof input.origin !== 'string') {
+    throw new InvalidRequestError('origin must be a string')
+  }
+  return {
+    id,
+    chainId: chainIdOf(input.chainId),
+    method: methodOf(request.method),
+    params: request.params,
+    origin: input.origin,
+    originValidation: undefined,
+    expiresAtMs: undefined,
+    context: contextOf(input.context),
+  }
+}
+
+function fromSessionRequest(input: Record<string, unknown>): Envelope {
+  const id = idOf(input)
+  if (id === null) throw new InvalidRequestError('id must be a string or a finite number')
+  const params = input.params
+  if (!isRecord(params) || !isRecord(params.request))
+    throw new InvalidRequestError('params.request is missing')
+  const verified = isRecord(input.verifyContext) ? input.verifyContext.verified : undefined
+  const origin = isRecord(verified) && typeof verified.origin === 'string' ? verified.origin : undefined
+  const validation = isRecord(verified) ? verified.validation : undefined
+  const expiry = params.request.expiryTimestamp
+  return {
+    id,
+    chainId: chainIdOf(params.chainId),
+    method: methodOf(params.request.method),
+    params: params.request.params,
+    origin,
+    originValidation:
+      validation === 'VALID' || validation === 'INVALID' || validation === 'UNKNOWN' ? validation : undefined,
+    // WalletConnect expiries are Unix seconds.
+    expiresAtMs: typeof expiry === 'number' && Number.isFinite(expiry) ? expiry * 1000 : undefined,
+    context: undefined,
+  }
+}
+
+function chainIdOf(value: unknown): string {
+  if (typeof value !== 'string' || !chainIdPattern.test(value)) {
+    throw new InvalidRequestError('chainId must be a CAIP-2 chain id')
+  }
+  return value
+}
+
+function methodOf(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 128) {
+    throw new InvalidRequestError('method must be a non-empty string')
+  }
+  return value
+}
+
+function contextOf(value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return undefined
+  if (!isRecord(value) || !Object.values(value).every((entry) => typeof entry === 'string')) {
+    throw new InvalidParamsError('context must map strings to strings', { path: 'context' })
+  }
+  return value as Record<string, string>
+}

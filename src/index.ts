@@ -1,0 +1,55 @@
+export { type Clock, fixedClock, systemClock } from './core/clock.js'
+export {
+  ChainNotConfiguredError,
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  type JsonRpcErrorObject,
+  MethodNotFoundError,
+  MethodNotSupportedError,
+  ParseError,
+  PolicyRefusedError,
+  ProviderError,
+  RequestExpiredError,
+  serializeError,
+  UnauthorizedError,
+  UserRejectedError,
+  WalletRpcError,
+  type WalletRpcErrorOptions,
+} from './core/errors.js'
+export type { WalletEvent, WalletEventListener } from './core/events.js'
+export type {
+  JsonRpcFailure,
+  JsonRpcId,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcSuccess,
+} from './core/jsonrpc.js'
+export {
+  type AnyMethod,
+  defineMethod,
+  type Method,
+  type MethodTable,
+  type Namespace,
+  type NamespaceHost,
+  type Planned,
+  type RequestContext,
+} from './core/namespace.js'
+export type {
+  ApprovalPolicy,
+  Approve,
+  OriginValidation,
+  Review,
+  ReviewDraft,
+  ReviewItem,
+  ReviewWarning,
+  Severity,
+} from './core/review.js'
+export {
+  type CreateWalletRpcOptions,
+  createWalletRpc,
+  type HandleInput,
+  type SessionRequestEvent,
+  type SupportedNamespace,
+  type WalletRpc,
+} from './createWalletRpc.js'

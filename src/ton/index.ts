@@ -1,0 +1,2 @@
+// Filled in by the ton issue; the subpath resolves from day one.
+export {}

@@ -1,0 +1,2 @@
+// Filled in by the walletkit issue; the subpath resolves from day one.
+export {}
