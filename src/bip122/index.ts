@@ -1,2 +1,3 @@
-// Filled in by the bip122 issue; the subpath resolves from day one.
-export {}
+export { ecc, loadSecp256k1, type Secp256k1, type Secp256k1Backend, secp256k1Backend } from './ecc.js'
+export { bip122MethodFactories, createMethodTable, type MethodFactory } from './methods/index.js'
+export type * from './types.js'
