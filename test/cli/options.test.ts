@@ -1,0 +1,76 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { parseWalletOptions } from '../../src/cli/options.js'
+
+const mnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+
+describe('parseWalletOptions', () => {
+  it('defaults: no keys, account 0, v5r1, no approval without a TTY', () => {
+    expect(parseWalletOptions([], {}, false)).toEqual({
+      mnemonic: undefined,
+      tonMnemonic: undefined,
+      tonWallet: 'v5r1',
+      account: 0,
+      approve: 'none',
+      now: undefined,
+      esplora: new Map(),
+      toncenter: new Map(),
+      rpc: new Map(),
+    })
+  })
+
+  it('prompts on a TTY when --approve is not given', () => {
+    expect(parseWalletOptions([], {}, true).approve).toBe('prompt')
+  })
+
+  it('reads the mnemonic from a file (normalising white space) before the environment', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'wallet-rpc-')), 'words')
+    writeFileSync(file, `  ${mnemonic.replaceAll(' ', '\n')}\n`)
+    expect(
+      parseWalletOptions(['--mnemonic-file', file], { WALLET_RPC_MNEMONIC: 'x y' }, false).mnemonic,
+    ).toBe(mnemonic)
+    expect(parseWalletOptions([], { WALLET_RPC_MNEMONIC: ` ${mnemonic} ` }, false).mnemonic).toBe(mnemonic)
+  })
+
+  it('parses provider maps whose chain ids contain colons', () => {
+    const options = parseWalletOptions(
+      [
+        '--rpc',
+        'eip155:31337=http://127.0.0.1:8545',
+        '--esplora',
+        'bip122:0f9188f13cb7b2c71f2a335e3a4fc328=http://127.0.0.1:3002/api',
+        '--toncenter',
+        'ton:-3=https://testnet.toncenter.com/api/v2',
+        '--now',
+        '1700000000',
+        '--account',
+        '3',
+        '--approve',
+        'all',
+        '--ton-wallet',
+        'v4r2',
+      ],
+      {},
+      false,
+    )
+    expect(options.rpc.get('eip155:31337')).toBe('http://127.0.0.1:8545')
+    expect(options.esplora.get('bip122:0f9188f13cb7b2c71f2a335e3a4fc328')).toBe('http://127.0.0.1:3002/api')
+    expect(options.toncenter.get('ton:-3')).toBe('https://testnet.toncenter.com/api/v2')
+    expect(options).toMatchObject({ now: 1_700_000_000, account: 3, approve: 'all', tonWallet: 'v4r2' })
+  })
+
+  it.each([
+    [['--approve', 'maybe'], /--approve/],
+    [['--ton-wallet', 'v3'], /--ton-wallet/],
+    [['--account', '-1'], /--account/],
+    [['--now', '1.5'], /--now/],
+    [['--rpc', 'http://127.0.0.1:8545'], /CHAIN=URL/],
+    [['--rpc', 'eip155:1=not a url'], /CHAIN=URL/],
+    [['--mnemonic-file', '/nonexistent/words'], /cannot read \/nonexistent\/words/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseWalletOptions(argv, {}, false)).toThrow(message)
+  })
+})

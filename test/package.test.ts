@@ -1,0 +1,119 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+/**
+ * The published shape: every subpath resolves by the package's own name from the built `dist/`, ships
+ * types, and importing one namespace does not load another namespace's chain libraries.
+ */
+const root = fileURLToPath(new URL('..', import.meta.url))
+const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as {
+  exports: Record<string, { types: string; default: string } | string>
+  sideEffects: boolean
+  type: string
+  bin: Record<string, string>
+}
+
+// Records every module URL the process resolves, so a test can see which packages an import pulled in.
+const recordResolutions = `data:text/javascript,${encodeURIComponent(`
+import { register } from 'node:module'
+register('data:text/javascript,' + encodeURIComponent(\`
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context)
+  process.stderr.write('RESOLVED ' + resolved.url + '\\\\n')
+  return resolved
+}\`))
+`)}`
+
+function modulesLoadedBy(specifier: string): string[] {
+  const result = spawnSync(
+    process.execPath,
+    ['--import', recordResolutions, '--input-type=module', '-e', `await import('${specifier}')`],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  )
+  expect(result.status, result.stderr).toBe(0)
+  return result.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('RESOLVED '))
+    .map((line) => line.slice('RESOLVED '.length))
+}
+
+const chainLibraries = {
+  bip122: ['/node_modules/bitcoinjs-lib/', '/node_modules/bip32/', '/node_modules/bip322-js/'],
+  ton: ['/node_modules/@ton/core/', '/node_modules/@ton/crypto/', '/node_modules/tweetnacl/'],
+  eip155: ['/node_modules/viem/'],
+}
+
+beforeAll(() => {
+  if (!existsSync(`${root}/dist/index.js`))
+    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+})
+
+describe('package', () => {
+  it('is ESM, side-effect free, with a bin', () => {
+    expect(pkg.type).toBe('module')
+    expect(pkg.sideEffects).toBe(false)
+    expect(pkg.bin['wallet-rpc']).toBe('./dist/cli/main.js')
+    expect(existsSync(`${root}/${pkg.bin['wallet-rpc']}`)).toBe(true)
+  })
+
+  it.each(['.', './bip122', './ton', './eip155', './verify', './walletkit', './pay'])(
+    'subpath %s resolves by name and ships types',
+    async (subpath) => {
+      const entry = pkg.exports[subpath]
+      if (typeof entry !== 'object') throw new Error(`exports["${subpath}"] must have types and default`)
+      expect(existsSync(`${root}/${entry.types}`)).toBe(true)
+      expect(existsSync(`${root}/${entry.default}`)).toBe(true)
+      const specifier = subpath === '.' ? 'wallet-rpc' : `wallet-rpc/${subpath.slice(2)}`
+      expect(modulesLoadedBy(specifier).length).toBeGreaterThan(0)
+    },
+  )
+
+  it('exports createWalletRpc and the error classes from the root', async () => {
+    const api = await import(`${root}/dist/index.js`)
+    expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
+      [
+        "ChainNotConfiguredError",
+        "InternalError",
+        "InvalidParamsError",
+        "InvalidRequestError",
+        "MethodNotFoundError",
+        "MethodNotSupportedError",
+        "ParseError",
+        "PolicyRefusedError",
+        "ProviderError",
+        "RequestExpiredError",
+        "UnauthorizedError",
+        "UserRejectedError",
+        "WalletRpcError",
+        "createWalletRpc",
+        "defineMethod",
+        "fixedClock",
+        "serializeError",
+        "systemClock",
+      ]
+    `)
+  })
+
+  it.each(Object.keys(chainLibraries) as Array<keyof typeof chainLibraries>)(
+    'importing wallet-rpc/%s loads no other namespace’s chain libraries',
+    (namespace) => {
+      const loaded = modulesLoadedBy(`wallet-rpc/${namespace}`)
+      for (const [other, libraries] of Object.entries(chainLibraries)) {
+        if (other === namespace) continue
+        for (const library of libraries) expect(loaded.filter((url) => url.includes(library))).toEqual([])
+      }
+    },
+  )
+
+  it('the root entry loads no chain library at all', () => {
+    const loaded = modulesLoadedBy('wallet-rpc')
+    for (const library of Object.values(chainLibraries).flat()) {
+      expect(loaded.filter((url) => url.includes(library))).toEqual([])
+    }
+  })
+})
