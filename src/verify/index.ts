@@ -1,2 +1,11 @@
-// Filled in by the verify issue; the subpath resolves from day one.
-export {}
+export type { VerifyResult } from './result.js'
+export {
+  bip322MessageHash,
+  bitcoinMessageHash,
+  type SignMessageParams,
+  type SignMessageResult,
+  type VerifySignMessageOptions,
+  verifyBip137,
+  verifyBip322,
+  verifySignMessage,
+} from './signMessage.js'

@@ -1,0 +1,312 @@
+// bip122 `signMessage`: BIP-137 ("ecdsa") and BIP-322 ("bip322": simple, full, legacy for P2PKH).
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { hex } from '@scure/base'
+import {
+  type BitcoinNetwork,
+  compactSize,
+  type DecodedAddress,
+  decodeAddress,
+  decodeSignatureText,
+  decodeWitness,
+  equalBytes,
+  hash160,
+  nestedWitnessScript,
+  p2pkhScript,
+  parseTransaction,
+  type RawTransaction,
+  scriptMatchesKey,
+  serializeWithoutWitness,
+  sha256d,
+  sighashLegacy,
+  sighashTaproot,
+  sighashWitnessV0,
+  taggedHash,
+  verifyEcdsaWithHashType,
+  verifySchnorr,
+} from './internal/bitcoin.js'
+import { fail, guarded, isRecord, type VerifyResult } from './result.js'
+
+export type SignMessageParams = {
+  account: string
+  message: string
+  address?: string
+  protocol?: 'ecdsa' | 'bip322'
+}
+export type SignMessageResult = { address: string; signature: string; messageHash?: string }
+
+export type VerifySignMessageOptions = {
+  /** Refuse addresses of other networks. */
+  network?: BitcoinNetwork
+  /** Accept a BIP-137 signature whose header names another address type, for segwit and taproot addresses
+   *  (what Ledger, Trezor and Electrum produce; bip322-js's default). Off: the header must match the address. */
+  allowLooseBip137?: boolean
+  /** The account's addresses (from getAccountAddresses): when the request named no address, the signing
+   *  address must be one of them (otherwise it must be the account address itself). */
+  accountAddresses?: readonly string[]
+}
+
+/** BIP-137 / "Bitcoin Signed Message" digest: double SHA-256 of the magic prefix, length and message. */
+export function bitcoinMessageHash(message: string): Uint8Array {
+  const bytes = utf8ToBytes(message)
+  const prefix = utf8ToBytes('\x18Bitcoin Signed Message:\n')
+  return sha256d(concatBytes(prefix, compactSize(bytes.length), bytes))
+}
+
+/** BIP-322 message hash: the tagged hash `BIP0322-signed-message`. */
+export function bip322MessageHash(message: string): Uint8Array {
+  return taggedHash('BIP0322-signed-message', utf8ToBytes(message))
+}
+
+/** Checks a wallet's `signMessage` answer against the request. Never throws. */
+export function verifySignMessage(
+  params: SignMessageParams,
+  result: unknown,
+  options: VerifySignMessageOptions = {},
+): VerifyResult {
+  return guarded(() => {
+    if (!isRecord(params) || typeof params.message !== 'string') fail('request has no message')
+    if (!isRecord(result)) fail('result is not an object')
+    if (typeof result.address !== 'string') fail('result has no address')
+    if (typeof result.signature !== 'string') fail('result has no signature')
+    const expectedSigner = params.address ?? params.account
+    if (result.address !== expectedSigner) {
+      const allowed = params.address === undefined && options.accountAddresses?.includes(result.address)
+      if (!allowed) fail(`signed by ${result.address}, expected ${expectedSigner}`)
+    }
+    const protocol = params.protocol ?? 'ecdsa'
+    if (protocol !== 'ecdsa' && protocol !== 'bip322') fail(`unknown protocol ${String(protocol)}`)
+    if (result.messageHash !== undefined) {
+      const expected =
+        protocol === 'ecdsa' ? bitcoinMessageHash(params.message) : bip322MessageHash(params.message)
+      if (
+        typeof result.messageHash !== 'string' ||
+        result.messageHash.toLowerCase() !== hex.encode(expected)
+      ) {
+        fail(`messageHash is not the ${protocol === 'ecdsa' ? 'BIP-137 magic hash' : 'BIP-322 tagged hash'}`)
+      }
+    }
+    const check =
+      protocol === 'ecdsa'
+        ? verifyBip137(result.address, params.message, result.signature, options)
+        : verifyBip322(result.address, params.message, result.signature, options)
+    if (!check.valid) fail(check.reason)
+  })
+}
+
+/** A BIP-137 compact signature (65 bytes, header 27–42) over `message` for `address`. */
+export function verifyBip137(
+  address: string,
+  message: string,
+  signature: string,
+  options: Pick<VerifySignMessageOptions, 'network' | 'allowLooseBip137'> = {},
+): VerifyResult {
+  return guarded(() => {
+    const decoded = addressOnNetwork(address, options.network)
+    const { prefix, bytes } = decodeSignatureText(signature)
+    if (prefix !== undefined) fail(`a ${prefix}-prefixed signature is BIP-322, not BIP-137`)
+    checkBip137(decoded, bitcoinMessageHash(message), bytes, options.allowLooseBip137 === true)
+  })
+}
+
+/** A BIP-322 signature (simple, full, or legacy for P2PKH), prefixed or not. */
+export function verifyBip322(
+  address: string,
+  message: string,
+  signature: string,
+  options: Pick<VerifySignMessageOptions, 'network' | 'allowLooseBip137'> = {},
+): VerifyResult {
+  return guarded(() => {
+    const decoded = addressOnNetwork(address, options.network)
+    const { prefix, bytes } = decodeSignatureText(signature)
+    const messageHash = bip322MessageHash(message)
+    if (prefix === 'pof') fail('proof-of-funds signatures need the UTXO set and are not verified here')
+    if (prefix === 'ful') return checkFull(decoded, messageHash, bytes)
+    // Unprefixed: BIP-322 lets verifiers assume "simple"; P2PKH uses the legacy (BIP-137) format.
+    if (decoded.type === 'p2pkh' || (prefix === undefined && looksLikeBip137(bytes))) {
+      if (decoded.type !== 'p2pkh' && options.allowLooseBip137 !== true) {
+        fail('BIP-322 allows the legacy format only for P2PKH addresses')
+      }
+      return checkBip137(decoded, bitcoinMessageHash(message), bytes, options.allowLooseBip137 === true)
+    }
+    checkSimple(decoded, messageHash, decodeWitness(bytes))
+  })
+}
+
+function addressOnNetwork(address: string, network: BitcoinNetwork | undefined): DecodedAddress {
+  const decoded = decodeAddress(address)
+  if (network !== undefined && !decoded.networks.includes(network))
+    fail(`${address} is not a ${network} address`)
+  return decoded
+}
+
+const looksLikeBip137 = (bytes: Uint8Array) => bytes.length === 65 && bytes[0]! >= 27 && bytes[0]! <= 42
+
+const headerTypes = [
+  { from: 27, type: 'p2pkh', compressed: false },
+  { from: 31, type: 'p2pkh', compressed: true },
+  { from: 35, type: 'p2sh', compressed: true },
+  { from: 39, type: 'p2wpkh', compressed: true },
+] as const
+
+function checkBip137(address: DecodedAddress, digest: Uint8Array, bytes: Uint8Array, loose: boolean): void {
+  if (bytes.length !== 65) fail(`a BIP-137 signature has 65 bytes, got ${bytes.length}`)
+  const header = bytes[0]!
+  const kind = headerTypes.find((entry) => header >= entry.from && header < entry.from + 4)
+  if (kind === undefined) fail(`BIP-137 header ${header} is out of range`)
+  const recovery = header - kind.from
+  const r = BigInt(`0x${hex.encode(bytes.slice(1, 33))}`)
+  const s = BigInt(`0x${hex.encode(bytes.slice(33, 65))}`)
+  let publicKey: Uint8Array
+  try {
+    publicKey = new secp256k1.Signature(r, s, recovery).recoverPublicKey(digest).toBytes(kind.compressed)
+  } catch {
+    return fail('no public key recovers from this signature')
+  }
+  if (kind.type === address.type) {
+    if (!scriptMatchesKey(address, publicKey)) fail(`the signing key is not the key of ${address.address}`)
+    return
+  }
+  if (!loose) {
+    fail(`BIP-137 header ${header} is for ${kind.type} addresses, not ${address.type} (loose mode is off)`)
+  }
+  if (address.type === 'p2pkh' || !kind.compressed) fail(`header ${header} does not fit ${address.type}`)
+  if (!scriptMatchesKey(address, publicKey)) fail(`the signing key is not the key of ${address.address}`)
+}
+
+/** BIP-322 `to_spend`: the virtual transaction whose output the signature spends. */
+export function bip322ToSpend(messageHash: Uint8Array, challenge: Uint8Array): RawTransaction {
+  return {
+    version: 0,
+    inputs: [
+      {
+        txid: new Uint8Array(32),
+        vout: 0xffffffff,
+        scriptSig: concatBytes(Uint8Array.of(0x00, 0x20), messageHash),
+        sequence: 0,
+        witness: [],
+      },
+    ],
+    outputs: [{ amount: 0n, script: challenge }],
+    lockTime: 0,
+    hasWitness: false,
+  }
+}
+
+function bip322ToSign(toSpendId: Uint8Array, witness: Uint8Array[]): RawTransaction {
+  return {
+    version: 0,
+    inputs: [{ txid: toSpendId, vout: 0, scriptSig: new Uint8Array(0), sequence: 0, witness }],
+    outputs: [{ amount: 0n, script: Uint8Array.of(0x6a) }],
+    lockTime: 0,
+    hasWitness: true,
+  }
+}
+
+function checkSimple(address: DecodedAddress, messageHash: Uint8Array, witness: Uint8Array[]): void {
+  const toSpend = bip322ToSpend(messageHash, address.script)
+  const toSign = bip322ToSign(sha256d(serializeWithoutWitness(toSpend)), witness)
+  if (address.type === 'p2sh') {
+    // BIP-322 asks "full" for P2SH-P2WPKH; bip322-js and Xverse send the witness alone. Accept it with the
+    // implied redeem script, which the key in the witness must hash to.
+    const publicKey = witness[1]
+    if (publicKey === undefined) fail('the witness has no public key')
+    toSign.inputs[0]!.scriptSig = concatBytes(Uint8Array.of(0x16), nestedWitnessScript(publicKey))
+  }
+  checkSpend(address, toSpend, toSign)
+}
+
+function checkFull(address: DecodedAddress, messageHash: Uint8Array, bytes: Uint8Array): void {
+  const toSign = parseTransaction(bytes)
+  const toSpend = bip322ToSpend(messageHash, address.script)
+  const toSpendId = sha256d(serializeWithoutWitness(toSpend))
+  const input = toSign.inputs[0]
+  if (toSign.inputs.length !== 1 || input === undefined)
+    fail('a full BIP-322 signature has exactly one input')
+  if (!equalBytes(input.txid, toSpendId) || input.vout !== 0) fail('to_sign does not spend to_spend:0')
+  const output = toSign.outputs[0]
+  if (toSign.outputs.length !== 1 || output === undefined || output.amount !== 0n) {
+    fail('to_sign must have one zero-value output')
+  }
+  if (!equalBytes(output.script, Uint8Array.of(0x6a))) fail('to_sign output must be OP_RETURN')
+  checkSpend(address, toSpend, toSign)
+}
+
+/** Validates the single input of `toSign` for the single-key script types. */
+function checkSpend(address: DecodedAddress, toSpend: RawTransaction, toSign: RawTransaction): void {
+  const input = toSign.inputs[0]!
+  const prevout = toSpend.outputs[0]!
+  if (address.type === 'p2tr') {
+    if (input.witness.length !== 1) fail('a taproot key-path witness has one item')
+    const signature = input.witness[0]!
+    if (signature.length !== 64 && signature.length !== 65) fail('a Schnorr signature has 64 or 65 bytes')
+    const hashType = signature.length === 65 ? signature[64]! : 0
+    if (hashType !== 0 && hashType !== 1) fail(`sighash type ${hashType} is not ALL or DEFAULT`)
+    if (signature.length === 65 && hashType === 0) fail('an explicit DEFAULT sighash byte is invalid')
+    const digest = sighashTaproot(toSign, 0, [prevout], hashType)
+    if (!verifySchnorr(signature.slice(0, 64), digest, address.program)) {
+      fail('the Schnorr signature does not verify for the address’s output key (is the key tweaked?)')
+    }
+    return
+  }
+  if (address.type === 'p2wpkh' || address.type === 'p2sh') {
+    if (input.witness.length !== 2) fail('a P2WPKH witness has two items')
+    const [signature, publicKey] = input.witness as [Uint8Array, Uint8Array]
+    if (publicKey.length !== 33) fail('segwit needs a compressed public key')
+    if (address.type === 'p2wpkh') {
+      if (input.scriptSig.length !== 0) fail('a P2WPKH spend has an empty scriptSig')
+      if (!equalBytes(hash160(publicKey), address.program)) fail('the witness key is not the address’s key')
+    } else {
+      const redeem = nestedWitnessScript(publicKey)
+      if (!equalBytes(input.scriptSig, concatBytes(Uint8Array.of(0x16), redeem))) {
+        fail('the scriptSig is not the P2SH-P2WPKH redeem script push')
+      }
+      if (!equalBytes(hash160(redeem), address.program)) fail('the witness key is not the address’s key')
+    }
+    const scriptCode = p2pkhScript(hash160(publicKey))
+    const check = verifyEcdsaWithHashType(
+      signature,
+      (hashType) => sighashWitnessV0(toSign, 0, scriptCode, prevout.amount, hashType),
+      publicKey,
+    )
+    if (check.hashType !== 1) fail(`sighash type ${check.hashType} is not ALL`)
+    if (!check.ok) fail(check.reason ?? 'ECDSA signature does not verify')
+    return
+  }
+  if (address.type === 'p2pkh') {
+    const items = parsePushes(input.scriptSig)
+    if (items.length !== 2) fail('a P2PKH scriptSig pushes a signature and a key')
+    const [signature, publicKey] = items as [Uint8Array, Uint8Array]
+    if (!equalBytes(hash160(publicKey), address.program)) fail('the scriptSig key is not the address’s key')
+    const check = verifyEcdsaWithHashType(
+      signature,
+      (hashType) => sighashLegacy(toSign, 0, address.script, hashType),
+      publicKey,
+    )
+    if (check.hashType !== 1) fail(`sighash type ${check.hashType} is not ALL`)
+    if (!check.ok) fail(check.reason ?? 'ECDSA signature does not verify')
+    return
+  }
+  fail(`${address.type} addresses are not supported by this verifier`)
+}
+
+/** Data pushes of a push-only script (what a P2PKH scriptSig is). */
+export function parsePushes(script: Uint8Array): Uint8Array[] {
+  const items: Uint8Array[] = []
+  let offset = 0
+  while (offset < script.length) {
+    const opcode = script[offset++]!
+    let length: number
+    if (opcode >= 1 && opcode <= 75) length = opcode
+    else if (opcode === 0x4c) length = script[offset++] ?? fail('truncated push')
+    else if (opcode === 0x4d) {
+      length =
+        (script[offset] ?? fail('truncated push')) | ((script[offset + 1] ?? fail('truncated push')) << 8)
+      offset += 2
+    } else return fail('scriptSig is not push-only')
+    if (offset + length > script.length) fail('truncated push')
+    items.push(script.slice(offset, offset + length))
+    offset += length
+  }
+  return items
+}
