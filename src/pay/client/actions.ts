@@ -1,0 +1,130 @@
+import type { SupportedNamespace, WalletRpc } from '../../createWalletRpc.js'
+import { PayActionError, PayProtocolError } from '../errors.js'
+import type { Action, Amount, RawOption, WalletRpcAction } from './shapes.js'
+
+/** chainId → methods the wallet serves there. */
+export type Capabilities = Map<string, ReadonlySet<string>>
+
+export function capabilitiesOf(supported: readonly SupportedNamespace[]): Capabilities {
+  const capabilities: Capabilities = new Map()
+  for (const namespace of supported) {
+    const methods = new Set(namespace.methods)
+    for (const chain of namespace.chains) capabilities.set(chain, methods)
+  }
+  return capabilities
+}
+
+/** Why the wallet cannot run these actions, or undefined when it can (decided before anything is signed). */
+export function unavailableReason(
+  option: Pick<RawOption, 'account'>,
+  actions: readonly Action[],
+  capabilities: Capabilities,
+): string | undefined {
+  const accountChain = option.account === undefined ? undefined : chainOfAccount(option.account)
+  if (option.account !== undefined && accountChain === undefined) {
+    return `option account ${option.account} is not a CAIP-10 account id`
+  }
+  if (accountChain !== undefined && !capabilities.has(accountChain)) {
+    return `the wallet has no ${accountChain} chain`
+  }
+  for (const action of actions) {
+    if (action.type === 'build') continue // resolved by fetch; checked again once resolved
+    const { chain_id: chainId, method } = action.data
+    const methods = capabilities.get(chainId)
+    if (methods === undefined)
+      return `the wallet has no ${chainId} chain (namespace ${chainId.split(':')[0]})`
+    if (!methods.has(method)) return `the wallet does not serve ${method} on ${chainId}`
+  }
+  return undefined
+}
+
+/** `eip155:8453:0xabc…` → `eip155:8453`. */
+export function chainOfAccount(account: string): string | undefined {
+  const match = /^([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}):[-.%a-zA-Z0-9]{1,128}$/.exec(account)
+  return match?.[1]
+}
+
+/** Decodes an action's params: an array (OpenAPI) or the JSON text of one (spec, SDK). */
+export function paramsOf(action: WalletRpcAction, index: number): unknown {
+  const raw = action.data.params
+  if (typeof raw !== 'string') return raw
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    throw new PayProtocolError(`Action ${index + 1} has params that are not JSON.`)
+  }
+  if (typeof parsed !== 'object' || parsed === null) {
+    throw new PayProtocolError(`Action ${index + 1} has params that are neither an array nor an object.`)
+  }
+  return parsed
+}
+
+/** `{unit, value, display{decimals, assetSymbol}}` → `12.5 USDC`; falls back to the raw minor units. */
+export function formatAmount(amount: Amount | undefined): string | undefined {
+  if (amount === undefined) return undefined
+  const decimals = amount.display?.decimals
+  const symbol = amount.display?.assetSymbol ?? amount.unit.replace(/^(iso4217|caip19)\//, '')
+  if (decimals === undefined || !/^\d+$/.test(amount.value) || decimals < 0 || decimals > 36) {
+    return `${amount.value} ${symbol} (minor units)`
+  }
+  const digits = amount.value.padStart(decimals + 1, '0')
+  const whole = digits.slice(0, digits.length - decimals)
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '')
+  return `${whole}${fraction === '' ? '' : `.${fraction}`} ${symbol}`
+}
+
+export type ActionContext = {
+  paymentId: string
+  merchant: string | undefined
+  amount: string | undefined
+  option: string
+  origin: string
+}
+
+/**
+ * Runs the actions in order through the wallet's router, each with the payment context the wallet's
+ * approval shows, and stops at the first failure (nothing after it is asked, nothing is confirmed).
+ * Returns one result string per action, in order.
+ */
+export async function executeActions(
+  wallet: WalletRpc,
+  actions: readonly WalletRpcAction[],
+  context: ActionContext,
+  beforeEach: (index: number) => void,
+  onAction: ((event: { index: number; total: number; chainId: string; method: string }) => void) | undefined,
+): Promise<string[]> {
+  const results: string[] = []
+  for (const [index, action] of actions.entries()) {
+    beforeEach(index)
+    const params = paramsOf(action, index)
+    onAction?.({ index, total: actions.length, chainId: action.data.chain_id, method: action.data.method })
+    const reviewContext: Record<string, string> = {
+      payment: context.paymentId,
+      option: context.option,
+      action: `${index + 1} of ${actions.length}`,
+    }
+    if (context.merchant !== undefined) reviewContext.merchant = context.merchant
+    if (context.amount !== undefined) reviewContext.amount = context.amount
+    const response = await wallet.handle({
+      chainId: action.data.chain_id,
+      request: {
+        id: `${context.paymentId}#${index + 1}`,
+        jsonrpc: '2.0',
+        method: action.data.method,
+        params,
+      },
+      origin: context.origin,
+      context: reviewContext,
+    })
+    if ('error' in response) throw new PayActionError(index, response.error)
+    if (typeof response.result !== 'string' || response.result === '') {
+      throw new PayActionError(index, {
+        code: -32603,
+        message: `${action.data.method} returned no string result to confirm with`,
+      })
+    }
+    results.push(response.result)
+  }
+  return results
+}

@@ -1,0 +1,423 @@
+import { type Clock, systemClock } from '../../core/clock.js'
+import type { WalletRpc } from '../../createWalletRpc.js'
+import {
+  CollectDataError,
+  InvalidPaymentLinkError,
+  OptionUnavailableError,
+  PaymentExpiredError,
+  PayProtocolError,
+  PayTimeoutError,
+  RouteExpiredError,
+} from '../errors.js'
+import { isPaymentId, type PaymentLinkOptions, parsePaymentLink } from '../links.js'
+import { capabilitiesOf, chainOfAccount, executeActions, formatAmount, unavailableReason } from './actions.js'
+import {
+  type CollectDataRequirement,
+  type CollectedData,
+  collectDataRequirement,
+  type JsonSchema,
+  toCollectedData,
+} from './collectData.js'
+import { defaultRetry, type RetryOptions } from './retry.js'
+import {
+  type Action,
+  type CollectData,
+  type CollectDataField,
+  type ConfirmResponse,
+  confirmResponseSchema,
+  fetchResponseSchema,
+  optionsResponseSchema,
+  type PaymentInfo,
+  type PaymentStatus,
+  type RawOption,
+  type WalletRpcAction,
+} from './shapes.js'
+import { createTransport, type FetchLike, type GatewayAuth } from './transport.js'
+
+export type CreatePayClientOptions = {
+  /** Gateway base URL, e.g. `https://api.pay.walletconnect.com` or the local sandbox's `http://127.0.0.1:PORT`. */
+  baseUrl: string
+  /** The wallet's router: actions run through `wallet.handle`, accounts come from `supported()`/`accounts()`. */
+  wallet: WalletRpc
+  fetch?: FetchLike
+  clock?: Clock
+  /** `Pay-Version` to request, e.g. `2026-02-18`. Omitted: the partner's pinned version. */
+  version?: string
+  /** Waits between retries and polls. Default: a real timer. */
+  sleep?: (ms: number) => Promise<void>
+  /** Jitter source in [0, 1). Default `Math.random`. */
+  random?: () => number
+  retry?: Partial<RetryOptions>
+  /** Server-side long polling on confirm (`maxPollMs`). Default 30 000 ms; 0 turns it off. */
+  maxPollMs?: number
+  /** Give up polling a non-final payment after this long (then `PayTimeoutError`). Default 10 minutes. */
+  pollTimeoutMs?: number
+  /** Per-attempt HTTP timeout on top of `maxPollMs`. Default 30 000 ms. */
+  requestTimeoutMs?: number
+  /** Trusted checkout hosts for links passed to `getOptions`/`pay`. Default the production host. */
+  trustedHosts?: PaymentLinkOptions['trustedHosts']
+} & (
+  | { apiKey: string; appId?: never; clientId?: never }
+  | { appId: string; clientId: string; apiKey?: never }
+)
+
+export type PaymentOption = RawOption & {
+  /** False when an action needs a namespace, chain or method this wallet lacks (decided before signing). */
+  available: boolean
+  unavailableReason: string | undefined
+  /** Rule 7 applied to this option (response-level and option-level collectData). */
+  dataCollection: CollectDataRequirement
+}
+
+export type PaymentOptions = {
+  paymentId: string
+  info: PaymentInfo | undefined
+  /** The response-level collectData (rule 7). */
+  collectData: CollectData | undefined
+  options: PaymentOption[]
+  /** When submissions stop: `info.expiresAt` in ms since the epoch, when the gateway sent it. */
+  expiresAtMs: number | undefined
+  /** The `Pay-Version` the gateway resolved. */
+  version: string | undefined
+}
+
+export type WebViewOutcome =
+  | 'IC_COMPLETE'
+  | { type: 'IC_COMPLETE'; success?: boolean }
+  | { type: 'IC_ERROR'; error?: string }
+
+export type PayHooks = {
+  /** Options from an earlier `getOptions` (saves a call). Without them `pay` fetches them. */
+  options?: PaymentOptions
+  /** Shows `url` in a web view; resolve with the page's `IC_COMPLETE` (confirm then goes without `collectedData`) or `IC_ERROR`. */
+  webView?: (request: { paymentId: string; optionId: string; url: string }) => Promise<WebViewOutcome>
+  /** Native form built from the schema: resolve with field id → value; they are sent as `collectedData`. */
+  collectData?: (request: {
+    paymentId: string
+    optionId: string
+    schema: JsonSchema | undefined
+    fields: CollectDataField[]
+  }) => Promise<Record<string, string>>
+  /** Called before each action is handed to the wallet. */
+  onAction?: (event: { index: number; total: number; chainId: string; method: string }) => void
+  /** Every status `confirm` reports, final or not. */
+  onStatus?: (status: PaymentStatus) => void
+}
+
+export type PayResult = {
+  paymentId: string
+  optionId: string
+  status: PaymentStatus
+  /** One result per action, in order: what was confirmed. */
+  results: string[]
+  txId: string | undefined
+  /** The `Pay-Version` the gateway resolved on the last call. */
+  version: string | undefined
+}
+
+export type PayClient = {
+  /** Options for every account of every configured chain (CAIP-10), each marked available or not. */
+  getOptions(paymentIdOrLink: string, options?: { includePaymentInfo?: boolean }): Promise<PaymentOptions>
+  /** Runs the whole flow for one option and returns the final status. */
+  pay(paymentIdOrLink: string, optionId: string, hooks?: PayHooks): Promise<PayResult>
+  /** Milliseconds left before submissions stop (for a countdown); undefined when no expiry is known. */
+  remainingMs(options: PaymentOptions): number | undefined
+  /** The `Pay-Version` the gateway resolved on its last success response. */
+  resolvedVersion(): string | undefined
+}
+
+const defaultPollMs = 1_000
+
+export function createPayClient(options: CreatePayClientOptions): PayClient {
+  const auth = authOf(options)
+  const clock = options.clock ?? systemClock
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  const maxPollMs = options.maxPollMs ?? 30_000
+  const pollTimeoutMs = options.pollTimeoutMs ?? 10 * 60_000
+  const wallet = options.wallet
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    auth,
+    fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
+    sleep,
+    random: options.random ?? Math.random,
+    retry: { ...defaultRetry, ...options.retry },
+    version: options.version,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+  })
+  const origin = new URL(options.baseUrl).origin
+  const linkOptions: PaymentLinkOptions =
+    options.trustedHosts === undefined ? {} : { trustedHosts: options.trustedHosts }
+
+  const paymentIdOf = (input: string): string => {
+    const id = parsePaymentLink(input, linkOptions)
+    if (id === null || !isPaymentId(id)) throw new InvalidPaymentLinkError()
+    return id
+  }
+  const path = (paymentId: string, endpoint: string) =>
+    `/v1/gateway/payment/${encodeURIComponent(paymentId)}/${endpoint}`
+
+  async function accounts(): Promise<string[]> {
+    const all: string[] = []
+    for (const namespace of wallet.supported()) {
+      for (const chainId of namespace.chains) {
+        for (const account of await wallet.accounts(chainId)) all.push(`${chainId}:${account}`)
+      }
+    }
+    return [...new Set(all)]
+  }
+
+  async function getOptions(
+    paymentId: string,
+    includePaymentInfo: boolean,
+    refresh?: string[],
+  ): Promise<PaymentOptions> {
+    const body =
+      refresh === undefined ? { accounts: await accounts() } : { accounts: await accounts(), refresh }
+    const { body: response, version } = await transport.post(
+      path(paymentId, 'options'),
+      includePaymentInfo ? { includePaymentInfo: 'true' } : {},
+      body,
+      optionsResponseSchema,
+    )
+    const capabilities = capabilitiesOf(wallet.supported())
+    const responseCollect = response.collectData ?? undefined
+    return {
+      paymentId,
+      info: response.info ?? undefined,
+      collectData: responseCollect,
+      options: response.options.map((option) => {
+        const reason = unavailableReason(option, option.actions, capabilities)
+        return {
+          ...option,
+          available: reason === undefined,
+          unavailableReason: reason,
+          dataCollection: collectDataRequirement(responseCollect, option.collectData),
+        }
+      }),
+      expiresAtMs: expiresAtMsOf(response.info ?? undefined),
+      version,
+    }
+  }
+
+  const remainingMs = (payment: PaymentOptions, option?: RawOption): number | undefined => {
+    const optionExpiry = typeof option?.expiresAt === 'number' ? option.expiresAt * 1000 : undefined
+    const deadlines = [payment.expiresAtMs, optionExpiry].filter((value) => value !== undefined)
+    if (deadlines.length === 0) return undefined
+    return Math.max(0, Math.min(...deadlines) - clock())
+  }
+
+  /** Rule 10: nothing is signed or submitted once `expiresAt` has passed on the injected clock. */
+  const assertOpen = (payment: PaymentOptions, option: RawOption) => {
+    if (remainingMs(payment, option) === 0) {
+      throw new PaymentExpiredError('The payment expired; nothing was submitted.')
+    }
+  }
+
+  async function collect(
+    paymentId: string,
+    option: PaymentOption,
+    hooks: PayHooks,
+  ): Promise<CollectedData | undefined> {
+    const requirement = option.dataCollection
+    if (!requirement.required) return undefined
+    if (requirement.url !== undefined && hooks.webView !== undefined) {
+      const outcome = await hooks.webView({ paymentId, optionId: option.id, url: requirement.url })
+      if (outcome === 'IC_COMPLETE') return undefined
+      if (outcome?.type === 'IC_COMPLETE' && outcome.success !== false) return undefined
+      const reason = outcome?.type === 'IC_ERROR' ? outcome.error : undefined
+      throw new CollectDataError(
+        'collect_data_failed',
+        `The data collection page did not complete${reason ? `: ${reason}` : ''}.`,
+      )
+    }
+    if (
+      hooks.collectData !== undefined &&
+      (requirement.schema !== undefined || requirement.fields.length > 0)
+    ) {
+      const values = await hooks.collectData({
+        paymentId,
+        optionId: option.id,
+        schema: requirement.schema,
+        fields: requirement.fields,
+      })
+      return toCollectedData(requirement, values)
+    }
+    throw new CollectDataError(
+      'collect_data_required',
+      requirement.url !== undefined
+        ? 'This option requires data collection: provide a webView hook (or a collectData hook for its schema).'
+        : 'This option requires data collection: provide a collectData hook.',
+    )
+  }
+
+  /** Build actions become one or more walletRpc actions (rule 2); a build never resolves into another build. */
+  async function resolveActions(paymentId: string, option: RawOption): Promise<WalletRpcAction[]> {
+    const resolved: WalletRpcAction[] = []
+    for (const action of option.actions) {
+      if (action.type === 'walletRpc') {
+        resolved.push(action)
+        continue
+      }
+      const { body } = await transport.post(
+        path(paymentId, 'fetch'),
+        {},
+        { optionId: option.id, data: action.data.data },
+        fetchResponseSchema,
+      )
+      for (const built of body.actions as Action[]) {
+        if (built.type !== 'walletRpc') throw new PayProtocolError('fetch returned a build action again.')
+        resolved.push(built)
+      }
+    }
+    return resolved
+  }
+
+  async function confirmUntilFinal(
+    paymentId: string,
+    optionId: string,
+    results: string[],
+    collectedData: CollectedData | undefined,
+    hooks: PayHooks,
+  ): Promise<ConfirmResponse> {
+    const body = {
+      optionId,
+      results: results.map((result) => ({ type: 'walletRpc', data: [result] })),
+      ...(collectedData === undefined ? {} : { collectedData }),
+    }
+    const query: Record<string, string> = maxPollMs > 0 ? { maxPollMs: String(maxPollMs) } : {}
+    const deadline = clock() + pollTimeoutMs
+    for (;;) {
+      const { body: status } = await transport.post(
+        path(paymentId, 'confirm'),
+        query,
+        body,
+        confirmResponseSchema,
+        maxPollMs,
+      )
+      hooks.onStatus?.(status.status)
+      if (status.isFinal) return status
+      if (clock() >= deadline) throw new PayTimeoutError(status.status)
+      await sleep(status.pollInMs ?? defaultPollMs)
+    }
+  }
+
+  async function attemptOption(
+    paymentId: string,
+    payment: PaymentOptions,
+    option: PaymentOption,
+    collectedData: CollectedData | undefined,
+    hooks: PayHooks,
+  ): Promise<PayResult> {
+    assertOpen(payment, option)
+    const actions = await resolveActions(paymentId, option)
+    const reason = unavailableReason(option, actions, capabilitiesOf(wallet.supported()))
+    if (reason !== undefined)
+      throw new OptionUnavailableError(`Option ${option.id} is unavailable: ${reason}.`)
+    const results = await executeActions(
+      wallet,
+      actions,
+      {
+        paymentId,
+        merchant: payment.info?.merchant?.name ?? undefined,
+        amount: formatAmount(payment.info?.amount),
+        option: describeOption(option),
+        origin,
+      },
+      () => assertOpen(payment, option),
+      hooks.onAction,
+    )
+    assertOpen(payment, option)
+    const final = await confirmUntilFinal(paymentId, option.id, results, collectedData, hooks)
+    return {
+      paymentId,
+      optionId: option.id,
+      status: final.status,
+      results,
+      txId: final.info?.txId ?? undefined,
+      version: transport.resolvedVersion(),
+    }
+  }
+
+  return {
+    getOptions(paymentIdOrLink, { includePaymentInfo = false } = {}) {
+      return getOptions(paymentIdOf(paymentIdOrLink), includePaymentInfo)
+    },
+
+    async pay(paymentIdOrLink, optionId, hooks = {}) {
+      const paymentId = paymentIdOf(paymentIdOrLink)
+      let payment = hooks.options?.paymentId === paymentId ? hooks.options : await getOptions(paymentId, true)
+      let option = pickOption(payment, optionId)
+      assertOpen(payment, option)
+      // Data is collected before anything is signed: abandoning the form leaves nothing signed.
+      const collectedData = await collect(paymentId, option, hooks)
+      try {
+        return await attemptOption(paymentId, payment, option, collectedData, hooks)
+      } catch (error) {
+        if (!(error instanceof RouteExpiredError)) throw error
+        // 409: the route expired. Options are fetched again once; the same option (or its equivalent for the
+        // same account and asset) is run again from the start, with fresh actions.
+        payment = await getOptions(paymentId, true, [option.id])
+        const renewed = equivalentOption(payment, option)
+        if (renewed === undefined) throw error
+        option = renewed
+        return attemptOption(paymentId, payment, option, collectedData, hooks)
+      }
+    },
+
+    remainingMs: (payment) => remainingMs(payment),
+    resolvedVersion: () => transport.resolvedVersion(),
+  }
+}
+
+function authOf(options: CreatePayClientOptions): GatewayAuth {
+  if (typeof options.apiKey === 'string' && options.apiKey !== '') {
+    if (options.appId !== undefined) throw new TypeError('give apiKey or appId + clientId, not both')
+    return { apiKey: options.apiKey }
+  }
+  if (typeof options.appId === 'string' && options.appId !== '') {
+    if (typeof options.clientId !== 'string' || options.clientId === '') {
+      throw new TypeError('appId needs clientId (the gateway requires both App-Id and Client-Id)')
+    }
+    return { appId: options.appId, clientId: options.clientId }
+  }
+  throw new TypeError('createPayClient needs apiKey, or appId and clientId')
+}
+
+function expiresAtMsOf(info: PaymentInfo | undefined): number | undefined {
+  const seconds = info?.expiresAt
+  return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds * 1000 : undefined
+}
+
+function pickOption(payment: PaymentOptions, optionId: string): PaymentOption {
+  const option = payment.options.find((candidate) => candidate.id === optionId)
+  if (option === undefined)
+    throw new OptionUnavailableError(`Option ${optionId} is not offered for this payment.`)
+  if (!option.available) {
+    throw new OptionUnavailableError(`Option ${optionId} is unavailable: ${option.unavailableReason}.`)
+  }
+  return option
+}
+
+/** After a 409: the same id, else the one option for the same account and asset. */
+function equivalentOption(payment: PaymentOptions, previous: RawOption): PaymentOption | undefined {
+  const candidates = payment.options.filter((option) => option.available)
+  const same = candidates.find((option) => option.id === previous.id)
+  if (same !== undefined) return same
+  const matching = candidates.filter(
+    (option) =>
+      option.account === previous.account &&
+      option.amount?.unit !== undefined &&
+      option.amount.unit === previous.amount?.unit,
+  )
+  return matching.length === 1 ? matching[0] : undefined
+}
+
+function describeOption(option: RawOption): string {
+  const amount = formatAmount(option.amount)
+  const network =
+    option.amount?.display?.networkName ?? (option.account ? chainOfAccount(option.account) : undefined)
+  return [amount, network === undefined || network === null ? undefined : `on ${network}`, `(${option.id})`]
+    .filter((part) => part !== undefined)
+    .join(' ')
+}

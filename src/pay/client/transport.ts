@@ -1,0 +1,176 @@
+import * as v from 'valibot'
+import {
+  GatewayError,
+  type PayError,
+  PaymentExpiredError,
+  PayNetworkError,
+  PayProtocolError,
+  RouteExpiredError,
+} from '../errors.js'
+import { backoffDelayMs, isRetryableStatus, type RetryOptions } from './retry.js'
+import { errorBodySchema } from './shapes.js'
+
+/** `Api-Key` (keep it on a backend), or the public `App-Id` plus `Client-Id`. */
+export type GatewayAuth = { apiKey: string } | { appId: string; clientId: string }
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>
+
+export type TransportOptions = {
+  baseUrl: string
+  auth: GatewayAuth
+  fetch: FetchLike
+  sleep: (ms: number) => Promise<void>
+  random: () => number
+  retry: RetryOptions
+  /** Sent as `Pay-Version` when set. */
+  version: string | undefined
+  /** Per attempt, on top of any long-poll time. */
+  requestTimeoutMs: number
+}
+
+export type GatewayResponse<T> = { body: T; version: string | undefined }
+
+export type Transport = {
+  post<T>(
+    path: string,
+    query: Record<string, string>,
+    body: unknown,
+    schema: v.GenericSchema<unknown, T>,
+    extraTimeoutMs?: number,
+  ): Promise<GatewayResponse<T>>
+  /** The `Pay-Version` the gateway resolved on its last success response. */
+  resolvedVersion(): string | undefined
+}
+
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]'])
+
+/** https only, except plain http on loopback (the local sandbox): the API key must never cross a network in clear. */
+export function normalizeBaseUrl(baseUrl: string): string {
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    throw new TypeError('baseUrl must be an absolute URL')
+  }
+  const loopback = url.protocol === 'http:' && loopbackHosts.has(url.hostname)
+  if (url.protocol !== 'https:' && !loopback) {
+    throw new TypeError('baseUrl must use https (plain http only on 127.0.0.1 or localhost)')
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new TypeError('baseUrl must not carry credentials, a query or a fragment')
+  }
+  return url.href.replace(/\/+$/, '')
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const baseUrl = normalizeBaseUrl(options.baseUrl)
+  const secret = 'apiKey' in options.auth ? options.auth.apiKey : undefined
+  const scrub = (text: string): string => (secret ? text.split(secret).join('[redacted]') : text)
+  let lastVersion: string | undefined
+
+  const headers = (): Record<string, string> => {
+    const result: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+      'Sdk-Name': 'wallet-rpc',
+      'Sdk-Version': '0.1.0',
+      'Sdk-Platform': 'node',
+    }
+    if ('apiKey' in options.auth) result['Api-Key'] = options.auth.apiKey
+    else {
+      result['App-Id'] = options.auth.appId
+      result['Client-Id'] = options.auth.clientId
+    }
+    if (options.version !== undefined) result['Pay-Version'] = options.version
+    return result
+  }
+
+  async function attempt(url: string, body: string, timeoutMs: number): Promise<Response> {
+    return options.fetch(url, {
+      method: 'POST',
+      headers: headers(),
+      body,
+      redirect: 'error',
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+  }
+
+  return {
+    resolvedVersion: () => lastVersion,
+
+    async post(path, query, payload, schema, extraTimeoutMs = 0) {
+      const search = new URLSearchParams(query).toString()
+      const url = `${baseUrl}${path}${search === '' ? '' : `?${search}`}`
+      const body = JSON.stringify(payload)
+      let lastFailure: PayError | undefined
+      for (let attemptIndex = 0; attemptIndex <= options.retry.retries; attemptIndex++) {
+        if (attemptIndex > 0)
+          await options.sleep(backoffDelayMs(attemptIndex - 1, options.retry, options.random))
+        let response: Response
+        try {
+          response = await attempt(url, body, options.requestTimeoutMs + extraTimeoutMs)
+        } catch (error) {
+          lastFailure = new PayNetworkError(undefined, { cause: new Error(scrub(describe(error))) })
+          continue
+        }
+        if (response.ok) {
+          const version = response.headers.get('pay-version') ?? undefined
+          const parsed = v.safeParse(schema, await readJson(response))
+          if (!parsed.success) {
+            const issue = parsed.issues[0]
+            throw new PayProtocolError(
+              `The gateway answered ${path.split('/').pop()} with an unexpected body at ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
+            )
+          }
+          lastVersion = version
+          return { body: parsed.output, version }
+        }
+        const failure = toError(response.status, await readJson(response), scrub)
+        if (!isRetryableStatus(response.status)) throw failure
+        lastFailure = failure
+      }
+      throw lastFailure ?? new PayNetworkError()
+    },
+  }
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  try {
+    return JSON.parse(await response.text())
+  } catch {
+    return undefined
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.name === 'TimeoutError' ? 'request timed out' : error.message
+  return String(error)
+}
+
+/** Maps a non-2xx answer to its typed error, keeping the gateway's code and message (secret scrubbed). */
+function toError(status: number, body: unknown, scrub: (text: string) => string): PayError {
+  const parsed = v.safeParse(errorBodySchema, body)
+  const code = parsed.success ? scrub(parsed.output.code) : undefined
+  const message = parsed.success ? scrub(parsed.output.message) : undefined
+  const extra = {
+    status,
+    ...(parsed.success && parsed.output.details !== undefined
+      ? { details: JSON.parse(scrub(JSON.stringify(parsed.output.details) ?? 'null')) as unknown }
+      : {}),
+    ...(parsed.success && parsed.output.issues !== undefined
+      ? {
+          issues: parsed.output.issues.map((issue) => ({
+            field: scrub(issue.field),
+            message: scrub(issue.message),
+          })),
+        }
+      : {}),
+  }
+  if (status === 410) {
+    return new PaymentExpiredError(message, code === undefined ? extra : { ...extra, code })
+  }
+  if (status === 409) {
+    return new RouteExpiredError(message, code === undefined ? extra : { ...extra, code })
+  }
+  return new GatewayError(code ?? `http_${status}`, message ?? `The gateway answered HTTP ${status}.`, extra)
+}
