@@ -1,2 +1,29 @@
-// Filled in by the walletkit issue; the subpath resolves from day one.
-export {}
+/**
+ * `wallet-rpc/walletkit`: plugs a wallet built with `createWalletRpc()` into `@reown/walletkit`.
+ * Needs the optional peer dependencies `@reown/walletkit`, `@walletconnect/utils` and
+ * `@walletconnect/types`; loads no namespace's dependencies.
+ *
+ * @example
+ * ```ts
+ * import { WalletKit } from '@reown/walletkit'
+ * import { attachWalletKit } from 'wallet-rpc/walletkit'
+ * const wallet = createWalletRpc({ namespaces: [bip122({ ... })], approve: (review) => ui.confirm(review) })
+ * const walletKit = await WalletKit.init({ core, metadata })
+ * const adapter = attachWalletKit(walletKit, wallet, { approveSession: (proposal) => ui.connect(proposal) })
+ * ```
+ */
+export { attachWalletKit } from './attachWalletKit.js'
+export { buildSessionApproval, type SessionApproval, SessionProposalRefusedError } from './sessionApproval.js'
+export { topicsListeningTo } from './sessionEvents.js'
+export { answerSessionRequest, originRefusal } from './sessionRequest.js'
+export type {
+  AttachWalletKitOptions,
+  SdkErrorReason,
+  SessionProposalEvent,
+  SessionProposalReview,
+  SessionRequestEvent,
+  SessionResponse,
+  WalletKitAdapter,
+  WalletKitLike,
+  WalletRpcLike,
+} from './types.js'

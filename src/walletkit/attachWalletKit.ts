@@ -1,0 +1,222 @@
+import { getSdkError } from '@walletconnect/utils'
+import { systemClock } from '../core/clock.js'
+import type { WalletEvent } from '../core/events.js'
+import type { OriginValidation } from '../core/review.js'
+import { buildSessionApproval, SessionProposalRefusedError } from './sessionApproval.js'
+import { topicsListeningTo } from './sessionEvents.js'
+import { answerSessionRequest, isExpired, originRefusal } from './sessionRequest.js'
+import type {
+  AttachWalletKitOptions,
+  SdkErrorReason,
+  SessionProposalEvent,
+  SessionRequestEvent,
+  WalletKitAdapter,
+  WalletKitLike,
+  WalletRpcLike,
+} from './types.js'
+
+// Enough to recognise a redelivered request or proposal; old entries are forgotten first.
+const rememberedKeys = 4096
+
+/**
+ * Plugs a wallet built with `createWalletRpc()` into a `@reown/walletkit` instance.
+ *
+ * - `session_proposal`: builds the approved namespaces (CAIP-10 accounts for every configured chain the
+ *   dapp asked for, methods, events, session properties), asks `options.approveSession`, approves, then
+ *   announces the session so bip122 emits `bip122_addressesChanged`. Proposals it cannot serve are
+ *   rejected with 5100/5101/5102, declined ones with 5000.
+ * - `session_request`: answered exactly once through `wallet.handle()`; expired requests answer 8000 and
+ *   requests from a dapp the Verify API flags (scam or invalid origin) are refused before any review.
+ * - wallet events: sent with `emitSessionEvent` to the sessions that approved that event on that chain.
+ *
+ * SDK failures go to `options.onError`; none escapes into WalletKit's event loop.
+ *
+ * @example
+ * ```ts
+ * import { WalletKit } from '@reown/walletkit'
+ * import { attachWalletKit } from 'wallet-rpc/walletkit'
+ * const wallet = createWalletRpc({ namespaces: [bip122({ ... })], approve: (review) => ui.confirm(review) })
+ * const walletKit = await WalletKit.init({ core, metadata })
+ * const adapter = attachWalletKit(walletKit, wallet, { approveSession: (proposal) => ui.connect(proposal) })
+ * ```
+ */
+export function attachWalletKit(
+  walletKit: WalletKitLike,
+  wallet: WalletRpcLike,
+  options: AttachWalletKitOptions,
+): WalletKitAdapter {
+  const clock = options.clock ?? systemClock
+  const report = (error: unknown): void => {
+    try {
+      options.onError?.(error)
+    } catch {
+      // A broken onError hook must not break an answer.
+    }
+  }
+  const seen = recentKeys(rememberedKeys)
+
+  async function onSessionRequest(event: SessionRequestEvent): Promise<void> {
+    // WalletKit redelivers pending requests (restart, `answerPendingRequests`); one answer each.
+    if (!seen.add(`request:${event.topic}:${event.id}`)) return
+    const response = await answerSessionRequest(wallet, event, clock, report)
+    try {
+      await walletKit.respondSessionRequest({ topic: event.topic, response })
+    } catch (error) {
+      // Not retried: the answer may have gone out, and a second one would break "exactly one".
+      report(error)
+    }
+  }
+
+  async function onSessionProposal(event: SessionProposalEvent): Promise<void> {
+    const { id, params: proposal } = event
+    if (!seen.add(`proposal:${id}`)) return
+    const reject = async (reason: SdkErrorReason): Promise<void> => {
+      try {
+        await walletKit.rejectSession({ id, reason })
+      } catch (error) {
+        report(error)
+      }
+    }
+    if (isExpired(proposal?.expiryTimestamp, clock)) {
+      report(new Error(`session proposal ${id} had expired when it arrived`))
+      return
+    }
+    const verified = event.verifyContext?.verified
+    const refusal = originRefusal(verified)
+    if (refusal) return reject(getSdkError('USER_REJECTED', refusalReason(refusal.data)))
+
+    let approval: Awaited<ReturnType<typeof buildSessionApproval>>
+    try {
+      approval = await buildSessionApproval(wallet, proposal, report)
+    } catch (error) {
+      if (error instanceof SessionProposalRefusedError) return reject(error.reason)
+      report(error)
+      return reject(getSdkError('UNSUPPORTED_CHAINS'))
+    }
+
+    let approved = false
+    try {
+      approved =
+        (await options.approveSession({
+          id,
+          dapp: proposal.proposer?.metadata,
+          origin: typeof verified?.origin === 'string' ? verified.origin : undefined,
+          originValidation: validationOf(verified?.validation),
+          namespaces: approval.namespaces,
+          sessionProperties: approval.sessionProperties,
+          proposal,
+        })) === true
+    } catch (error) {
+      report(error)
+    }
+    if (!approved) return reject(getSdkError('USER_REJECTED'))
+    if (isExpired(proposal.expiryTimestamp, clock)) {
+      report(new Error(`session proposal ${id} expired while the user was deciding`))
+      return
+    }
+
+    try {
+      await walletKit.approveSession({
+        id,
+        namespaces: approval.namespaces,
+        ...(Object.keys(approval.sessionProperties).length > 0
+          ? { sessionProperties: approval.sessionProperties }
+          : {}),
+      })
+    } catch (error) {
+      report(error)
+      return
+    }
+    try {
+      // The session now exists, so bip122's addressesChanged reaches it through onWalletEvent.
+      await wallet.announceSession(approval.chainIds)
+    } catch (error) {
+      report(error)
+    }
+  }
+
+  function onWalletEvent(event: WalletEvent): void {
+    let topics: string[]
+    try {
+      topics = topicsListeningTo(walletKit.getActiveSessions(), event)
+    } catch (error) {
+      report(error)
+      return
+    }
+    for (const topic of topics) {
+      void settle(
+        () =>
+          walletKit.emitSessionEvent({
+            topic,
+            event: { name: event.name, data: event.data },
+            chainId: event.chainId,
+          }),
+        report,
+      )
+    }
+  }
+
+  walletKit.on('session_proposal', onSessionProposal)
+  walletKit.on('session_request', onSessionRequest)
+  const stopWalletEvents = wallet.on('event', onWalletEvent)
+
+  if (options.answerPendingRequests !== false) {
+    let pending: ReturnType<WalletKitLike['getPendingSessionRequests']> = []
+    try {
+      pending = walletKit.getPendingSessionRequests()
+    } catch (error) {
+      report(error)
+    }
+    for (const request of pending) void onSessionRequest(request)
+  }
+
+  let attached = true
+  return {
+    detach() {
+      if (!attached) return
+      attached = false
+      for (const remove of [
+        () => walletKit.off('session_proposal', onSessionProposal),
+        () => walletKit.off('session_request', onSessionRequest),
+        stopWalletEvents,
+      ]) {
+        try {
+          remove()
+        } catch (error) {
+          report(error)
+        }
+      }
+    },
+  }
+}
+
+/** Runs an SDK call, sync-throwing or rejecting, and reports its failure instead of letting it escape. */
+async function settle(call: () => unknown, report: (error: unknown) => void): Promise<void> {
+  try {
+    await call()
+  } catch (error) {
+    report(error)
+  }
+}
+
+function validationOf(value: unknown): OriginValidation | undefined {
+  return value === 'VALID' || value === 'INVALID' || value === 'UNKNOWN' ? value : undefined
+}
+
+function refusalReason(data: unknown): string {
+  const reason = (data as { reason?: unknown } | undefined)?.reason
+  return typeof reason === 'string' ? reason : 'Refused by wallet policy.'
+}
+
+/** A bounded set: `add` is false for a key already present. */
+function recentKeys(limit: number) {
+  const keys = new Set<string>()
+  return {
+    add(key: string): boolean {
+      if (keys.has(key)) return false
+      keys.add(key)
+      if (keys.size > limit) keys.delete(keys.values().next().value as string)
+      return true
+    },
+  }
+}

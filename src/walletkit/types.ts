@@ -1,0 +1,76 @@
+import type { IWalletKit, WalletKitTypes } from '@reown/walletkit'
+import type { ProposalTypes, SessionTypes } from '@walletconnect/types'
+import type { Clock } from '../core/clock.js'
+import type { OriginValidation } from '../core/review.js'
+import type { WalletRpc } from '../createWalletRpc.js'
+
+/**
+ * The part of a `WalletKit` instance the adapter uses. A real `WalletKit` satisfies it; tests pass a
+ * double typed with the same SDK signatures.
+ */
+export type WalletKitLike = Pick<
+  IWalletKit,
+  | 'on'
+  | 'off'
+  | 'approveSession'
+  | 'rejectSession'
+  | 'respondSessionRequest'
+  | 'emitSessionEvent'
+  | 'getActiveSessions'
+  | 'getPendingSessionRequests'
+>
+
+/** The wallet calls the adapter needs; `createWalletRpc()` returns all of them. */
+export type WalletRpcLike = Pick<
+  WalletRpc,
+  'handle' | 'supported' | 'accounts' | 'sessionProperties' | 'announceSession' | 'on'
+>
+
+/** What `rejectSession` and `disconnectSession` take as `reason`: `{ code, message }`. */
+export type SdkErrorReason = Parameters<IWalletKit['rejectSession']>[0]['reason']
+
+/** The JSON-RPC response `respondSessionRequest` sends. */
+export type SessionResponse = Parameters<IWalletKit['respondSessionRequest']>[0]['response']
+
+export type SessionProposalEvent = WalletKitTypes.SessionProposal
+export type SessionRequestEvent = WalletKitTypes.SessionRequest
+
+/** What the wallet's user is asked before a session is approved. */
+export type SessionProposalReview = {
+  /** The proposal id. */
+  id: number
+  /** How the dapp describes itself. Self-declared: show `origin` as the dapp's identity. */
+  dapp: ProposalTypes.Struct['proposer']['metadata']
+  /** The origin the Verify API saw, when it gave one. */
+  origin: string | undefined
+  originValidation: OriginValidation | undefined
+  /** Exactly what approval shares: chains, CAIP-10 accounts, methods and events per namespace. */
+  namespaces: SessionTypes.Namespaces
+  /** The session properties approval sends (e.g. `bip122_getAccountAddresses`, `ton_getPublicKey`). */
+  sessionProperties: Record<string, string>
+  /** The proposal as WalletKit delivered it. */
+  proposal: ProposalTypes.Struct
+}
+
+export type AttachWalletKitOptions = {
+  /**
+   * Asked once per session proposal, after the adapter has worked out what approval would share and
+   * only when the wallet can serve the proposal. Resolve `true` to connect; anything else (or a throw)
+   * rejects the proposal with 5000.
+   */
+  approveSession: (review: SessionProposalReview) => boolean | Promise<boolean>
+  /** Receives SDK failures and every other unexpected error. Nothing here reaches a dapp. */
+  onError?: (error: unknown) => void
+  /** Milliseconds since the epoch, for request and proposal expiry. Defaults to `Date.now`. */
+  clock?: Clock
+  /**
+   * Answer the requests WalletKit already holds when the adapter attaches (they arrived before any
+   * listener existed and would otherwise stall the session's request queue). Default `true`.
+   */
+  answerPendingRequests?: boolean
+}
+
+export type WalletKitAdapter = {
+  /** Removes every listener the adapter added (WalletKit's and the wallet's). Requests already being answered still get their answer. */
+  detach(): void
+}
