@@ -1,2 +1,17 @@
-// Filled in by the eip155 issue; the subpath resolves from day one.
-export {}
+/**
+ * `wallet-rpc/eip155`: Ethereum and EVM chains. `eip155({ keys, chains })` builds the namespace;
+ * keys come from `mnemonicKeys`, `privateKeyKeys` or `accountKeys` (any viem account, including external
+ * signers), chain providers are viem public clients (`httpProvider(url)` for plain HTTP).
+ */
+export { type Eip155ChainProvider, httpProvider } from './chains.js'
+export { type Eip155ChainOptions, type Eip155Options, eip155 } from './eip155.js'
+export {
+  accountKeys,
+  type Eip155Keys,
+  type Eip155Signer,
+  ethereumPath,
+  type MnemonicKeysOptions,
+  mnemonicKeys,
+  privateKeyKeys,
+} from './keys.js'
+export { ethSignWarningCode } from './methods/eth_sign.js'

@@ -1,0 +1,82 @@
+import type { MethodTable, Namespace } from '../core/namespace.js'
+import { ChainAccess, type Eip155ChainProvider } from './chains.js'
+import type { ChainConfig, Eip155Env } from './env.js'
+import type { Eip155Keys } from './keys.js'
+import { sendRawTransaction } from './methods/eth_sendRawTransaction.js'
+import { sendTransaction } from './methods/eth_sendTransaction.js'
+import { ethSign, ethSignDisabled } from './methods/eth_sign.js'
+import { signTransaction } from './methods/eth_signTransaction.js'
+import { signTypedData } from './methods/eth_signTypedData.js'
+import { personalSign } from './methods/personal_sign.js'
+import { NonceManager } from './nonces.js'
+
+export type Eip155ChainOptions = {
+  /** The numeric chain id, e.g. 1 for `eip155:1`. */
+  chainId: number
+  /** A viem public client for this chain. Without one the chain is signing-only. */
+  provider?: Eip155ChainProvider
+  /** Native currency symbol shown in reviews. Default `ETH`. */
+  nativeSymbol?: string
+}
+
+export type Eip155Options = {
+  keys: Eip155Keys
+  /** The chains this wallet serves: a bare chain id (signing only) or a chain with its provider. */
+  chains: readonly (number | Eip155ChainOptions)[]
+  /**
+   * Serve `eth_sign` (EIP-191 prefixed, with a `danger` review warning `eth_sign.blind` that the wallet's
+   * `policy.allowDangerous` must list). Default false: `eth_sign` answers 5101 with the reason.
+   */
+  enableEthSign?: boolean
+  /** Percent added to a gas estimate (the result is still capped below the block gas limit). Default 25. */
+  gasMarginPercent?: number
+}
+
+/** The eip155 (Ethereum and EVM chains) namespace for `createWalletRpc`. */
+export function eip155(options: Eip155Options): Namespace {
+  const chains = new Map<string, ChainConfig>()
+  for (const entry of options.chains) {
+    const chain = typeof entry === 'number' ? { chainId: entry } : entry
+    if (!Number.isSafeInteger(chain.chainId) || chain.chainId <= 0) {
+      throw new Error(`eip155 chain id must be a positive integer, got ${chain.chainId}`)
+    }
+    const caip2 = `eip155:${chain.chainId}`
+    if (chains.has(caip2)) throw new Error(`${caip2} given twice`)
+    chains.set(caip2, {
+      chainId: chain.chainId,
+      access: chain.provider === undefined ? undefined : new ChainAccess(chain.chainId, chain.provider),
+      nativeSymbol: chain.nativeSymbol ?? 'ETH',
+    })
+  }
+  const gasMarginPercent = options.gasMarginPercent ?? 25
+  if (!Number.isInteger(gasMarginPercent) || gasMarginPercent < 0 || gasMarginPercent > 100) {
+    throw new Error('gasMarginPercent must be a whole number from 0 to 100')
+  }
+  const env: Eip155Env = { keys: options.keys, chains, nonces: new NonceManager(), gasMarginPercent }
+
+  const signTypedDataMethod = signTypedData(env)
+  const methods: Record<string, MethodTable[string]> = {
+    personal_sign: personalSign(env),
+    eth_signTypedData: signTypedDataMethod,
+    eth_signTypedData_v3: signTypedDataMethod,
+    eth_signTypedData_v4: signTypedDataMethod,
+    eth_sendTransaction: sendTransaction(env),
+    eth_signTransaction: signTransaction(env),
+    eth_sendRawTransaction: sendRawTransaction(env),
+  }
+  if (options.enableEthSign === true) methods.eth_sign = ethSign(env)
+  else {
+    // Answered (5101 with the reason) but not enumerable, so `supported()` never offers it to a session.
+    Object.defineProperty(methods, 'eth_sign', { value: ethSignDisabled, enumerable: false })
+  }
+
+  return {
+    name: 'eip155',
+    chains: [...chains.keys()],
+    methods,
+    events: ['chainChanged', 'accountsChanged'],
+    async accounts(chainId) {
+      return chains.has(chainId) ? [...(await options.keys.addresses())] : []
+    },
+  }
+}

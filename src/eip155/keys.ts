@@ -1,0 +1,86 @@
+import { mnemonicToSeedSync, validateMnemonic } from 'bip39'
+import { type Address, bytesToHex, type Hex } from 'viem'
+import { HDKey, type LocalAccount, privateKeyToAccount } from 'viem/accounts'
+
+/**
+ * What signs for eip155: any viem `LocalAccount` — `privateKeyToAccount`, an HD-derived account, or
+ * `toAccount({ address, signMessage, signTransaction, signTypedData })` wrapping an HSM or remote signer.
+ */
+export type Eip155Signer = LocalAccount
+
+/**
+ * A key provider: the addresses this wallet signs for and, for each, its signer. Methods call `signer()`
+ * only in `execute`, after approval; `addresses()` is all planning ever sees.
+ */
+export type Eip155Keys = {
+  addresses(): Promise<readonly Address[]>
+  /** The signer for an owned address (any case), or undefined when the address is not ours. */
+  signer(address: Address): Promise<Eip155Signer | undefined>
+}
+
+export type MnemonicKeysOptions = {
+  /** BIP-39 mnemonic (English word list). Checked here; never stored in an error or returned. */
+  mnemonic: string
+  /** Optional BIP-39 passphrase ("25th word"). */
+  passphrase?: string
+  /** Address index `i` in `m/44'/60'/0'/0/i` (the path MetaMask and Ledger Live use). Default 0. */
+  addressIndex?: number | readonly number[]
+}
+
+/** The BIP-44 path of Ethereum address `index`. */
+export const ethereumPath = (index: number) => `m/44'/60'/0'/0/${index}` as const
+
+/**
+ * Keys derived from a BIP-39 mnemonic at `m/44'/60'/0'/0/i`. The seed (PBKDF2, ~22 ms) and each derived key
+ * are computed once, on first use, and cached for the life of the provider.
+ */
+export function mnemonicKeys(options: MnemonicKeysOptions): Eip155Keys {
+  if (!validateMnemonic(options.mnemonic)) throw new Error('invalid BIP-39 mnemonic')
+  const indices =
+    typeof options.addressIndex === 'number' ? [options.addressIndex] : (options.addressIndex ?? [0])
+  for (const index of indices) {
+    if (!Number.isInteger(index) || index < 0 || index >= 2 ** 31) {
+      throw new Error('addressIndex must be a whole number below 2^31')
+    }
+  }
+  const { mnemonic, passphrase } = options
+  return lazyKeys(() => {
+    const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic, passphrase))
+    return indices.map((index) => {
+      const child = root.derive(ethereumPath(index))
+      if (!child.privateKey) throw new Error(`no private key at ${ethereumPath(index)}`)
+      // A plain private-key account: unlike viem's HD account it carries no handle back to the HD tree.
+      return privateKeyToAccount(bytesToHex(child.privateKey))
+    })
+  })
+}
+
+/** Keys from raw 32-byte private keys (`0x`-prefixed hex). */
+export function privateKeyKeys(...privateKeys: readonly Hex[]): Eip155Keys {
+  return accountKeys(...privateKeys.map((privateKey) => privateKeyToAccount(privateKey)))
+}
+
+/** Keys from viem accounts, including custom external signers built with `toAccount`. */
+export function accountKeys(...accounts: readonly Eip155Signer[]): Eip155Keys {
+  return lazyKeys(() => accounts)
+}
+
+function lazyKeys(load: () => readonly Eip155Signer[]): Eip155Keys {
+  let loaded: { addresses: readonly Address[]; byAddress: Map<string, Eip155Signer> } | undefined
+  const get = () => {
+    if (loaded === undefined) {
+      const accounts = load()
+      const byAddress = new Map(accounts.map((account) => [account.address.toLowerCase(), account]))
+      loaded = { addresses: Object.freeze(accounts.map((account) => account.address)), byAddress }
+    }
+    return loaded
+  }
+  return {
+    async addresses() {
+      return get().addresses
+    },
+    async signer(address) {
+      return get().byAddress.get(address.toLowerCase())
+    },
+  }
+}

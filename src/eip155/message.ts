@@ -1,0 +1,37 @@
+import { type Hex, hexToBytes, type SignableMessage } from 'viem'
+import { item, type ReviewItem } from '../core/review.js'
+import { isData } from './schemas.js'
+
+/**
+ * A message to sign with the EIP-191 prefix. An even-length 0x hex string is signed as the bytes it
+ * encodes (MetaMask, eth-sig-util and viem's own JSON-RPC accounts send hex); anything else as UTF-8.
+ */
+export type PersonalMessage = { signable: SignableMessage; bytes: Uint8Array }
+
+const utf8 = new TextEncoder()
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+export function personalMessage(message: string): PersonalMessage {
+  if (isData(message)) return { signable: { raw: message }, bytes: hexToBytes(message) }
+  return { signable: message, bytes: utf8.encode(message) }
+}
+
+/** The message as the user should read it: its text when it is printable UTF-8, else its hex. */
+export function messageItems(message: PersonalMessage, original: string): ReviewItem[] {
+  const text = printableText(message.bytes)
+  if (text !== undefined) return [item('Message', text)]
+  return [item('Message (hex)', original as Hex), item('Length', `${message.bytes.length} bytes`)]
+}
+
+// Control characters other than tab/newline/carriage return would hide or reorder what the user reads.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/
+
+function printableText(bytes: Uint8Array): string | undefined {
+  try {
+    const text = strictUtf8.decode(bytes)
+    return controlCharacters.test(text) ? undefined : text
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,90 @@
+import * as v from 'valibot'
+import {
+  type Address,
+  type Hex,
+  parseTransaction,
+  recoverTransactionAddress,
+  type TransactionSerializableGeneric,
+} from 'viem'
+import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
+import { defineMethod } from '../../core/namespace.js'
+import { item } from '../../core/review.js'
+import { accessOf, chainOf, type Eip155Env, nonceKey } from '../env.js'
+import { dataSchema } from '../schemas.js'
+import { broadcastChecked, type Fees, transactionReview } from '../transaction.js'
+
+/**
+ * `eth_sendRawTransaction [raw]`: decode, recover the sender, refuse a chainId other than the request's
+ * (and pre-EIP-155 transactions, which carry none and replay on every chain), review, broadcast once,
+ * return the checked hash.
+ */
+export const sendRawTransactionParams = v.strictTuple([dataSchema])
+
+type Plan = { raw: Hex; sender: Address; nonce: number; ours: boolean }
+
+export const sendRawTransaction = (env: Eip155Env) =>
+  defineMethod({
+    params: sendRawTransactionParams,
+    async plan(context, [raw]) {
+      const chain = chainOf(env, context)
+      accessOf(chain)
+      let parsed: TransactionSerializableGeneric & { chainId?: number; nonce?: number; type?: string }
+      let sender: Address
+      try {
+        parsed = parseTransaction(raw) as typeof parsed
+        sender = await recoverTransactionAddress({ serializedTransaction: raw as never })
+      } catch {
+        throw new InvalidParamsError('not a signed Ethereum transaction', { path: '0' })
+      }
+      if (parsed.chainId === undefined) {
+        throw new PolicyRefusedError(
+          'pre-EIP-155 transaction without chainId: it can be replayed on any chain',
+          {
+            rule: 'tx.replayable',
+          },
+        )
+      }
+      if (parsed.chainId !== chain.chainId) {
+        throw new PolicyRefusedError(
+          `transaction chainId ${parsed.chainId} differs from the request's chain ${context.chainId}`,
+          { rule: 'chain_mismatch' },
+        )
+      }
+      const owned = (await env.keys.addresses()).some(
+        (address) => address.toLowerCase() === sender.toLowerCase(),
+      )
+      const fees: Fees =
+        parsed.maxFeePerGas !== undefined
+          ? {
+              type: 'eip1559',
+              maxFeePerGas: parsed.maxFeePerGas,
+              maxPriorityFeePerGas: parsed.maxPriorityFeePerGas ?? 0n,
+            }
+          : { type: 'legacy', gasPrice: parsed.gasPrice ?? 0n }
+      const nonce = parsed.nonce ?? 0
+      const review = transactionReview('Broadcast signed transaction', chain, {
+        from: sender,
+        to: parsed.to ?? undefined,
+        value: parsed.value ?? 0n,
+        data: parsed.data ?? '0x',
+        gas: parsed.gas ?? 0n,
+        fees,
+        nonce,
+      })
+      review.items.unshift(item('Transaction type', parsed.type ?? 'legacy'))
+      if (!owned) {
+        review.warnings.push({
+          code: 'raw_tx.foreign_sender',
+          severity: 'info',
+          message: `Signed by ${sender}, an account this wallet does not hold; the wallet only relays it.`,
+        })
+      }
+      return { review, plan: { raw, sender, nonce, ours: owned } satisfies Plan }
+    },
+    async execute(context, plan: Plan): Promise<Hex> {
+      const chain = chainOf(env, context)
+      const hash = await broadcastChecked(accessOf(chain), plan.raw)
+      if (plan.ours) env.nonces.observe(nonceKey(chain.chainId, plan.sender), plan.nonce)
+      return hash
+    },
+  })

@@ -1,0 +1,46 @@
+import * as v from 'valibot'
+import type { Hex } from 'viem'
+import { defineMethod } from '../../core/namespace.js'
+import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
+import {
+  planTransaction,
+  signDraft,
+  type TransactionDraft,
+  transactionRequestSchema,
+  transactionReview,
+} from '../transaction.js'
+
+/**
+ * `eth_signTransaction [tx]`: the same checks and fill as `eth_sendTransaction`; returns the signed raw
+ * transaction without broadcasting it. With every field given (nonce, gas, fees) it needs no chain
+ * provider. A nonce it fills is taken from the nonce manager, so a later `eth_sendTransaction` never
+ * reuses it (if the raw transaction is never broadcast, that nonce stays a gap until it is).
+ */
+export const signTransactionParams = v.strictTuple([transactionRequestSchema])
+
+export const signTransaction = (env: Eip155Env) =>
+  defineMethod({
+    params: signTransactionParams,
+    async plan(context, [request]) {
+      const chain = chainOf(env, context)
+      const draft = await planTransaction(env, chain, context, request)
+      if (draft.nonce === undefined) accessOf(chain)
+      return { review: transactionReview('Sign transaction', chain, draft), plan: draft }
+    },
+    async execute(context, draft: TransactionDraft): Promise<Hex> {
+      const signer = await signerOf(env, draft.from)
+      if (draft.nonce !== undefined) return signDraft(signer, draft, draft.nonce)
+      const access = accessOf(chainOf(env, context))
+      const reservation = await env.nonces.reserve(nonceKey(draft.chainId, draft.from), () =>
+        access.pendingNonce(draft.from),
+      )
+      try {
+        const raw = await signDraft(signer, draft, reservation.nonce)
+        reservation.settle(true)
+        return raw
+      } catch (error) {
+        reservation.settle(false)
+        throw error
+      }
+    },
+  })

@@ -1,0 +1,50 @@
+import * as v from 'valibot'
+import type { Address, Hex, TypedDataDefinition } from 'viem'
+import { defineMethod } from '../../core/namespace.js'
+import { item } from '../../core/review.js'
+import { chainOf, type Eip155Env, ownedAddress, signerOf } from '../env.js'
+import { addressSchema } from '../schemas.js'
+import { checkTypedData, permitWarnings, typedDataItems } from '../typedData.js'
+
+/**
+ * `eth_signTypedData_v4 [address, typedData]`, where typedData is an object or its JSON string.
+ * `eth_signTypedData` and `eth_signTypedData_v3` are served by the same method with the same semantics
+ * (EIP-712 as finalized = eth-sig-util V4; V3 differs only on arrays and missing fields, which strict
+ * validation refuses anyway). MetaMask's legacy V1 array form is refused with -32602.
+ */
+export const signTypedDataParams = v.strictTuple([
+  v.pipe(
+    v.unknown(),
+    v.check(
+      (value) => !Array.isArray(value),
+      'legacy V1 typed data (an array) is not supported; send [address, typedData]',
+    ),
+    v.string('must be an address string'),
+    addressSchema,
+  ),
+  v.union([v.string(), v.record(v.string(), v.unknown())], 'typed data must be an object or its JSON string'),
+])
+
+type Plan = { address: Address; definition: TypedDataDefinition }
+
+export const signTypedData = (env: Eip155Env) =>
+  defineMethod({
+    params: signTypedDataParams,
+    async plan(context, [requested, input]) {
+      const address = await ownedAddress(env, requested)
+      const { definition, digest } = checkTypedData(input, '1', chainOf(env, context).chainId)
+      return {
+        review: {
+          account: address,
+          title: 'Sign typed data',
+          items: [...typedDataItems(definition), item('Digest', digest)],
+          warnings: permitWarnings(definition),
+        },
+        plan: { address, definition } satisfies Plan,
+      }
+    },
+    async execute(_context, plan: Plan): Promise<Hex> {
+      const signer = await signerOf(env, plan.address)
+      return signer.signTypedData(plan.definition)
+    },
+  })

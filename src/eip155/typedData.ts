@@ -1,0 +1,220 @@
+import * as v from 'valibot'
+import { BaseError, type Hex, hashTypedData, type TypedDataDefinition } from 'viem'
+import { InvalidParamsError, PolicyRefusedError } from '../core/errors.js'
+import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
+import { isUnlimited } from './transaction.js'
+
+/**
+ * EIP-712 typed data as wallets receive it: an object or its JSON string. The structure is checked here;
+ * viem's `hashTypedData` then checks every value against its declared type (ranges, byte sizes, EIP-55).
+ */
+const typedDataSchema = v.object({
+  types: v.record(
+    v.string(),
+    v.array(v.strictObject({ name: v.string('must be a string'), type: v.string('must be a string') })),
+    'must map type names to field lists',
+  ),
+  primaryType: v.string('must be a string'),
+  domain: v.record(v.string(), v.unknown(), 'must be an object'),
+  message: v.record(v.string(), v.unknown(), 'must be an object'),
+})
+
+export type TypedData = v.InferOutput<typeof typedDataSchema>
+
+/** A typed-data request checked and hashed, ready for review and signing. */
+export type CheckedTypedData = { definition: TypedDataDefinition; digest: Hex }
+
+const domainFieldOrder = ['name', 'version', 'chainId', 'verifyingContract', 'salt'] as const
+
+/**
+ * Parses and validates typed data at `path`. `types.EIP712Domain` is required: when it is missing,
+ * eth-sig-util hashes an empty domain while viem infers one, so the digest would depend on the wallet
+ * (research/ethereum.md §3.9). A `domain.chainId`, in any of its spellings, must equal the request's chain.
+ */
+export function checkTypedData(input: unknown, path: string, chainId: number): CheckedTypedData {
+  let raw = input
+  if (typeof input === 'string') {
+    try {
+      raw = JSON.parse(input)
+    } catch {
+      throw new InvalidParamsError('typed data is not valid JSON', { path })
+    }
+  }
+  const parsed = v.safeParse(typedDataSchema, raw, { abortEarly: true })
+  if (!parsed.success) {
+    const issue = parsed.issues[0]
+    const subPath = v.getDotPath(issue)
+    throw new InvalidParamsError(issue.message, { path: subPath ? `${path}.${subPath}` : path })
+  }
+  const typedData = parsed.output
+  if (!Object.hasOwn(typedData.types, 'EIP712Domain')) {
+    throw new InvalidParamsError('types.EIP712Domain is required (wallets disagree on how to infer it)', {
+      path: `${path}.types.EIP712Domain`,
+    })
+  }
+  if (typedData.primaryType !== 'EIP712Domain' && !Object.hasOwn(typedData.types, typedData.primaryType)) {
+    throw new InvalidParamsError(`primaryType ${typedData.primaryType} is not defined in types`, {
+      path: `${path}.primaryType`,
+    })
+  }
+  const domain = { ...typedData.domain }
+  if (domain.chainId !== undefined) {
+    const domainChainId = chainIdValue(domain.chainId, `${path}.domain.chainId`)
+    if (domainChainId !== BigInt(chainId)) {
+      throw new PolicyRefusedError(
+        `typed data domain.chainId ${domainChainId} differs from the request's chain eip155:${chainId}`,
+        { rule: 'chain_mismatch' },
+      )
+    }
+    // Hash the number, not its spelling: viem encodes a decimal or hex string differently per version.
+    domain.chainId = domainChainId
+  }
+  const definition = {
+    types: typedData.types,
+    primaryType: typedData.primaryType,
+    domain,
+    message: typedData.message,
+  } as unknown as TypedDataDefinition
+  let digest: Hex
+  try {
+    digest = hashTypedData(definition)
+  } catch (error) {
+    // viem's validation (ranges, sizes, checksums, unknown types) and malformed nesting alike.
+    const reason = error instanceof BaseError ? error.shortMessage : 'typed data does not match its types'
+    throw new InvalidParamsError(reason, { path })
+  }
+  return { definition, digest }
+}
+
+/** `domain.chainId` as a number, a decimal string or a 0x hex string (MetaMask accepts all three). */
+function chainIdValue(value: unknown, path: string): bigint {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value)
+  if (
+    typeof value === 'string' &&
+    (/^(?:0|[1-9]\d{0,77})$/.test(value) || /^0x[0-9a-fA-F]{1,64}$/.test(value))
+  ) {
+    return BigInt(value)
+  }
+  throw new InvalidParamsError('domain.chainId must be a whole number, a decimal string or a 0x hex string', {
+    path,
+  })
+}
+
+// Review
+
+type Field = { name: string; type: string }
+
+/** Domain, primary type and the message as a tree following its declared types. */
+export function typedDataItems(definition: TypedDataDefinition): ReviewItem[] {
+  const types = definition.types as Record<string, readonly Field[]>
+  const domain = (definition.domain ?? {}) as Record<string, unknown>
+  const domainItems = domainFieldOrder
+    .filter((name) => domain[name] !== undefined)
+    .map((name) => item(name, display(domain[name])))
+  const items: ReviewItem[] = [group('Domain', domainItems), item('Primary type', definition.primaryType)]
+  if (definition.primaryType !== 'EIP712Domain') {
+    const message = definition.message as Record<string, unknown>
+    items.push(group('Message', structItems(types, definition.primaryType, message)))
+  }
+  return items
+}
+
+function structItems(
+  types: Record<string, readonly Field[]>,
+  typeName: string,
+  value: unknown,
+): ReviewItem[] {
+  const record = (value ?? {}) as Record<string, unknown>
+  return (types[typeName] ?? []).map((field) => valueItem(types, field.name, field.type, record[field.name]))
+}
+
+function valueItem(
+  types: Record<string, readonly Field[]>,
+  label: string,
+  type: string,
+  value: unknown,
+): ReviewItem {
+  const array = /^(.*)\[(\d*)\]$/.exec(type)
+  if (array && Array.isArray(value)) {
+    const elementType = array[1]!
+    return group(
+      `${label} (${type})`,
+      value.map((element, index) => valueItem(types, `[${index}]`, elementType, element)),
+    )
+  }
+  if (Object.hasOwn(types, type)) return group(`${label} (${type})`, structItems(types, type, value))
+  return item(label, display(value))
+}
+
+function display(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean')
+    return String(value)
+  return JSON.stringify(value) ?? String(value)
+}
+
+const permit2TypeNames = new Set([
+  'PermitSingle',
+  'PermitBatch',
+  'PermitTransferFrom',
+  'PermitBatchTransferFrom',
+  'PermitWitnessTransferFrom',
+  'PermitBatchWitnessTransferFrom',
+])
+
+/**
+ * A signature that lets someone else move the signer's tokens without a transaction: ERC-2612 `Permit`
+ * (and DAI's `allowed` variant) and Uniswap Permit2. Flagged `caution`, naming the spender and the amount.
+ */
+export function permitWarnings(definition: TypedDataDefinition): ReviewWarning[] {
+  const message = definition.message as Record<string, unknown>
+  const domain = (definition.domain ?? {}) as Record<string, unknown>
+  const spender = typeof message.spender === 'string' ? message.spender : undefined
+  if (spender === undefined) return []
+  const contract =
+    typeof domain.verifyingContract === 'string' ? domain.verifyingContract : 'unknown contract'
+  const isPermit2 = domain.name === 'Permit2' || permit2TypeNames.has(definition.primaryType)
+  if (isPermit2) {
+    const amounts = permit2Amounts(message)
+    return [
+      {
+        code: 'typed_data.permit2',
+        severity: 'caution',
+        message: `Permit2 signature: lets ${spender} spend ${amounts.join(', ') || 'tokens'} through ${contract}.`,
+      },
+    ]
+  }
+  if (definition.primaryType === 'Permit') {
+    const amount =
+      message.allowed === true
+        ? 'an unlimited amount'
+        : describeAmount(message.value ?? message.amount, 'tokens')
+    return [
+      {
+        code: 'typed_data.permit',
+        severity: 'caution',
+        message: `Token permit: lets ${spender} spend ${amount} of token ${contract}.`,
+      },
+    ]
+  }
+  return []
+}
+
+function permit2Amounts(message: Record<string, unknown>): string[] {
+  const entries = [message.details, message.permitted].flatMap((entry) =>
+    Array.isArray(entry) ? entry : entry === undefined ? [] : [entry],
+  ) as Array<Record<string, unknown> | null>
+  return entries
+    .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+    .map((entry) => `${describeAmount(entry.amount, 'tokens')} of ${String(entry.token)}`)
+}
+
+function describeAmount(value: unknown, fallback: string): string {
+  let amount: bigint
+  try {
+    amount = BigInt(value as string)
+  } catch {
+    return fallback
+  }
+  return isUnlimited(amount) ? `an unlimited amount (${amount})` : `${amount} (base units)`
+}
