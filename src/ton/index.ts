@@ -1,2 +1,34 @@
-// Filled in by the ton issue; the subpath resolves from day one.
-export {}
+export { isTestnet, type TonChainId, tonChains } from './address.js'
+export {
+  type Ed25519Backend,
+  type Ed25519Key,
+  ed25519,
+  loadNodeEd25519,
+  tweetnaclEd25519,
+} from './ed25519.js'
+export { type TonMnemonicOptions, type TonSigner, tonKeys } from './keys.js'
+export { ton_sendMessage, tonSendMessageParams } from './methods/ton_sendMessage.js'
+export { type TonSignDataResult, ton_signData, tonSignDataParams } from './methods/ton_signData.js'
+export { type TonNamespaceOptions, ton } from './namespace.js'
+export type { TonAccount, TonAccountState, TonChainProvider } from './provider.js'
+export { type ToncenterOptions, toncenter } from './providers/toncenter.js'
+export {
+  crc32,
+  type SignDataInput,
+  type SignDataPayload,
+  signDataCell,
+  signDataDigest,
+  signDataMessage,
+  tep81Domain,
+} from './signData.js'
+export {
+  maxMessages,
+  normalizedMessageHash,
+  type TonWalletOptions,
+  type TonWalletVersion,
+  type TransferRequest,
+  v5r1WalletId,
+  type WalletContract,
+  walletCodeHashes,
+  walletContract,
+} from './wallet.js'

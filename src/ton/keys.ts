@@ -1,0 +1,100 @@
+import { mnemonicToPrivateKey, mnemonicValidate } from '@ton/crypto'
+import { equalBytes } from './bytes.js'
+import { type Ed25519Backend, ed25519 } from './ed25519.js'
+
+/**
+ * What the ton namespace signs with: an Ed25519 public key and a function that signs bytes. Our own key
+ * sources (`tonKeys.*`) keep the secret in a closure; an external signer (hardware, MPC, a remote vault)
+ * implements the same two members. The namespace verifies an external signer's signatures before use.
+ */
+export type TonSigner = {
+  readonly publicKey: Uint8Array
+  sign(message: Uint8Array): Uint8Array | Promise<Uint8Array>
+}
+
+export type TonMnemonicOptions = {
+  /** The optional TON mnemonic password. */
+  password?: string
+  /**
+   * Refuse phrases that are not valid TON mnemonics (default true). TON derives a key from any word list,
+   * so a BIP-39 phrase typed here by mistake would silently open a different, empty wallet.
+   */
+  validate?: boolean
+  /** Ed25519 implementation; the fastest available by default. */
+  backend?: Ed25519Backend
+}
+
+/** Marks signers made by `tonKeys`, whose signatures need no second check. */
+const trustedSigners = new WeakSet<TonSigner>()
+
+export function isTrustedSigner(signer: TonSigner): boolean {
+  return trustedSigners.has(signer)
+}
+
+function signerFromSeed(backend: Ed25519Backend, seed: Uint8Array): TonSigner {
+  const key = backend.fromSeed(seed)
+  const publicKey = Uint8Array.from(key.publicKey)
+  const signer: TonSigner = Object.freeze({
+    get publicKey() {
+      return Uint8Array.from(publicKey)
+    },
+    sign: (message: Uint8Array) => key.sign(message),
+  })
+  trustedSigners.add(signer)
+  return signer
+}
+
+export const tonKeys = {
+  /**
+   * TON's own 24-word mnemonic (not BIP-39): PBKDF2-SHA512 x100000, about 70 ms, so it runs once here and
+   * the resulting key is kept for the signer's lifetime. Errors never repeat the words.
+   */
+  async fromMnemonic(
+    mnemonic: string | readonly string[],
+    options: TonMnemonicOptions = {},
+  ): Promise<TonSigner> {
+    const words = (typeof mnemonic === 'string' ? mnemonic.trim().split(/\s+/) : [...mnemonic]).map((word) =>
+      word.trim().toLowerCase(),
+    )
+    if (words.length !== 24) throw new TypeError(`a TON mnemonic has 24 words, got ${words.length}`)
+    if (options.validate !== false && !(await mnemonicValidate(words, options.password))) {
+      throw new TypeError('not a valid TON mnemonic (pass validate: false to derive from it anyway)')
+    }
+    const pair = await mnemonicToPrivateKey(words, options.password)
+    const seed = new Uint8Array(pair.secretKey.subarray(0, 32))
+    pair.secretKey.fill(0)
+    return signerFromSeed(options.backend ?? (await ed25519()), seed)
+  },
+
+  /**
+   * A raw Ed25519 key: the 32-byte seed, or tweetnacl's 64-byte secret key (seed ++ public key), whose
+   * public half must match the seed. `publicKey`, when given, must match too.
+   */
+  async fromSecretKey(
+    secretKey: Uint8Array,
+    options: { publicKey?: Uint8Array; backend?: Ed25519Backend } = {},
+  ): Promise<TonSigner> {
+    if (!(secretKey instanceof Uint8Array) || (secretKey.length !== 32 && secretKey.length !== 64)) {
+      throw new TypeError('an Ed25519 secret key is 32 bytes (seed) or 64 bytes (seed ++ public key)')
+    }
+    const signer = signerFromSeed(
+      options.backend ?? (await ed25519()),
+      Uint8Array.from(secretKey.subarray(0, 32)),
+    )
+    const claimed = [secretKey.length === 64 ? secretKey.subarray(32) : undefined, options.publicKey]
+    for (const publicKey of claimed) {
+      if (publicKey !== undefined && !equalBytes(publicKey, signer.publicKey)) {
+        throw new TypeError('the public key does not belong to this secret key')
+      }
+    }
+    return signer
+  },
+
+  /** A key pair as @ton/crypto's `KeyPair` or tweetnacl gives it. */
+  fromKeyPair(
+    pair: { publicKey: Uint8Array; secretKey: Uint8Array },
+    options: { backend?: Ed25519Backend } = {},
+  ) {
+    return tonKeys.fromSecretKey(pair.secretKey, { publicKey: pair.publicKey, ...options })
+  },
+}

@@ -1,0 +1,322 @@
+import {
+  type Cell,
+  contractAddress,
+  fromNano,
+  internal,
+  loadStateInit,
+  type MessageRelaxed,
+  type StateInit,
+} from '@ton/core'
+import * as v from 'valibot'
+import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
+import { defineMethod, type RequestContext } from '../../core/namespace.js'
+import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { type Destination, friendly, parseDestination } from '../address.js'
+import { toHex } from '../bytes.js'
+import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
+import { decodePayload } from '../payloadReview.js'
+import type { TonAccount, TonChainProvider } from '../provider.js'
+import { maxValidFor, type TonWallet } from '../tonWallet.js'
+import { normalizedMessageHash, type WalletContract } from '../wallet.js'
+
+/** PAY_GAS_SEPARATELY (1) + IGNORE_ERRORS (2): what TON Connect's signMessage spec, WalletKit and Tonkeeper send. */
+export const sendMode = 3
+
+// Coins are VarUInteger 16: at most 120 bits.
+const maxCoins = (1n << 120n) - 1n
+
+const amount = v.union(
+  [
+    v.pipe(v.string(), v.regex(/^\d{1,37}$/, 'must be a decimal string of nanotons')),
+    v.pipe(v.number(), v.safeInteger()),
+  ],
+  'must be nanotons as a decimal string or a safe integer',
+)
+
+const extraCurrency = v.optional(v.record(v.string(), v.union([v.string(), v.number()])))
+
+/** Known keys only: an unknown key in a message (a `mode`, a `bounce`) would change what is sent. */
+const message = v.strictObject({
+  address: v.string(),
+  amount,
+  payload: v.optional(v.string()),
+  stateInit: v.optional(v.string()),
+  extra_currency: extraCurrency,
+  extraCurrency,
+})
+
+export const tonSendMessageParams = oneObject(
+  v.strictObject({
+    valid_until: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+    // AppKit once sent camelCase; both spellings mean the same deadline.
+    validUntil: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+    network: networkField,
+    from: v.optional(v.string()),
+    messages: v.pipe(v.array(message), v.minLength(1, 'must hold at least one message')),
+  }),
+)
+
+export type TonSendMessageParams = v.InferOutput<typeof tonSendMessageParams>
+
+type PlannedMessage = {
+  destination: Destination
+  amount: bigint
+  body: Cell | undefined
+  init: StateInit | undefined
+  relaxed: MessageRelaxed
+}
+
+type SendMessagePlan = {
+  provider: TonChainProvider
+  seqno: number
+  /** The wallet is not deployed yet: attach its StateInit. */
+  includeInit: boolean
+  /** The dapp's deadline in Unix seconds, normalised; undefined when it gave none. */
+  requestedValidUntil: number | undefined
+  messages: MessageRelaxed[]
+}
+
+/** Values above 10^10 are milliseconds (some dapps send Date.now() + …); TON counts seconds. */
+export function normaliseValidUntil(value: number): number {
+  return value > 1e10 ? Math.floor(value / 1000) : value
+}
+
+/** The deadline to sign: the dapp's, never past ten minutes from now; a past one is refused. */
+export function resolveValidUntil(
+  requested: number | undefined,
+  nowSeconds: number,
+  defaultValidFor: number,
+): number {
+  if (requested !== undefined && requested < nowSeconds) {
+    throw new PolicyRefusedError(`valid_until ${requested} is in the past`, {
+      rule: 'ton.valid_until_expired',
+    })
+  }
+  return Math.min(requested ?? nowSeconds + defaultValidFor, nowSeconds + maxValidFor)
+}
+
+function parseAmount(value: string | number, path: string): bigint {
+  const nanotons = BigInt(value)
+  if (nanotons <= 0n) throw new InvalidParamsError('amount must be a positive number of nanotons', { path })
+  if (nanotons > maxCoins) throw new InvalidParamsError('amount exceeds the 120-bit coin range', { path })
+  return nanotons
+}
+
+function parseMessage(
+  raw: TonSendMessageParams['messages'][number],
+  index: number,
+  chainId: string,
+): PlannedMessage {
+  const path = `messages.${index}`
+  for (const key of ['extra_currency', 'extraCurrency'] as const) {
+    if (Object.keys(raw[key] ?? {}).length > 0) {
+      throw new PolicyRefusedError(`${path}.${key}: this wallet does not send extra currencies`, {
+        rule: 'ton.extra_currency_unsupported',
+      })
+    }
+  }
+  const destination = parseDestination(raw.address, chainId, `${path}.address`)
+  const nanotons = parseAmount(raw.amount, `${path}.amount`)
+  const body = raw.payload === undefined ? undefined : parseBoc(raw.payload, `${path}.payload`)
+  let init: StateInit | undefined
+  if (raw.stateInit !== undefined) {
+    const cell = parseBoc(raw.stateInit, `${path}.stateInit`)
+    try {
+      const slice = cell.beginParse()
+      init = loadStateInit(slice)
+      if (slice.remainingBits > 0 || slice.remainingRefs > 0) throw new Error('trailing data')
+    } catch {
+      throw new InvalidParamsError('not a StateInit cell', { path: `${path}.stateInit` })
+    }
+  }
+  // No payload means no body: nothing is invented (react-wallet-v2 added a comment of its own).
+  const relaxed = internal({
+    to: destination.address,
+    value: nanotons,
+    bounce: destination.bounceable,
+    ...(body === undefined ? {} : { body }),
+    ...(init === undefined ? {} : { init }),
+  })
+  return { destination, amount: nanotons, body, init, relaxed }
+}
+
+async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    if (error instanceof ProviderError) throw error
+    throw new ProviderError(`${what}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    })
+  }
+}
+
+export function reviewSendMessage(
+  context: RequestContext,
+  contract: WalletContract,
+  messages: readonly PlannedMessage[],
+  destinations: readonly TonAccount[],
+  wallet: TonAccount,
+  requestedValidUntil: number | undefined,
+): ReviewDraft {
+  const { chainId } = context
+  const warnings: ReviewWarning[] = []
+  const warn = (code: string, message: string) => {
+    if (!warnings.some((warning) => warning.code === code))
+      warnings.push({ code, severity: 'caution', message })
+  }
+  const items: ReviewItem[] = messages.map((message, index) => {
+    const lines: ReviewItem[] = [
+      item('To', friendly(message.destination.address, chainId, message.destination.bounceable)),
+      item('Amount', `${fromNano(message.amount)} TON`),
+      item('Bounce', message.destination.bounceable ? 'yes' : 'no'),
+    ]
+    if (message.body !== undefined) {
+      const decoded = decodePayload(message.body, chainId)
+      lines.push(decoded.item)
+      if (decoded.opaque) {
+        warn('ton.opaque_payload', 'A message calls a contract with data the wallet cannot decode.')
+      }
+    }
+    const deploysDestination =
+      message.init !== undefined &&
+      contractAddress(message.destination.address.workChain, message.init).equals(message.destination.address)
+    if (message.init !== undefined) {
+      lines.push(
+        item('Deploys contract', deploysDestination ? 'yes (StateInit attached)' : 'StateInit attached'),
+      )
+      warn('ton.deploy', 'A message deploys a contract (it carries a StateInit).')
+      if (!deploysDestination) {
+        warn(
+          'ton.state_init_mismatch',
+          'A StateInit does not belong to its destination address; the chain will ignore it.',
+        )
+      }
+    }
+    const state = destinations[index]?.state
+    if (message.destination.bounceable && state !== 'active' && !deploysDestination) {
+      warn(
+        'ton.bounce_to_uninit',
+        'A bounceable transfer goes to an account that is not active yet; the coins will bounce back minus fees.',
+      )
+    }
+    return group(`Message ${index + 1}`, lines)
+  })
+  const total = messages.reduce((sum, message) => sum + message.amount, 0n)
+  if (total > wallet.balance) {
+    warn(
+      'ton.insufficient_balance',
+      `The wallet holds ${fromNano(wallet.balance)} TON, less than the ${fromNano(total)} TON sent.`,
+    )
+  }
+  items.push(item('Total', `${fromNano(total)} TON plus network fees`))
+  items.push(
+    item(
+      'Valid until',
+      requestedValidUntil === undefined
+        ? 'a few minutes after approval'
+        : `${new Date(requestedValidUntil * 1000).toISOString()} (at most ${maxValidFor / 60} minutes after approval)`,
+    ),
+  )
+  if (wallet.state !== 'active')
+    items.push(item('Wallet deployment', 'this first message also deploys the wallet'))
+  return {
+    account: friendly(contract.address, chainId, false),
+    title: messages.length === 1 ? 'Send 1 message' : `Send ${messages.length} messages`,
+    items,
+    warnings,
+  }
+}
+
+export const ton_sendMessage = (wallet: TonWallet) =>
+  defineMethod({
+    params: tonSendMessageParams,
+
+    async plan(context, params) {
+      const contract = await wallet.contract()
+      checkNetwork(context, params.network)
+      checkFrom(params.from, contract.address)
+      if (
+        params.valid_until !== undefined &&
+        params.validUntil !== undefined &&
+        params.valid_until !== params.validUntil
+      ) {
+        throw new InvalidParamsError('valid_until and validUntil disagree', { path: 'validUntil' })
+      }
+      const rawValidUntil = params.valid_until ?? params.validUntil
+      const requestedValidUntil = rawValidUntil === undefined ? undefined : normaliseValidUntil(rawValidUntil)
+      resolveValidUntil(requestedValidUntil, Math.floor(context.clock() / 1000), wallet.defaultValidFor)
+      if (params.messages.length > contract.maxMessages) {
+        throw new InvalidParamsError(
+          `a ${contract.version} wallet sends at most ${contract.maxMessages} messages`,
+          {
+            path: 'messages',
+          },
+        )
+      }
+      const messages = params.messages.map((raw, index) => parseMessage(raw, index, context.chainId))
+
+      const provider = wallet.provider(context.chainId, context.method)
+      const self = contract.address.toRawString()
+      const [account, destinations] = await Promise.all([
+        read('reading the wallet account', () => provider.getAccount(self)),
+        Promise.all(
+          messages.map((message) =>
+            read('reading a destination account', () =>
+              provider.getAccount(message.destination.address.toRawString()),
+            ),
+          ),
+        ),
+      ])
+      if (account.state === 'frozen') {
+        throw new PolicyRefusedError('the wallet account is frozen', { rule: 'ton.wallet_frozen' })
+      }
+      const deployed = account.state === 'active'
+      const seqno = deployed ? await read('reading the wallet seqno', () => provider.getSeqno(self)) : 0
+      if (!Number.isSafeInteger(seqno) || seqno < 0 || seqno > 0xffffffff) {
+        throw new ProviderError(`the chain reported an invalid seqno ${seqno}`)
+      }
+      const plan: SendMessagePlan = {
+        provider,
+        seqno,
+        includeInit: !deployed,
+        requestedValidUntil,
+        messages: messages.map((message) => message.relaxed),
+      }
+      return {
+        review: reviewSendMessage(context, contract, messages, destinations, account, requestedValidUntil),
+        plan,
+      }
+    },
+
+    async execute(context, plan: SendMessagePlan): Promise<string> {
+      const contract = await wallet.contract()
+      // The deadline counts from now, after the user's approval, not from when the request arrived.
+      const validUntil = resolveValidUntil(
+        plan.requestedValidUntil,
+        Math.floor(context.clock() / 1000),
+        wallet.defaultValidFor,
+      )
+      const unsigned = contract.unsignedTransfer({
+        seqno: plan.seqno,
+        validUntil,
+        sendMode,
+        messages: plan.messages,
+      })
+      const signature = await wallet.sign(new Uint8Array(unsigned.hash()))
+      const externalMessage = contract.externalMessage(
+        contract.signedTransfer(unsigned, signature),
+        plan.includeInit,
+      )
+      const boc = new Uint8Array(externalMessage.toBoc())
+      const { hash } = await read('broadcasting the message', () => plan.provider.sendBoc(boc))
+      if (hash !== undefined) {
+        const reported = hash.toLowerCase()
+        const ours = [toHex(externalMessage.hash()), toHex(normalizedMessageHash(externalMessage))]
+        if (!ours.includes(reported)) {
+          throw new ProviderError(`the chain reported message hash ${reported}, expected ${ours[1]}`)
+        }
+      }
+      return Buffer.from(boc).toString('base64')
+    },
+  })

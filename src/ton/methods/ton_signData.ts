@@ -1,0 +1,159 @@
+import type { Cell } from '@ton/core'
+import * as v from 'valibot'
+import { InternalError, PolicyRefusedError } from '../../core/errors.js'
+import { defineMethod, type RequestContext } from '../../core/namespace.js'
+import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
+import { friendly } from '../address.js'
+import { toHex } from '../bytes.js'
+import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
+import { type SignDataPayload, signDataDigest } from '../signData.js'
+import type { TonWallet } from '../tonWallet.js'
+
+const common = { from: v.optional(v.string()), network: networkField }
+
+/**
+ * `{type:'text', text}`, `{type:'binary', bytes}` or `{type:'cell', schema, cell}`, plus optional `from`
+ * and `network`, as one object or `[object]`. Unknown keys are tolerated and echoed, never signed.
+ */
+export const tonSignDataParams = oneObject(
+  v.variant('type', [
+    v.looseObject({ type: v.literal('text'), text: v.string(), ...common }),
+    v.looseObject({
+      type: v.literal('binary'),
+      bytes: v.pipe(
+        v.string(),
+        v.regex(
+          /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
+          'must be standard base64',
+        ),
+      ),
+      ...common,
+    }),
+    v.looseObject({
+      type: v.literal('cell'),
+      schema: v.pipe(v.string(), v.minLength(1, 'must name the TL-B schema')),
+      cell: v.string(),
+      ...common,
+    }),
+  ]),
+)
+
+export type TonSignDataParams = v.InferOutput<typeof tonSignDataParams>
+
+export type TonSignDataResult = {
+  /** Base64 Ed25519 signature. */
+  signature: string
+  /** Raw wallet address `0:<hex>`. */
+  address: string
+  /** Unix seconds, from the wallet's clock. */
+  timestamp: number
+  /** Host of the request's verified origin. */
+  domain: string
+  /** The request payload, echoed. */
+  payload: TonSignDataParams
+  /** Hex Ed25519 public key (the variant one WalletConnect doc shows; verifiers need no chain lookup). */
+  publicKey: string
+}
+
+type SignDataPlan = { payload: SignDataPayload; domain: string; echo: TonSignDataParams }
+
+/**
+ * The domain the signature binds to: the host (with port, as TON Connect WalletKit does) of the origin the
+ * transport verified. A dapp-declared domain is never used, and a request with no origin is refused: a
+ * signature bound to nothing could be replayed to any site.
+ */
+export function signDataDomain(context: RequestContext): string {
+  if (context.origin === undefined) {
+    throw new PolicyRefusedError('ton_signData needs the request origin to bind the signature to', {
+      rule: 'ton.sign_data.no_origin',
+    })
+  }
+  const host = URL.canParse(context.origin) ? new URL(context.origin).host : ''
+  if (host === '') {
+    throw new PolicyRefusedError('the request origin has no host to bind the signature to', {
+      rule: 'ton.sign_data.bad_origin',
+    })
+  }
+  return host
+}
+
+function decode(params: TonSignDataParams): SignDataPayload {
+  switch (params.type) {
+    case 'text':
+      return { type: 'text', text: params.text }
+    case 'binary':
+      return { type: 'binary', bytes: new Uint8Array(Buffer.from(params.bytes, 'base64')) }
+    case 'cell':
+      return { type: 'cell', schema: params.schema, cell: parseBoc(params.cell, 'cell') as Cell }
+  }
+}
+
+export function reviewSignData(
+  context: RequestContext,
+  account: string,
+  domain: string,
+  payload: SignDataPayload,
+): ReviewDraft {
+  const warnings: ReviewWarning[] = []
+  const items = [item('Domain', domain), item('Type', payload.type)]
+  if (payload.type === 'text') {
+    items.push(item('Text', payload.text))
+  } else if (payload.type === 'binary') {
+    items.push(item('Bytes (base64)', Buffer.from(payload.bytes).toString('base64')))
+    warnings.push({
+      code: 'ton.sign_data.binary',
+      severity: 'caution',
+      message: 'The app asks you to sign bytes the wallet cannot show as text. Sign only if you trust it.',
+    })
+  } else {
+    items.push(item('Schema (TL-B)', payload.schema), item('Cell hash', payload.cell.hash().toString('hex')))
+    warnings.push({
+      code: 'ton.sign_data.cell',
+      severity: 'caution',
+      message:
+        'The app asks you to sign a cell the wallet does not decode; a contract may act on this signature.',
+    })
+  }
+  if (context.originValidation === 'INVALID') {
+    warnings.push({
+      code: 'ton.sign_data.origin_invalid',
+      severity: 'danger',
+      message: `The transport could not verify that this request comes from ${domain}.`,
+    })
+  }
+  return { account, title: `Sign data for ${domain}`, items, warnings }
+}
+
+export const ton_signData = (wallet: TonWallet) =>
+  defineMethod({
+    params: tonSignDataParams,
+
+    async plan(context, params) {
+      const contract = await wallet.contract()
+      checkNetwork(context, params.network)
+      checkFrom(params.from, contract.address)
+      const domain = signDataDomain(context)
+      const payload = decode(params)
+      const account = friendly(contract.address, context.chainId, false)
+      const plan: SignDataPlan = { payload, domain, echo: params }
+      return { review: reviewSignData(context, account, domain, payload), plan }
+    },
+
+    async execute(context, { payload, domain, echo }: SignDataPlan): Promise<TonSignDataResult> {
+      const contract = await wallet.contract()
+      const timestamp = Math.floor(context.clock() / 1000)
+      if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+        throw new InternalError({ details: 'the wallet clock is not a valid Unix time' })
+      }
+      const digest = signDataDigest({ payload, address: contract.address, domain, timestamp })
+      const signature = await wallet.sign(digest)
+      return {
+        signature: Buffer.from(signature).toString('base64'),
+        address: contract.address.toRawString(),
+        timestamp,
+        domain,
+        payload: echo,
+        publicKey: toHex(contract.publicKey),
+      }
+    },
+  })

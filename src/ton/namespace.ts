@@ -1,0 +1,67 @@
+import type { Namespace } from '../core/namespace.js'
+import { type TonChainId, tonChains } from './address.js'
+import type { TonSigner } from './keys.js'
+import { ton_sendMessage } from './methods/ton_sendMessage.js'
+import { ton_signData } from './methods/ton_signData.js'
+import type { TonChainProvider } from './provider.js'
+import { createTonWallet, maxValidFor, publicKeyHex } from './tonWallet.js'
+import type { TonWalletOptions, TonWalletVersion } from './wallet.js'
+
+export type TonNamespaceOptions = {
+  /** `await tonKeys.fromMnemonic(words)`, `tonKeys.fromSecretKey(key)`, or an external `{ publicKey, sign }`. */
+  keys: TonSigner | Promise<TonSigner>
+  /** `'v5r1'` (default) or `'v4r2'`, or the options object with a wallet id. */
+  wallet?: TonWalletVersion | TonWalletOptions
+  /** 0 (basechain, default) or -1 (masterchain). */
+  workchain?: 0 | -1
+  /** Chains this wallet serves; default both `ton:-239` and `ton:-3`, with the same wallet (see `TonWalletOptions`). */
+  chains?: readonly TonChainId[]
+  /** Chain provider per chain; `ton_sendMessage` answers 5101 on a chain without one. */
+  providers?: Partial<Record<TonChainId, TonChainProvider>>
+  /** Seconds a message stays valid when the dapp gives no `valid_until`: default 300, at most 600. */
+  defaultValidFor?: number
+}
+
+/**
+ * The `ton` namespace: `ton_sendMessage` and `ton_signData` for a v4R2 or v5R1 wallet, with the
+ * `ton_getPublicKey` / `ton_getStateInit` session properties @tonconnect/sdk requires.
+ */
+export function ton(options: TonNamespaceOptions): Namespace {
+  const chains = [...(options.chains ?? tonChains)]
+  for (const chainId of chains) {
+    if (!(tonChains as readonly string[]).includes(chainId))
+      throw new TypeError(`unknown ton chain ${chainId}`)
+  }
+  const defaultValidFor = options.defaultValidFor ?? 300
+  if (!Number.isInteger(defaultValidFor) || defaultValidFor < 10 || defaultValidFor > maxValidFor) {
+    throw new RangeError(`defaultValidFor must be 10..${maxValidFor} seconds`)
+  }
+  const wallet = createTonWallet({
+    keys: options.keys,
+    wallet:
+      typeof options.wallet === 'string'
+        ? { version: options.wallet }
+        : (options.wallet ?? { version: 'v5r1' }),
+    workchain: options.workchain ?? 0,
+    providers: options.providers ?? {},
+    defaultValidFor,
+  })
+
+  return {
+    name: 'ton',
+    chains,
+    methods: {
+      ton_sendMessage: ton_sendMessage(wallet),
+      ton_signData: ton_signData(wallet),
+    },
+    // The raw form `0:<hex>`: @tonconnect/sdk converts friendly accounts to it anyway, and it carries no
+    // bounce or testnet flag to get wrong.
+    async accounts() {
+      return [(await wallet.contract()).address.toRawString()]
+    },
+    async sessionProperties() {
+      const contract = await wallet.contract()
+      return { ton_getPublicKey: publicKeyHex(contract), ton_getStateInit: contract.stateInitBoc }
+    },
+  }
+}

@@ -1,0 +1,105 @@
+import { type Address, type Cell, fromNano, type Slice } from '@ton/core'
+import { group, item, type ReviewItem } from '../core/review.js'
+import { friendly } from './address.js'
+
+/** Well-known message body opcodes (TEP-74 jettons, TEP-62 NFTs, wallet comments). */
+export const opcodes = {
+  comment: 0x00000000,
+  encryptedComment: 0x2167da4b,
+  jettonTransfer: 0x0f8a7ea5,
+  nftTransfer: 0x5fcc3d14,
+} as const
+
+export type DecodedPayload = {
+  /** What the review shows for the payload. */
+  item: ReviewItem
+  /** True when the payload is a call the wallet cannot explain to its user. */
+  opaque: boolean
+}
+
+const hex32 = (op: number) => `0x${op.toString(16).padStart(8, '0')}`
+
+function comment(slice: Slice): string | undefined {
+  const text = slice.loadStringTail()
+  return /^[^\p{Cc}]*$/u.test(text.replace(/[\n\t]/g, ' ')) ? text : undefined
+}
+
+function forwardPayload(slice: Slice): ReviewItem[] {
+  // forward_payload:(Either Cell ^Cell)
+  const body = slice.loadBit() ? slice.loadRef().beginParse() : slice
+  if (body.remainingBits < 32) return []
+  const op = body.loadUint(32)
+  if (op === opcodes.comment) {
+    const text = comment(body)
+    return text === undefined ? [] : [item('Forward comment', text)]
+  }
+  return [item('Forward payload op', hex32(op))]
+}
+
+const showAddress = (address: Address | null, chainId: string) =>
+  address === null ? 'none' : friendly(address, chainId, true)
+
+/**
+ * What a message body does, in words: a text comment, a jetton or NFT transfer (TEP-74 / TEP-62), or an
+ * opaque call named by its opcode. Never throws: a body that does not parse as what its opcode claims is
+ * shown as opaque.
+ */
+export function decodePayload(body: Cell, chainId: string): DecodedPayload {
+  const slice = body.beginParse()
+  if (slice.remainingBits < 32) {
+    return { item: item('Payload', `${slice.remainingBits} bits, no opcode`), opaque: true }
+  }
+  const op = slice.loadUint(32)
+  try {
+    if (op === opcodes.comment) {
+      const text = comment(slice)
+      if (text !== undefined) return { item: item('Comment', text), opaque: false }
+    } else if (op === opcodes.encryptedComment) {
+      return { item: item('Payload', 'encrypted comment'), opaque: false }
+    } else if (op === opcodes.jettonTransfer) {
+      const queryId = slice.loadUintBig(64)
+      const amount = slice.loadCoins()
+      const destination = slice.loadAddress()
+      const responseDestination = slice.loadMaybeAddress()
+      const hasCustomPayload = slice.loadBit()
+      if (hasCustomPayload) slice.loadRef()
+      const forwardTon = slice.loadCoins()
+      return {
+        item: group('Jetton transfer', [
+          item('Jetton amount (base units)', amount.toString()),
+          item('Recipient', friendly(destination, chainId, true)),
+          item('Excess to', showAddress(responseDestination, chainId)),
+          item('Forward TON', `${fromNano(forwardTon)} TON`),
+          ...forwardPayload(slice),
+          ...(hasCustomPayload ? [item('Custom payload', 'present')] : []),
+          item('Query id', queryId.toString()),
+        ]),
+        opaque: false,
+      }
+    } else if (op === opcodes.nftTransfer) {
+      const queryId = slice.loadUintBig(64)
+      const newOwner = slice.loadAddress()
+      const responseDestination = slice.loadMaybeAddress()
+      const hasCustomPayload = slice.loadBit()
+      if (hasCustomPayload) slice.loadRef()
+      const forwardTon = slice.loadCoins()
+      return {
+        item: group('NFT transfer', [
+          item('New owner', friendly(newOwner, chainId, true)),
+          item('Excess to', showAddress(responseDestination, chainId)),
+          item('Forward TON', `${fromNano(forwardTon)} TON`),
+          ...forwardPayload(slice),
+          ...(hasCustomPayload ? [item('Custom payload', 'present')] : []),
+          item('Query id', queryId.toString()),
+        ]),
+        opaque: false,
+      }
+    }
+  } catch {
+    // Falls through to the opaque description below.
+  }
+  return {
+    item: item('Payload', `contract call, opcode ${hex32(op)}, cell hash ${body.hash().toString('hex')}`),
+    opaque: true,
+  }
+}
