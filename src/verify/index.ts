@@ -9,3 +9,10 @@ export {
   verifyBip322,
   verifySignMessage,
 } from './signMessage.js'
+export {
+  type SignInput,
+  type SignPsbtParams,
+  type SignPsbtResult,
+  type VerifySignPsbtOptions,
+  verifySignPsbt,
+} from './signPsbt.js'

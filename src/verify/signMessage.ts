@@ -161,7 +161,7 @@ function checkBip137(address: DecodedAddress, digest: Uint8Array, bytes: Uint8Ar
   try {
     publicKey = new secp256k1.Signature(r, s, recovery).recoverPublicKey(digest).toBytes(kind.compressed)
   } catch {
-    return fail('no public key recovers from this signature')
+    fail('no public key recovers from this signature')
   }
   if (kind.type === address.type) {
     if (!scriptMatchesKey(address, publicKey)) fail(`the signing key is not the key of ${address.address}`)

@@ -97,7 +97,7 @@ describe('verifyBip322', () => {
       verifyBip322('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', 'Hello World', helloSignatures[0]!).valid,
     ).toBe(false)
     const tampered = base64.decode(helloSignatures[1]!)
-    tampered[20] ^= 1
+    tampered[20] = tampered[20]! ^ 1
     expect(verifyBip322(p2wpkhAddress, 'Hello World', base64.encode(tampered)).valid).toBe(false)
     expect(verifyBip322(p2wpkhAddress, 'Hello World', 'smpAA==').valid).toBe(false)
     expect(verifyBip322(p2wpkhAddress, 'Hello World', 'fooAA==').valid).toBe(false)

@@ -297,7 +297,7 @@ export function sighashWitnessV0(
 ): Uint8Array {
   const base = hashType & 0x1f
   const anyoneCanPay = (hashType & SIGHASH_ANYONECANPAY) !== 0
-  const zero = new Uint8Array(32)
+  const zero: Uint8Array = new Uint8Array(32)
   const input = tx.inputs[index]
   if (input === undefined) return fail(`input ${index} does not exist`)
   const hashPrevouts = anyoneCanPay ? zero : sha256d(concatBytes(...tx.inputs.map(outpoint)))
