@@ -23,6 +23,7 @@ import {
 import {
   decodePsbtText,
   entriesOfType,
+  fieldOf,
   finalWitnessOf,
   InputKey,
   type ParsedPsbt,
@@ -30,7 +31,6 @@ import {
   parsePsbt,
   prevoutOf,
   sameMap,
-  valueOf,
 } from './internal/psbt.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 import { parsePushes } from './signMessage.js'
@@ -98,7 +98,7 @@ export function verifySignPsbt(
 /** A foreign or unlisted input: unchanged, or (with broadcast) finalized from signatures it already carried. */
 function checkUntouched(index: number, before: PsbtMap, after: PsbtMap, broadcast: boolean): void {
   if (sameMap(before, after)) return
-  const isFinal = valueOf(after, InputKey.finalScriptSig) ?? valueOf(after, InputKey.finalScriptWitness)
+  const isFinal = fieldOf(after, InputKey.finalScriptSig) ?? fieldOf(after, InputKey.finalScriptWitness)
   if (!broadcast || isFinal === undefined) {
     const gained = [...after.keys()].some((key) => !before.has(key) && signatureKey(key))
     fail(
@@ -114,11 +114,11 @@ function checkUntouched(index: number, before: PsbtMap, after: PsbtMap, broadcas
   }
   const finalItems = [
     ...(finalWitnessOf(after) ?? []),
-    ...parsePushes(valueOf(after, InputKey.finalScriptSig) ?? new Uint8Array(0)),
+    ...parsePushes(fieldOf(after, InputKey.finalScriptSig) ?? new Uint8Array(0)),
   ]
   const alreadyFinal =
-    valueOf(before, InputKey.finalScriptSig) !== undefined ||
-    valueOf(before, InputKey.finalScriptWitness) !== undefined
+    fieldOf(before, InputKey.finalScriptSig) !== undefined ||
+    fieldOf(before, InputKey.finalScriptWitness) !== undefined
   for (const item of finalItems) {
     if (looksLikeSignature(item) && !known.has(hex.encode(item)) && !alreadyFinal) {
       fail(`input ${index} was not requested but its final witness carries a new signature`)
@@ -147,8 +147,8 @@ function checkSigned(
   if (prevout === undefined) fail(`input ${index} carries no previous output`)
   if (!equalBytes(prevout.script, address.script)) fail(`input ${index} does not spend ${entry.address}`)
   const isFinal =
-    valueOf(after, InputKey.finalScriptSig) !== undefined ||
-    valueOf(after, InputKey.finalScriptWitness) !== undefined
+    fieldOf(after, InputKey.finalScriptSig) !== undefined ||
+    fieldOf(after, InputKey.finalScriptWitness) !== undefined
   // Everything the request carried stays, except what a finalizer clears; the signer adds only signer fields.
   for (const [key, value] of map) {
     const kept = after.get(key)
@@ -162,7 +162,7 @@ function checkSigned(
     }
   }
   const allowed = entry.sighashTypes ?? [1]
-  const declared = valueOf(map, InputKey.sighashType)
+  const declared = fieldOf(map, InputKey.sighashType)
   const declaredType =
     declared === undefined
       ? undefined
@@ -204,7 +204,7 @@ function collectSignatures(address: DecodedAddress, before: PsbtMap, after: Psbt
   }
   if (address.type === 'p2tr') {
     const schnorrSignatures: { signature: Uint8Array; key: Uint8Array; leafHash?: Uint8Array }[] = []
-    const keySig = valueOf(after, InputKey.tapKeySig)
+    const keySig = fieldOf(after, InputKey.tapKeySig)
     if (keySig !== undefined && isNew('13', keySig))
       schnorrSignatures.push({ signature: keySig, key: address.program })
     for (const [keyData, value] of entriesOfType(after, InputKey.tapScriptSig)) {
@@ -239,7 +239,7 @@ function collectSignatures(address: DecodedAddress, before: PsbtMap, after: Psbt
   }
   if (ecdsa.length === 0) {
     const witness = finalWitnessOf(after)
-    const scriptSig = valueOf(after, InputKey.finalScriptSig)
+    const scriptSig = fieldOf(after, InputKey.finalScriptSig)
     if (witness !== undefined && witness.length === 2)
       ecdsa.push({ signature: witness[0]!, publicKey: witness[1]! })
     else if (scriptSig !== undefined && address.type === 'p2pkh') {
@@ -275,7 +275,7 @@ function collectSignatures(address: DecodedAddress, before: PsbtMap, after: Psbt
 function extractFinal(psbt: ParsedPsbt): RawTransaction {
   const inputs = psbt.tx.inputs.map((input, index) => {
     const map = psbt.inputs[index]!
-    const scriptSig = valueOf(map, InputKey.finalScriptSig)
+    const scriptSig = fieldOf(map, InputKey.finalScriptSig)
     const witness = finalWitnessOf(map)
     if (scriptSig === undefined && witness === undefined)
       fail(`broadcast was requested but input ${index} is not final`)

@@ -86,21 +86,21 @@ export function entriesOfType(map: PsbtMap, type: number): [Uint8Array, Uint8Arr
   return out
 }
 
-export function valueOf(map: PsbtMap, type: number): Uint8Array | undefined {
+export function fieldOf(map: PsbtMap, type: number): Uint8Array | undefined {
   return map.get(type.toString(16).padStart(2, '0'))
 }
 
 /** The previous output an input spends, from its witness UTXO or its full previous transaction. */
 export function prevoutOf(psbt: ParsedPsbt, index: number): TxOutput | undefined {
   const map = psbt.inputs[index]!
-  const witnessUtxo = valueOf(map, InputKey.witnessUtxo)
+  const witnessUtxo = fieldOf(map, InputKey.witnessUtxo)
   if (witnessUtxo !== undefined) {
     const reader = new Reader(witnessUtxo)
     const out = { amount: reader.uint(8), script: reader.varBytes() }
     if (!reader.done) fail(`input ${index}: malformed witness UTXO`)
     return out
   }
-  const previous = valueOf(map, InputKey.nonWitnessUtxo)
+  const previous = fieldOf(map, InputKey.nonWitnessUtxo)
   if (previous === undefined) return undefined
   const parent = parseTransaction(previous)
   const spent = hex.encode(psbt.tx.inputs[index]!.txid.slice().reverse())
@@ -109,6 +109,6 @@ export function prevoutOf(psbt: ParsedPsbt, index: number): TxOutput | undefined
 }
 
 export function finalWitnessOf(map: PsbtMap): Uint8Array[] | undefined {
-  const value = valueOf(map, InputKey.finalScriptWitness)
+  const value = fieldOf(map, InputKey.finalScriptWitness)
   return value === undefined ? undefined : decodeWitness(value)
 }
