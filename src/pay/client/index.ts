@@ -340,7 +340,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
   }
 
   return {
-    getOptions(paymentIdOrLink, { includePaymentInfo = false } = {}) {
+    async getOptions(paymentIdOrLink, { includePaymentInfo = false } = {}) {
       return getOptions(paymentIdOf(paymentIdOrLink), includePaymentInfo)
     },
 

@@ -1,0 +1,397 @@
+import { describe, expect, it } from 'vitest'
+import {
+  createPayClient,
+  InvalidPaymentLinkError,
+  OptionUnavailableError,
+  PayActionError,
+  PaymentExpiredError,
+  PayProtocolError,
+  PayTimeoutError,
+  RouteExpiredError,
+} from '../../../src/pay/index.js'
+import {
+  evmAddress,
+  fakeTime,
+  fakeTonNamespace,
+  fakeWallet,
+  optionsBody,
+  type Reply,
+  scriptedGateway,
+  typedDataAction,
+  usdcOption,
+  walletRpcAction,
+} from './fakes.js'
+
+function setup(
+  script: Record<string, Reply[]>,
+  options: Parameters<typeof fakeWallet>[0] & { maxPollMs?: number; pollTimeoutMs?: number } = {},
+) {
+  const gateway = scriptedGateway(script)
+  const time = fakeTime()
+  const fixture = fakeWallet(options)
+  const client = createPayClient({
+    baseUrl: 'https://api.pay.example.com',
+    apiKey: 'svc_test_key',
+    wallet: fixture.wallet,
+    fetch: gateway.fetch,
+    clock: time.clock,
+    sleep: time.sleep,
+    random: () => 0,
+    ...(options.maxPollMs === undefined ? {} : { maxPollMs: options.maxPollMs }),
+    ...(options.pollTimeoutMs === undefined ? {} : { pollTimeoutMs: options.pollTimeoutMs }),
+  })
+  return { client, gateway, time, ...fixture }
+}
+
+const fetched = { status: 200, body: { actions: [typedDataAction] } }
+const succeeded = {
+  status: 200,
+  body: { status: 'succeeded', isFinal: true, pollInMs: null, info: { txId: 'test:pay_1' } },
+}
+const processing = { status: 200, body: { status: 'processing', isFinal: false, pollInMs: 750 } }
+
+describe('getOptions', () => {
+  it('sends every account of every configured chain in CAIP-10 form, and includePaymentInfo when asked', async () => {
+    const { client, gateway } = setup(
+      { options: [{ status: 200, body: optionsBody([usdcOption()]) }] },
+      { chains: ['eip155:1', 'eip155:8453'], namespaces: [fakeTonNamespace()] },
+    )
+    const options = await client.getOptions('https://pay.walletconnect.com/pay_1', {
+      includePaymentInfo: true,
+    })
+    const request = gateway.requests[0]!
+    expect(request.url.pathname).toBe('/v1/gateway/payment/pay_1/options')
+    expect(request.url.searchParams.get('includePaymentInfo')).toBe('true')
+    expect(request.body).toEqual({
+      accounts: [`eip155:1:${evmAddress}`, `eip155:8453:${evmAddress}`, 'ton:-239:0:abcd'],
+    })
+    expect(options.paymentId).toBe('pay_1')
+    expect(options.expiresAtMs).toBe(1_800_000_600_000)
+    expect(client.remainingMs(options)).toBe(600_000)
+  })
+
+  it('omits includePaymentInfo unless asked', async () => {
+    const { client, gateway } = setup({ options: [{ status: 200, body: { options: [] } }] })
+    const options = await client.getOptions('pay_1')
+    expect(gateway.requests[0]!.url.search).toBe('')
+    expect(options.info).toBeUndefined()
+    expect(client.remainingMs(options)).toBeUndefined()
+  })
+
+  it('marks options needing a namespace, chain or method the wallet lacks as unavailable', async () => {
+    const solana = {
+      id: 'opt_sol',
+      account: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:7S3P4HxJpyyigGzodYwHtCxZyUQe9JiBMHyRWXArAaKv',
+      actions: [
+        walletRpcAction('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'solana_signTransaction', ['AQ==']),
+      ],
+    }
+    const otherChain = usdcOption('opt_eth', { account: `eip155:1:${evmAddress}` })
+    const unknownMethod = {
+      id: 'opt_method',
+      account: `eip155:8453:${evmAddress}`,
+      actions: [walletRpcAction('eip155:8453', 'eth_signTypedData_v3', [])],
+    }
+    const { client } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption(), solana, otherChain, unknownMethod]) }],
+    })
+    const { options } = await client.getOptions('pay_1')
+    expect(options.map((option) => [option.id, option.available])).toEqual([
+      ['opt_1', true],
+      ['opt_sol', false],
+      ['opt_eth', false],
+      ['opt_method', false],
+    ])
+    expect(options[1]!.unavailableReason).toMatch(/no solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp chain/)
+    expect(options[3]!.unavailableReason).toMatch(/does not serve eth_signTypedData_v3/)
+  })
+
+  it('refuses a link from an untrusted host before any request', async () => {
+    const { client, gateway } = setup({ options: [{ status: 200, body: { options: [] } }] })
+    await expect(client.getOptions('https://pay.walletconnect.com.evil.io/pay_1')).rejects.toBeInstanceOf(
+      InvalidPaymentLinkError,
+    )
+    await expect(client.pay('pay_1/../../admin', 'opt_1')).rejects.toMatchObject({
+      code: 'invalid_payment_link',
+    })
+    expect(gateway.requests).toHaveLength(0)
+  })
+})
+
+describe('pay', () => {
+  it('fetches the build, runs approval then signature in order through the router, confirms, polls to succeeded', async () => {
+    const { client, gateway, executed, reviews, time } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [fetched],
+      confirm: [processing, succeeded],
+    })
+    const statuses: string[] = []
+    const result = await client.pay('pay_1', 'opt_1', { onStatus: (status) => statuses.push(status) })
+
+    expect(result).toMatchObject({
+      paymentId: 'pay_1',
+      optionId: 'opt_1',
+      status: 'succeeded',
+      txId: 'test:pay_1',
+    })
+    expect(executed.map((call) => call.method)).toEqual(['eth_sendTransaction', 'eth_signTypedData_v4'])
+    // params arrive JSON-decoded.
+    expect(executed[1]!.params).toEqual([
+      evmAddress,
+      JSON.stringify({ primaryType: 'TransferWithAuthorization' }),
+    ])
+    // The approval carries the payment context.
+    expect(reviews.map((review) => review.context)).toEqual([
+      {
+        payment: 'pay_1',
+        merchant: 'Coffee Shop',
+        amount: '12.5 USD',
+        option: '12.5 USDC on Base (opt_1)',
+        action: '1 of 2',
+      },
+      {
+        payment: 'pay_1',
+        merchant: 'Coffee Shop',
+        amount: '12.5 USD',
+        option: '12.5 USDC on Base (opt_1)',
+        action: '2 of 2',
+      },
+    ])
+    expect(reviews[0]!.origin).toBe('https://api.pay.example.com')
+
+    expect(gateway.calls('fetch')[0]!.body).toEqual({ optionId: 'opt_1', data: 'build-opt_1' })
+    const confirms = gateway.calls('confirm')
+    expect(confirms).toHaveLength(2)
+    expect(confirms[0]!.url.searchParams.get('maxPollMs')).toBe('30000')
+    expect(confirms[0]!.body).toEqual({
+      optionId: 'opt_1',
+      results: [
+        { type: 'walletRpc', data: [result.results[0]] },
+        { type: 'walletRpc', data: [result.results[1]] },
+      ],
+    })
+    expect(confirms[1]!.body).toEqual(confirms[0]!.body)
+    expect(result.results).toHaveLength(2)
+    expect(statuses).toEqual(['processing', 'succeeded'])
+    expect(time.state.sleeps).toEqual([750])
+  })
+
+  it('iterates over every action a build resolves into (rule 2), keeping results in order', async () => {
+    const personal = walletRpcAction('eip155:8453', 'personal_sign', ['0x68656c6c6f', evmAddress])
+    const { client, gateway, executed } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [{ status: 200, body: { actions: [typedDataAction, personal] } }],
+      confirm: [succeeded],
+    })
+    const result = await client.pay('pay_1', 'opt_1')
+    expect(executed.map((call) => call.method)).toEqual([
+      'eth_sendTransaction',
+      'eth_signTypedData_v4',
+      'personal_sign',
+    ])
+    const results = (gateway.calls('confirm')[0]!.body as { results: { data: string[] }[] }).results
+    expect(results.map((entry) => entry.data[0])).toEqual(result.results)
+    expect(results).toHaveLength(3)
+  })
+
+  it('accepts params as an array as well as JSON text', async () => {
+    const arrayParams = {
+      type: 'walletRpc',
+      data: { chain_id: 'eip155:8453', method: 'personal_sign', params: ['0x01', evmAddress] },
+    }
+    const { client, executed } = setup({
+      options: [{ status: 200, body: optionsBody([{ id: 'opt_1', actions: [arrayParams] }]) }],
+      confirm: [succeeded],
+    })
+    await client.pay('pay_1', 'opt_1')
+    expect(executed[0]!.params).toEqual(['0x01', evmAddress])
+  })
+
+  it('stops at the first refused action: nothing after it runs and nothing is confirmed', async () => {
+    const { client, gateway, executed } = setup(
+      {
+        options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+        fetch: [fetched],
+        confirm: [succeeded],
+      },
+      { approve: (review) => review.method !== 'eth_signTypedData_v4' },
+    )
+    const error = await client.pay('pay_1', 'opt_1').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PayActionError)
+    expect(error).toMatchObject({ code: 'action_failed', actionIndex: 1, rpcError: { code: 5000 } })
+    expect(executed.map((call) => call.method)).toEqual(['eth_sendTransaction'])
+    expect(gateway.calls('confirm')).toHaveLength(0)
+  })
+
+  it('refuses an unavailable option before fetching or signing anything', async () => {
+    const solana = {
+      id: 'opt_sol',
+      actions: [
+        walletRpcAction('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'solana_signTransaction', ['AQ==']),
+      ],
+    }
+    const { client, gateway, executed } = setup({ options: [{ status: 200, body: optionsBody([solana]) }] })
+    const error = await client.pay('pay_1', 'opt_sol').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(OptionUnavailableError)
+    expect(error).toMatchObject({ code: 'option_unavailable' })
+    await expect(client.pay('pay_1', 'opt_missing')).rejects.toMatchObject({ code: 'option_unavailable' })
+    expect(executed).toHaveLength(0)
+    expect(gateway.calls('fetch')).toHaveLength(0)
+  })
+
+  it('refuses a build that resolves onto a chain the wallet lacks, before signing anything', async () => {
+    const { client, executed, gateway } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [{ status: 200, body: { actions: [walletRpcAction('eip155:1', 'eth_signTypedData_v4', [])] } }],
+    })
+    await expect(client.pay('pay_1', 'opt_1')).rejects.toBeInstanceOf(OptionUnavailableError)
+    expect(executed).toHaveLength(0)
+    expect(gateway.calls('confirm')).toHaveLength(0)
+  })
+
+  it('refuses a build that resolves into another build', async () => {
+    const { client, executed } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [{ status: 200, body: { actions: [{ type: 'build', data: { data: 'again' } }] } }],
+    })
+    await expect(client.pay('pay_1', 'opt_1')).rejects.toBeInstanceOf(PayProtocolError)
+    expect(executed).toHaveLength(0)
+  })
+
+  it('reuses options from getOptions instead of fetching them again', async () => {
+    const { client, gateway } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [fetched],
+      confirm: [succeeded],
+    })
+    const options = await client.getOptions('pay_1', { includePaymentInfo: true })
+    await client.pay('pay_1', 'opt_1', { options })
+    expect(gateway.calls('options')).toHaveLength(1)
+  })
+
+  it('returns a final failed status as the result', async () => {
+    const { client } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [fetched],
+      confirm: [{ status: 200, body: { status: 'failed', isFinal: true } }],
+    })
+    await expect(client.pay('pay_1', 'opt_1')).resolves.toMatchObject({ status: 'failed' })
+  })
+
+  it('turns long polling off with maxPollMs 0 and gives up after the poll budget', async () => {
+    const { client, gateway } = setup(
+      {
+        options: [{ status: 200, body: optionsBody([usdcOption()], {}, 1_900_000_000) }],
+        fetch: [fetched],
+        confirm: [processing],
+      },
+      { maxPollMs: 0, pollTimeoutMs: 3_000 },
+    )
+    const error = await client.pay('pay_1', 'opt_1').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PayTimeoutError)
+    expect(error).toMatchObject({ code: 'poll_timeout', lastStatus: 'processing' })
+    expect(gateway.calls('confirm')[0]!.url.searchParams.has('maxPollMs')).toBe(false)
+    // 750 ms apart until 3 s have passed: 0, 750, 1500, 2250, 3000.
+    expect(gateway.calls('confirm')).toHaveLength(5)
+  })
+})
+
+describe('expiry (rule 10) and the 410/409 answers', () => {
+  it('blocks submission once expiresAt has passed on the injected clock: nothing fetched, nothing signed', async () => {
+    const { client, gateway, executed, time } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [fetched],
+      confirm: [succeeded],
+    })
+    const options = await client.getOptions('pay_1', { includePaymentInfo: true })
+    time.state.now = 1_800_000_600_000
+    expect(client.remainingMs(options)).toBe(0)
+    const error = await client.pay('pay_1', 'opt_1', { options }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PaymentExpiredError)
+    expect(error).toMatchObject({ code: 'payment_expired', status: undefined })
+    expect(executed).toHaveLength(0)
+    expect(gateway.calls('fetch')).toHaveLength(0)
+  })
+
+  it('stops between actions when the payment expires while the user is approving', async () => {
+    const fixture = setup(
+      {
+        options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+        fetch: [fetched],
+        confirm: [succeeded],
+      },
+      {
+        approve: () => {
+          // The user takes eleven minutes over the first approval.
+          fixture.time.state.now += 11 * 60_000
+          return true
+        },
+      },
+    )
+    await expect(fixture.client.pay('pay_1', 'opt_1')).rejects.toBeInstanceOf(PaymentExpiredError)
+    expect(fixture.executed.map((call) => call.method)).toEqual(['eth_sendTransaction'])
+    expect(fixture.gateway.calls('confirm')).toHaveLength(0)
+  })
+
+  it('honours an option expiresAt earlier than the payment', async () => {
+    const { client, executed, time } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption('opt_1', { expiresAt: 1_800_000_060 })]) }],
+    })
+    time.state.now = 1_800_000_060_000
+    await expect(client.pay('pay_1', 'opt_1')).rejects.toBeInstanceOf(PaymentExpiredError)
+    expect(executed).toHaveLength(0)
+  })
+
+  it('410 from fetch: the payment expired (final), nothing signed, no retry', async () => {
+    const { client, gateway, executed } = setup({
+      options: [
+        {
+          status: 200,
+          body: optionsBody([usdcOption('opt_1', { actions: [{ type: 'build', data: { data: 'b' } }] })]),
+        },
+      ],
+      fetch: [{ status: 410, body: { code: 'payment_expired', message: 'Payment expired' } }],
+    })
+    const error = await client.pay('pay_1', 'opt_1').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PaymentExpiredError)
+    expect(error).toMatchObject({ status: 410, code: 'payment_expired', shortMessage: 'Payment expired' })
+    expect(executed).toHaveLength(0)
+    expect(gateway.calls('fetch')).toHaveLength(1)
+  })
+
+  it('409 on confirm: options are fetched again once and the renewed option is paid', async () => {
+    const renewed = usdcOption('opt_2')
+    const { client, gateway, executed } = setup({
+      options: [
+        { status: 200, body: optionsBody([usdcOption('opt_1')]) },
+        { status: 200, body: optionsBody([renewed]) },
+      ],
+      fetch: [fetched],
+      confirm: [{ status: 409, body: { code: 'route_expired', message: 'Route expired' } }, succeeded],
+    })
+    const result = await client.pay('pay_1', 'opt_1')
+    expect(result).toMatchObject({ status: 'succeeded', optionId: 'opt_2' })
+    const optionCalls = gateway.calls('options')
+    expect(optionCalls).toHaveLength(2)
+    expect(optionCalls[1]!.body).toMatchObject({ refresh: ['opt_1'] })
+    expect(gateway.calls('fetch').map((call) => call.body)).toEqual([
+      { optionId: 'opt_1', data: 'build-opt_1' },
+      { optionId: 'opt_2', data: 'build-opt_2' },
+    ])
+    expect((gateway.calls('confirm')[1]!.body as { optionId: string }).optionId).toBe('opt_2')
+    // The fresh route's actions were signed afresh.
+    expect(executed).toHaveLength(4)
+  })
+
+  it('409 twice: the refetch happens once, then RouteExpiredError', async () => {
+    const { client, gateway } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption('opt_1')]) }],
+      fetch: [{ status: 409, body: { code: 'route_expired', message: 'Route expired' } }],
+    })
+    const error = await client.pay('pay_1', 'opt_1').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RouteExpiredError)
+    expect(error).toMatchObject({ status: 409, code: 'route_expired' })
+    expect(gateway.calls('options')).toHaveLength(2)
+    expect(gateway.calls('fetch')).toHaveLength(2)
+  })
+})
