@@ -167,13 +167,8 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     return [...new Set(all)]
   }
 
-  async function getOptions(
-    paymentId: string,
-    includePaymentInfo: boolean,
-    refresh?: string[],
-  ): Promise<PaymentOptions> {
-    const body =
-      refresh === undefined ? { accounts: await accounts() } : { accounts: await accounts(), refresh }
+  async function getOptions(paymentId: string, includePaymentInfo: boolean): Promise<PaymentOptions> {
+    const body = { accounts: await accounts() }
     const { body: response, version } = await transport.post(
       path(paymentId, 'options'),
       includePaymentInfo ? { includePaymentInfo: 'true' } : {},
@@ -355,9 +350,10 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         return await attemptOption(paymentId, payment, option, collectedData, hooks)
       } catch (error) {
         if (!(error instanceof RouteExpiredError)) throw error
-        // 409: the route expired. Options are fetched again once; the same option (or its equivalent for the
-        // same account and asset) is run again from the start, with fresh actions.
-        payment = await getOptions(paymentId, true, [option.id])
+        // 409: the route expired. Options are fetched again once (an expired route is never offered again, so
+        // no `refresh` hint is needed); the same option, or its equivalent for the same account and asset, is
+        // run again from the start with fresh actions.
+        payment = await getOptions(paymentId, true)
         const renewed = equivalentOption(payment, option)
         if (renewed === undefined) throw error
         option = renewed
