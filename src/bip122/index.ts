@@ -1,3 +1,25 @@
+export { type AccountOptions, type AccountState, createAccount, type Discovery } from './account.js'
+export {
+  BIP122_MAINNET,
+  BIP122_REGTEST,
+  BIP122_TESTNET,
+  bip122Chains,
+  chainById,
+  outputScriptOf,
+} from './chains.js'
 export { ecc, loadSecp256k1, type Secp256k1, type Secp256k1Backend, secp256k1Backend } from './ecc.js'
+export { type HdKeysOptions, hdKeys } from './keys/hdKeys.js'
+export { type SingleKeyOptions, singleKey } from './keys/singleKey.js'
+export { bitcoinMessageHash } from './message/bip137.js'
+export { bip322MessageHash } from './message/bip322.js'
 export { bip122MethodFactories, createMethodTable, type MethodFactory } from './methods/index.js'
+export {
+  ADDRESSES_CHANGED,
+  type Bip122ChainOptions,
+  type Bip122Namespace,
+  type Bip122Options,
+  bip122,
+} from './namespace.js'
+export { ownedAddress } from './ownership.js'
+export { type EsploraOptions, esplora } from './providers/esplora.js'
 export type * from './types.js'

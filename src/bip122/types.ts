@@ -148,8 +148,20 @@ export type Account = {
   utxos(): Promise<AccountUtxo[]>
   /** The first unused P2WPKH change address (first unused receive address for a static wallet: its only one). */
   changeAddress(): Promise<AccountAddress>
+  /**
+   * The getAccountAddresses answer (spec rules; `intentions` filters, unknown intentions match nothing).
+   * Served from the last discovery while it is younger than the account's cache age.
+   */
+  addressEntries(intentions?: readonly string[]): Promise<AddressEntry[]>
+  /** Re-reads address activity and UTXOs from the chain provider now (no-op without a provider). */
+  refresh(): Promise<void>
   /** ECDSA (64-byte compact, low-S) with the key of `owner`. Call only from a method's `execute`. */
   signEcdsa(owner: AccountAddress, hash: Uint8Array): Promise<Uint8Array>
+  /** The same ECDSA signature with its recovery id (BIP-137). Call only from `execute`. */
+  signEcdsaRecoverable(
+    owner: AccountAddress,
+    hash: Uint8Array,
+  ): Promise<{ signature: Uint8Array; recoveryId: 0 | 1 | 2 | 3 }>
   /** BIP-86 key-path Schnorr signature (64 bytes) with the key of `owner`. Call only from `execute`. */
   signTaproot(owner: AccountAddress, hash: Uint8Array, auxRand?: Uint8Array): Promise<Uint8Array>
 }
@@ -163,8 +175,8 @@ export type ChainState = {
 
 /** What every bip122 method factory receives (built once by `bip122(...)`). */
 export type Bip122Wallet = {
-  /** The chain's state; throws ChainNotConfiguredError (5100) for a chain this wallet does not serve. */
-  chain(chainId: string): ChainState
+  /** The chain's state (its account is derived on first use); rejects with 5100 for a chain not served. */
+  chain(chainId: string): Promise<ChainState>
   /**
    * Resolves a request's `account` param leniently: the account id or any address of the account names it.
    * Throws InvalidParamsError (-32602) for an address of another network, UnauthorizedError (4100) otherwise.

@@ -1,0 +1,318 @@
+import { bytesToHex } from '@noble/hashes/utils.js'
+import type { Clock } from '../core/clock.js'
+import { ProviderError } from '../core/errors.js'
+import { ecc } from './ecc.js'
+import { encodeAddress, purposeOfType, typeOfPurpose } from './encoding.js'
+import type {
+  Account,
+  AccountAddress,
+  AccountUtxo,
+  AddressEntry,
+  Bip122Chain,
+  ChainProvider,
+  Change,
+  Intention,
+  KeyProvider,
+  Purpose,
+} from './types.js'
+
+export type AccountOptions = {
+  keys: KeyProvider
+  chain: Bip122Chain
+  provider: ChainProvider | undefined
+  clock: Clock
+  /** Consecutive unused addresses that end discovery of one chain (BIP-44's gap limit). Default 20. */
+  gapLimit?: number
+  /** How long a discovery (address activity + UTXOs) is reused before it is read again. Default 10 s. */
+  cacheMs?: number
+  /** Unused receive and change addresses a dynamic wallet offers per intention. Default 2 (the spec's minimum). */
+  unusedPerChain?: number
+  /** Chain-provider reads in flight at once during discovery. Default 8. */
+  concurrency?: number
+}
+
+/** What one discovery saw: which indexes were used per purpose/chain, and every UTXO. */
+export type Discovery = {
+  takenAt: number
+  /** `${purpose}/${change}` → used indexes, ascending. */
+  used: ReadonlyMap<string, readonly number[]>
+  utxos: readonly AccountUtxo[]
+}
+
+export type AccountState = Account & {
+  /** The last discovery, read again when older than `cacheMs` (or when `maxAgeMs` says so). */
+  discovery(maxAgeMs?: number): Promise<Discovery>
+  /** The UTXO set as a comparable string (`txid:vout` sorted), for the watcher. */
+  utxoFingerprint(discovery: Discovery): string
+}
+
+const hdPurposes: readonly Purpose[] = [84, 86, 49, 44]
+const changes: readonly Change[] = [0, 1]
+const intentionOf = (purpose: Purpose): Intention => (purpose === 86 ? 'ordinal' : 'payment')
+
+/**
+ * One account on one chain: the addresses derived with one account index across purposes 44, 49, 84 and 86
+ * (or the single address of a static wallet), with lookups by address and script, discovery through the chain
+ * provider and the getAccountAddresses listing. Addresses are derived once and cached; the listing is cached
+ * per discovery, so a warm call costs a map lookup.
+ */
+export async function createAccount(options: AccountOptions): Promise<AccountState> {
+  const { keys, chain, provider, clock } = options
+  const gapLimit = options.gapLimit ?? 20
+  const cacheMs = options.cacheMs ?? 10_000
+  const unusedPerChain = options.unusedPerChain ?? 2
+  const concurrency = options.concurrency ?? 8
+  if (unusedPerChain * 4 >= 20) throw new TypeError('unusedPerChain must keep unused addresses below 20')
+  const isStatic = keys.kind === 'single'
+  const purposes: readonly Purpose[] = isStatic ? [purposeOfType[keys.addressType ?? 'p2wpkh']] : hdPurposes
+
+  const byIndex = new Map<string, AccountAddress>()
+  const byAddress = new Map<string, AccountAddress>()
+  const byScript = new Map<string, AccountAddress>()
+
+  async function address(purpose: Purpose, change: Change, index: number): Promise<AccountAddress> {
+    const key = `${purpose}/${change}/${index}`
+    const cached = byIndex.get(key)
+    if (cached) return cached
+    const keyPath = { purpose, coinType: chain.coinType, account: keys.account, change, index }
+    const publicKey = await keys.publicKey(keyPath)
+    if (publicKey.length !== 33 || !ecc.isPoint(publicKey))
+      throw new Error('key provider gave an invalid public key')
+    const addressType = typeOfPurpose[purpose]
+    const encoded = encodeAddress(ecc, addressType, publicKey, chain.network)
+    const entry: AccountAddress = {
+      ...encoded,
+      addressType,
+      purpose,
+      change,
+      index,
+      keyPath,
+      path: isStatic ? undefined : `m/${purpose}'/${chain.coinType}'/${keys.account}'/${change}/${index}`,
+      intention: intentionOf(purpose),
+      publicKey,
+      publicKeyHex: bytesToHex(encoded.internalKey ?? publicKey),
+    }
+    byIndex.set(key, entry)
+    byAddress.set(entry.address, entry)
+    byScript.set(bytesToHex(entry.scriptPubKey), entry)
+    return entry
+  }
+
+  /** Signing takes only address records this account made, never a caller-built path. */
+  const owned = (owner: AccountAddress): AccountAddress => {
+    if (byIndex.get(`${owner.purpose}/${owner.change}/${owner.index}`) !== owner) {
+      throw new Error('address record does not belong to this account')
+    }
+    return owner
+  }
+
+  const first = await address(purposes[0]!, 0, 0)
+  const id = first.address
+
+  // ---- discovery --------------------------------------------------------------------------------------
+
+  let last: Discovery = { takenAt: Number.NEGATIVE_INFINITY, used: new Map(), utxos: [] }
+  let inFlight: Promise<Discovery> | undefined
+
+  const chainsToScan = (): Array<[Purpose, Change]> =>
+    isStatic
+      ? [[purposes[0]!, 0]]
+      : purposes.flatMap((purpose) => changes.map((change) => [purpose, change] as [Purpose, Change]))
+
+  async function discover(chainProvider: ChainProvider): Promise<Discovery> {
+    const limit = limiter(concurrency)
+    const used = new Map<string, number[]>()
+    await Promise.all(
+      chainsToScan().map(async ([purpose, change]) => {
+        const indexes: number[] = []
+        let next = 0
+        let highest = -1
+        // Walk in windows of `gapLimit` until a whole window past the highest used index is unused.
+        while (next <= highest + gapLimit) {
+          const end = isStatic ? 1 : highest + gapLimit + 1
+          const window: number[] = []
+          for (let index = next; index < end; index++) window.push(index)
+          next = end
+          const activity = await Promise.all(
+            window.map((index) =>
+              limit(async () => {
+                const entry = await address(purpose, change, index)
+                return { index, used: (await chainProvider.addressActivity(entry.address)).txCount > 0 }
+              }),
+            ),
+          )
+          for (const seen of activity) {
+            if (seen.used) {
+              indexes.push(seen.index)
+              highest = Math.max(highest, seen.index)
+            }
+          }
+          if (isStatic) break
+        }
+        used.set(
+          `${purpose}/${change}`,
+          indexes.sort((a, b) => a - b),
+        )
+      }),
+    )
+    const usedAddresses = [...used.entries()].flatMap(([key, indexes]) => {
+      const [purpose, change] = key.split('/').map(Number) as [Purpose, Change]
+      return indexes.map((index) => byIndex.get(`${purpose}/${change}/${index}`)!)
+    })
+    const utxos = (
+      await Promise.all(
+        usedAddresses.map((owner) =>
+          limit(async () => (await chainProvider.utxos(owner.address)).map((utxo) => ({ ...utxo, owner }))),
+        ),
+      )
+    ).flat()
+    return { takenAt: clock(), used, utxos }
+  }
+
+  async function discovery(maxAgeMs = cacheMs): Promise<Discovery> {
+    if (!provider) return last
+    if (clock() - last.takenAt < maxAgeMs && last.takenAt !== Number.NEGATIVE_INFINITY) return last
+    inFlight ??= discover(provider)
+      .then((result) => {
+        last = result
+        listings.clear()
+        return result
+      })
+      .finally(() => {
+        inFlight = undefined
+      })
+    return inFlight
+  }
+
+  const highestUsed = (seen: Discovery, purpose: Purpose, change: Change): number =>
+    seen.used.get(`${purpose}/${change}`)?.at(-1) ?? -1
+
+  /** Every address lookups may name: the discovery window of each purpose and chain. */
+  async function deriveWindow(): Promise<void> {
+    for (const [purpose, change] of chainsToScan()) {
+      const end = isStatic ? 1 : highestUsed(last, purpose, change) + 1 + gapLimit
+      for (let index = 0; index < end; index++) await address(purpose, change, index)
+    }
+  }
+
+  async function findAddress(text: string): Promise<AccountAddress | undefined> {
+    const known = byAddress.get(text)
+    if (known) return known
+    await deriveWindow()
+    return byAddress.get(text)
+  }
+
+  async function findScript(scriptPubKey: Uint8Array): Promise<AccountAddress | undefined> {
+    const key = bytesToHex(scriptPubKey)
+    const known = byScript.get(key)
+    if (known) return known
+    await deriveWindow()
+    return byScript.get(key)
+  }
+
+  // ---- getAccountAddresses ------------------------------------------------------------------------------
+
+  const listings = new Map<string, AddressEntry[]>()
+
+  async function addressEntries(intentions?: readonly string[]): Promise<AddressEntry[]> {
+    const seen = await discovery()
+    const key = intentions === undefined ? '*' : [...new Set(intentions)].sort().join(',')
+    const cached = listings.get(key)
+    if (cached && seen === last) return cached
+    const wanted = (purpose: Purpose) => intentions === undefined || intentions.includes(intentionOf(purpose))
+    const picked: AccountAddress[] = []
+    const add = (entry: AccountAddress) => {
+      if (!picked.includes(entry)) picked.push(entry)
+    }
+    // The first external address of each wanted intention, the account id first.
+    if (wanted(first.purpose)) add(first)
+    if (!isStatic && wanted(86)) add(await address(86, 0, 0))
+    // Every address holding a UTXO.
+    for (const utxo of seen.utxos) if (wanted(utxo.owner.purpose)) add(utxo.owner)
+    // A dynamic wallet offers the next unused receive and change addresses: P2WPKH for payment, P2TR for ordinal.
+    if (!isStatic) {
+      for (const purpose of [84, 86] as const) {
+        if (!wanted(purpose)) continue
+        for (const change of changes) {
+          const start = highestUsed(seen, purpose, change) + 1
+          const unusedOffered = () =>
+            picked.filter(
+              (entry) => entry.purpose === purpose && entry.change === change && entry.index >= start,
+            ).length
+          for (let index = start; unusedOffered() < unusedPerChain; index++)
+            add(await address(purpose, change, index))
+        }
+      }
+    }
+    const listing = picked.map(toEntry)
+    listings.set(key, listing)
+    return listing
+  }
+
+  async function changeAddress(): Promise<AccountAddress> {
+    if (isStatic) return first
+    const seen = await discovery()
+    return address(84, 1, highestUsed(seen, 84, 1) + 1)
+  }
+
+  async function utxos(): Promise<AccountUtxo[]> {
+    if (!provider) throw new ProviderError(`no chain provider configured for ${chain.chainId}`)
+    return [...(await discovery()).utxos]
+  }
+
+  return {
+    id,
+    chain,
+    isStatic,
+    findAddress,
+    findScript,
+    address,
+    utxos,
+    changeAddress,
+    addressEntries,
+    refresh: async () => {
+      await discovery(0)
+    },
+    discovery,
+    utxoFingerprint: (seen) =>
+      seen.utxos
+        .map((utxo) => `${utxo.txid}:${utxo.vout}`)
+        .sort()
+        .join(','),
+    signEcdsa: (owner, hash) => keys.signEcdsa(owned(owner).keyPath, hash),
+    signEcdsaRecoverable: async (owner, hash) => {
+      const { keyPath, publicKey } = owned(owner)
+      if (keys.signEcdsaRecoverable) return keys.signEcdsaRecoverable(keyPath, hash)
+      // An external signer that gives no recovery id: find the id that recovers our public key.
+      const signature = await keys.signEcdsa(keyPath, hash)
+      for (const recoveryId of [0, 1, 2, 3] as const) {
+        const recovered = ecc.recover(hash, signature, recoveryId, true)
+        if (recovered && bytesToHex(recovered) === bytesToHex(publicKey)) return { signature, recoveryId }
+      }
+      throw new Error('signer returned a signature that does not match its public key')
+    },
+    signTaproot: (owner, hash, auxRand) => keys.signTaproot(owned(owner).keyPath, hash, auxRand),
+  }
+}
+
+function toEntry(entry: AccountAddress): AddressEntry {
+  return entry.path === undefined
+    ? { address: entry.address, publicKey: entry.publicKeyHex, intention: entry.intention }
+    : { address: entry.address, publicKey: entry.publicKeyHex, path: entry.path, intention: entry.intention }
+}
+
+/** Runs at most `size` tasks at once. */
+function limiter(size: number) {
+  let active = 0
+  const queue: Array<() => void> = []
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active >= size) await new Promise<void>((resolve) => queue.push(resolve))
+    active++
+    try {
+      return await task()
+    } finally {
+      active--
+      queue.shift()?.()
+    }
+  }
+}

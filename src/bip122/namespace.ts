@@ -1,0 +1,175 @@
+import { systemClock } from '../core/clock.js'
+import { ChainNotConfiguredError, UnauthorizedError } from '../core/errors.js'
+import type { Namespace, NamespaceHost } from '../core/namespace.js'
+import { type AccountState, createAccount } from './account.js'
+import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById, outputScriptOf } from './chains.js'
+import { createMethodTable } from './methods/index.js'
+import type { AddressEntry, Bip122Wallet, ChainProvider, ChainState, KeyProvider } from './types.js'
+
+export const ADDRESSES_CHANGED = 'bip122_addressesChanged'
+
+export type Bip122ChainOptions = {
+  /** Reads UTXOs and address history and broadcasts; without one, signing-only methods still work. */
+  provider?: ChainProvider
+}
+
+export type Bip122Options = {
+  keys: KeyProvider
+  /** CAIP-2 chain id → options. Default: mainnet, testnet and regtest, no providers. */
+  chains?: Record<string, Bip122ChainOptions>
+  /**
+   * Polls each announced chain's UTXO set every `intervalMs` and emits `bip122_addressesChanged` when it
+   * changes. Off when absent. Stopped by `close()`; its timer never keeps the process alive.
+   */
+  watch?: { intervalMs: number }
+  /** BIP-44 gap limit for discovery. Default 20. */
+  gapLimit?: number
+  /** How long a discovery is reused by getAccountAddresses and lookups. Default 10 000 ms. */
+  cacheMs?: number
+  /** Chain whose listing is `sessionProperties.bip122_getAccountAddresses`. Default: the first chain. */
+  sessionPropertiesChain?: string
+}
+
+/** The namespace plus the hooks the rest of bip122 (and tests) use. */
+export type Bip122Namespace = Namespace & {
+  readonly wallet: Bip122Wallet
+  /** Re-reads the UTXO set of `chainId` now; emits and resolves true when it changed. */
+  checkForChanges(chainId: string): Promise<boolean>
+}
+
+const defaultChains = [BIP122_MAINNET, BIP122_TESTNET, BIP122_REGTEST]
+
+/**
+ * The `bip122` namespace: getAccountAddresses, signMessage (and the methods the table lists), the account id
+ * per chain for session approval, `sessionProperties.bip122_getAccountAddresses` and the
+ * `bip122_addressesChanged` event (on `announceSession`, after each broadcast, and from the UTXO watcher).
+ */
+export function bip122(options: Bip122Options): Bip122Namespace {
+  const chainOptions: Record<string, Bip122ChainOptions> =
+    options.chains ?? Object.fromEntries(defaultChains.map((chainId) => [chainId, {}]))
+  const chainIds = Object.keys(chainOptions)
+  if (chainIds.length === 0) throw new TypeError('bip122: no chains')
+  for (const chainId of chainIds) {
+    if (!chainById(chainId)) throw new TypeError(`bip122: unknown chain ${chainId}`)
+  }
+  const propertiesChain = options.sessionPropertiesChain ?? chainIds[0]!
+  if (!chainIds.includes(propertiesChain)) throw new TypeError('bip122: sessionPropertiesChain is not served')
+
+  let host: NamespaceHost | undefined
+  let closed = false
+  const states = new Map<string, Promise<ChainState & { account: AccountState }>>()
+  const timers = new Map<string, ReturnType<typeof setTimeout>>()
+  const fingerprints = new Map<string, string>()
+  const pending = new Set<Promise<unknown>>()
+
+  function chain(chainId: string): Promise<ChainState & { account: AccountState }> {
+    const known = states.get(chainId)
+    if (known) return known
+    const table = chainById(chainId)
+    if (!table || !Object.hasOwn(chainOptions, chainId))
+      return Promise.reject(new ChainNotConfiguredError(chainId))
+    const provider = chainOptions[chainId]?.provider
+    const created = createAccount({
+      keys: options.keys,
+      chain: table,
+      provider,
+      clock: () => (host?.clock ?? systemClock)(),
+      ...(options.gapLimit === undefined ? {} : { gapLimit: options.gapLimit }),
+      ...(options.cacheMs === undefined ? {} : { cacheMs: options.cacheMs }),
+    }).then((account) => ({ chain: table, provider, account }))
+    // A failed derivation (e.g. an external signer offline) is retried on the next request.
+    created.catch(() => states.delete(chainId))
+    states.set(chainId, created)
+    return created
+  }
+
+  const emit = (chainId: string, data: AddressEntry[]) => {
+    if (!closed) host?.emit({ name: ADDRESSES_CHANGED, chainId, data })
+  }
+
+  /** Runs background work so its failure goes to onError and `close()` can wait for it. */
+  const track = (work: Promise<unknown>) => {
+    const guarded = work.catch((error) => host?.onError(error)).finally(() => pending.delete(guarded))
+    pending.add(guarded)
+  }
+
+  async function checkForChanges(chainId: string): Promise<boolean> {
+    const { account } = await chain(chainId)
+    const before = fingerprints.get(chainId) ?? account.utxoFingerprint(await account.discovery())
+    const after = account.utxoFingerprint(await account.discovery(0))
+    fingerprints.set(chainId, after)
+    if (after === before) return false
+    emit(chainId, await account.addressEntries())
+    return true
+  }
+
+  function startWatcher(chainId: string): void {
+    const interval = options.watch?.intervalMs
+    if (interval === undefined || closed || timers.has(chainId) || !chainOptions[chainId]?.provider) return
+    const tick = () => {
+      const run = checkForChanges(chainId).finally(() => {
+        if (!closed) schedule()
+      })
+      track(run)
+    }
+    const schedule = () => {
+      const timer = setTimeout(tick, interval)
+      timer.unref?.()
+      timers.set(chainId, timer)
+    }
+    schedule()
+  }
+
+  const wallet: Bip122Wallet = {
+    chain,
+    async resolveAccount(chainId, accountParam) {
+      const { account } = await chain(chainId)
+      if (accountParam === account.id) return account
+      outputScriptOf(accountParam, account.chain, 'account')
+      if (!(await account.findAddress(accountParam))) throw new UnauthorizedError(accountParam)
+      return account
+    },
+    afterBroadcast(chainId, _txid) {
+      track(
+        (async () => {
+          const { account } = await chain(chainId)
+          await account.refresh()
+          fingerprints.set(chainId, account.utxoFingerprint(await account.discovery()))
+          emit(chainId, await account.addressEntries())
+        })(),
+      )
+    },
+  }
+
+  return {
+    name: 'bip122',
+    chains: chainIds,
+    methods: createMethodTable(wallet),
+    events: [ADDRESSES_CHANGED],
+    wallet,
+    checkForChanges,
+    attach(attached) {
+      host = attached
+    },
+    async accounts(chainId) {
+      return [(await chain(chainId)).account.id]
+    },
+    async sessionProperties() {
+      const { account } = await chain(propertiesChain)
+      return { bip122_getAccountAddresses: JSON.stringify(await account.addressEntries()) }
+    },
+    async announceSession(chainId) {
+      const { account } = await chain(chainId)
+      const entries = await account.addressEntries()
+      fingerprints.set(chainId, account.utxoFingerprint(await account.discovery()))
+      emit(chainId, entries)
+      startWatcher(chainId)
+    },
+    async close() {
+      closed = true
+      for (const timer of timers.values()) clearTimeout(timer)
+      timers.clear()
+      await Promise.all([...pending])
+    },
+  }
+}

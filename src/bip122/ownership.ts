@@ -1,0 +1,14 @@
+import { UnauthorizedError } from '../core/errors.js'
+import { outputScriptOf } from './chains.js'
+import type { Account, AccountAddress } from './types.js'
+
+/**
+ * The account's address named by `address` (request field `path`): -32602 when it is not an address of the
+ * account's network, 4100 when it is a valid address this account does not own.
+ */
+export async function ownedAddress(account: Account, address: string, path: string): Promise<AccountAddress> {
+  outputScriptOf(address, account.chain, path)
+  const owner = await account.findAddress(address)
+  if (!owner) throw new UnauthorizedError(address)
+  return owner
+}
