@@ -1,5 +1,117 @@
-/** Placeholder until its issue lands: says so and fails, so nothing mistakes it for a pass. */
-export async function runPaySandboxCommand(_argv: string[]): Promise<number> {
-  process.stderr.write('wallet-rpc: this command is not built yet\n')
-  return 2
+import { startPaySandbox } from '../pay/sandbox/index.js'
+import { UsageError } from './options.js'
+
+const usage = `wallet-rpc pay-sandbox [options]
+
+Runs the test-mode payment service (merchants, payments, gateway, webhooks) on 127.0.0.1 until Ctrl-C.
+
+Options:
+  --port N              listen on port N (default: a free port)
+  --api-key KEY         accept this svc_test_ key (default: a fresh random key, printed)
+  --webhook-url URL     register the test-mode webhook endpoint (https, or http to 127.0.0.1/localhost)
+  --rpc CHAIN=URL       check eth_sendTransaction results on this chain (e.g. eip155:31337=http://127.0.0.1:8545)
+  --time-scale X        multiply webhook retry back-off by X (e.g. 0.001)
+  --checkout-url URL    base of buyer payment links (default https://pay.sandbox.test)
+`
+
+type Parsed = {
+  port?: number
+  apiKey?: string
+  webhookUrl?: string
+  chains: Record<string, string>
+  timeScale?: number
+  checkoutUrl?: string
+}
+
+export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
+  const parsed: Parsed = { chains: {} }
+  for (let index = 0; index < argv.length; index++) {
+    const flag = argv[index]!
+    if (flag === '--help' || flag === '-h') return 'help'
+    const value = argv[index + 1]
+    if (value === undefined) throw new UsageError(`${flag} needs a value (see --help)`)
+    index++
+    switch (flag) {
+      case '--port': {
+        if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535)
+          throw new UsageError('--port must be 0-65535')
+        parsed.port = Number(value)
+        break
+      }
+      case '--api-key':
+        parsed.apiKey = value
+        break
+      case '--webhook-url':
+        parsed.webhookUrl = value
+        break
+      case '--rpc': {
+        const at = value.indexOf('=')
+        if (at <= 0) throw new UsageError('--rpc takes CHAIN=URL, e.g. eip155:31337=http://127.0.0.1:8545')
+        parsed.chains[value.slice(0, at)] = value.slice(at + 1)
+        break
+      }
+      case '--time-scale': {
+        const scale = Number(value)
+        if (!Number.isFinite(scale) || scale <= 0)
+          throw new UsageError('--time-scale must be a positive number')
+        parsed.timeScale = scale
+        break
+      }
+      case '--checkout-url':
+        parsed.checkoutUrl = value
+        break
+      default:
+        throw new UsageError(`unknown option ${flag} (see --help)`)
+    }
+  }
+  return parsed
+}
+
+/** `wallet-rpc pay-sandbox`: prints the URL and test key, serves until SIGINT/SIGTERM, then stops cleanly. */
+export async function runPaySandboxCommand(argv: string[]): Promise<number> {
+  const parsed = parsePaySandboxArgs(argv)
+  if (parsed === 'help') {
+    process.stdout.write(usage)
+    return 0
+  }
+  let sandbox: Awaited<ReturnType<typeof startPaySandbox>>
+  try {
+    sandbox = await startPaySandbox({
+      ...(parsed.port === undefined ? {} : { port: parsed.port }),
+      ...(parsed.apiKey === undefined ? {} : { apiKey: parsed.apiKey }),
+      ...(parsed.webhookUrl === undefined ? {} : { webhookUrl: parsed.webhookUrl }),
+      ...(parsed.timeScale === undefined ? {} : { timeScale: parsed.timeScale }),
+      ...(parsed.checkoutUrl === undefined ? {} : { checkoutUrl: parsed.checkoutUrl }),
+      chains: parsed.chains,
+    })
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : 'cannot start the sandbox')
+  }
+  const lines = [
+    `pay sandbox (test mode, no funds move) listening on ${sandbox.url}`,
+    `  Api-Key:      ${sandbox.apiKey}`,
+    `  Merchant-Id:  ${sandbox.merchantId}`,
+    `  App-Id:       ${sandbox.appId} (with any Client-Id, on gateway and list routes)`,
+    `  Pay-Version:  ${sandbox.apiVersion}`,
+    `  links:        ${sandbox.checkoutUrl}/<pay_id>`,
+  ]
+  const endpoint = sandbox.webhooks.endpoint()
+  if (endpoint !== null)
+    lines.push(`  webhooks:     ${endpoint.url} signed with ${sandbox.webhooks.secret()}`)
+  lines.push(
+    `  test controls: POST ${sandbox.url}/_sandbox/payments/<pay_id>/{succeed|fail|expire|cancel|settle}`,
+  )
+  process.stdout.write(`${lines.join('\n')}\nCtrl-C to stop.\n`)
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done)
+      process.off('SIGTERM', done)
+      resolve()
+    }
+    process.once('SIGINT', done)
+    process.once('SIGTERM', done)
+  })
+  await sandbox.stop()
+  process.stdout.write('pay sandbox stopped\n')
+  return 0
 }

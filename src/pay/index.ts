@@ -46,3 +46,13 @@ export {
   type PaymentLinkOptions,
   parsePaymentLink,
 } from './links.js'
+export {
+  signWebhook,
+  verifyWebhook,
+  type WebhookHeaders,
+  type WebhookVerification,
+  type WebhookVerifyFailure,
+  type WebhookVerifyOptions,
+  webhookSecretKey,
+  webhookSignature,
+} from './webhooks.js'

@@ -1,0 +1,71 @@
+import type { Auth, RequestContext, SandboxConfig } from './context.js'
+import { header } from './context.js'
+import { PayHttpError } from './errors.js'
+
+/**
+ * `Api-Key` rules: missing → 401 missing_api_key; a `svc_test_` key other than the sandbox's → 401
+ * invalid_api_key; a live `svc_` key → 403 live_mode_not_simulated (valid form, but live mode is not simulated);
+ * anything else → 401 invalid_api_key. `wallet` routes also accept `App-Id` + `Client-Id`.
+ */
+export function authenticate(context: RequestContext, auth: Auth, config: SandboxConfig): void {
+  if (auth === 'none') return
+  const apiKey = header(context, 'api-key')
+  if (apiKey === undefined && auth === 'wallet') {
+    const appId = header(context, 'app-id')
+    if (appId !== undefined) {
+      if (appId !== config.appId) throw new PayHttpError(401, 'invalid_api_key', 'unknown App-Id')
+      if (header(context, 'client-id') === undefined) {
+        throw new PayHttpError(401, 'missing_api_key', 'App-Id needs a Client-Id header')
+      }
+      return
+    }
+  }
+  if (apiKey === undefined) throw new PayHttpError(401, 'missing_api_key', 'the Api-Key header is required')
+  if (apiKey === config.apiKey) return
+  if (apiKey.startsWith('svc_test_')) throw new PayHttpError(401, 'invalid_api_key', 'unknown test API key')
+  if (apiKey.startsWith('svc_')) {
+    throw new PayHttpError(
+      403,
+      'live_mode_not_simulated',
+      'live keys are not accepted: the sandbox simulates test mode only',
+    )
+  }
+  throw new PayHttpError(401, 'invalid_api_key', 'API keys start with svc_test_ (test) or svc_ (live)')
+}
+
+const versionPattern = /^([0-9]{4})-([0-9]{2})-([0-9]{2})(\.preview)?$/
+
+/**
+ * `Pay-Version`: absent → the pin; malformed or not a calendar date → 400 invalid_api_version; well formed but
+ * not a version this sandbox knows → 400 unknown_api_version; known but older than the pin → 400
+ * api_version_downgrade. `versions` is ordered oldest first.
+ */
+export function resolveVersion(requested: string | undefined, config: SandboxConfig): string {
+  if (requested === undefined) return config.pinnedVersion
+  const match = versionPattern.exec(requested)
+  if (match === null || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
+    throw new PayHttpError(400, 'invalid_api_version', `Pay-Version must be YYYY-MM-DD or YYYY-MM-DD.preview`)
+  }
+  const index = config.versions.indexOf(requested)
+  if (index < 0) {
+    throw new PayHttpError(400, 'unknown_api_version', `unknown Pay-Version ${requested}`, {
+      details: { supported: [...config.versions] },
+    })
+  }
+  if (index < config.versions.indexOf(config.pinnedVersion)) {
+    throw new PayHttpError(
+      400,
+      'api_version_downgrade',
+      `Pay-Version ${requested} is older than the pinned version`,
+      {
+        details: { pinned: config.pinnedVersion },
+      },
+    )
+  }
+  return requested
+}
+
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}

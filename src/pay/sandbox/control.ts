@@ -1,0 +1,60 @@
+import { PayHttpError } from './errors.js'
+import type { Payment, PaymentEvent } from './model.js'
+import type { SandboxState } from './state.js'
+
+/** Test controls: the simulation console's transitions, driven from code (and over HTTP under `/_sandbox/`). */
+export type PaySandboxControl = {
+  /** requires_action or processing → succeeded (settlement follows automatically unless settlementMs is null). */
+  succeed(paymentId: string): void
+  /** requires_action or processing → failed. */
+  fail(paymentId: string, reason?: string): void
+  /** requires_action → expired (the gateway then answers 410). */
+  expire(paymentId: string): void
+  /** requires_action → cancelled. */
+  cancel(paymentId: string, reason?: string): void
+  /** requires_action → processing. */
+  process(paymentId: string): void
+  /** succeeded → settled stage (payment.settled). */
+  settle(paymentId: string): void
+  /** Expires every option route of the payment (fetch and confirm then answer 409). */
+  expireRoutes(paymentId: string): void
+  /** The payment's options (and the options response) carry collectData from now on. */
+  requireCollectData(paymentId: string, required?: boolean): void
+  /** The payment's webhook snapshot plus sandbox-only fields. */
+  payment(paymentId: string): Record<string, unknown>
+  /** Every event emitted so far, oldest first. */
+  events(): PaymentEvent[]
+}
+
+export function createControl(state: SandboxState): PaySandboxControl {
+  const get = (id: string): Payment => state.payment(id)
+  return {
+    succeed: (id) => state.transition(get(id), 'succeeded'),
+    fail: (id, reason) => state.transition(get(id), 'failed', reason === undefined ? {} : { reason }),
+    expire: (id) => state.transition(get(id), 'expired', { reason: 'expired by the test control' }),
+    cancel: (id, reason) => state.transition(get(id), 'cancelled', reason === undefined ? {} : { reason }),
+    process: (id) => state.transition(get(id), 'processing'),
+    settle: (id) => state.settle(get(id)),
+    expireRoutes: (id) => {
+      for (const route of get(id).routes.values()) route.forcedExpired = true
+    },
+    requireCollectData: (id, required = true) => {
+      const payment = get(id)
+      if (state.isFinal(payment)) throw new PayHttpError(409, 'invalid_transition', 'the payment is final')
+      payment.collectData = required
+    },
+    payment: (id) => {
+      const payment = get(id)
+      return {
+        ...state.snapshot(payment),
+        flavour: payment.flavour,
+        checkout: payment.checkout,
+        collect_data: payment.collectData,
+        collected_data: payment.collected ?? null,
+        option_id: payment.chosen?.route.optionId ?? null,
+        transaction_hash: payment.chosen?.transactionHash ?? null,
+      }
+    },
+    events: () => [...state.events],
+  }
+}

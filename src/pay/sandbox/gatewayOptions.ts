@@ -1,0 +1,202 @@
+import {
+  type Address,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  keccak256,
+  stringToHex,
+  type TypedDataDefinition,
+} from 'viem'
+import { currencyOf, toTokenMinor } from './currencies.js'
+import { newId, randomHex } from './ids.js'
+import type { ExpectedResult, Payment, Route, TokenConfig, WalletRpcAction } from './model.js'
+
+/** How an option's actions are laid out: the approval up front and the signature behind a build, or both behind one build. */
+export type ActionLayout = 'approve-then-build' | 'single-build'
+
+const usdc = (address: Address, networkName: string): TokenConfig => ({
+  address,
+  symbol: 'USDC',
+  name: 'USD Coin',
+  decimals: 6,
+  domainName: 'USD Coin',
+  domainVersion: '2',
+  networkName,
+})
+
+/** Circle's USDC contracts on the chains the research notes list for WalletConnect Pay. */
+export const knownTokens: Readonly<Record<string, TokenConfig>> = {
+  'eip155:1': usdc('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 'Ethereum'),
+  'eip155:8453': usdc('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'Base'),
+  'eip155:10': usdc('0x0b2C639c533813f4Aa9D7837cAf62653d097Ff85', 'OP Mainnet'),
+  'eip155:137': usdc('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', 'Polygon'),
+  'eip155:42161': usdc('0xaf88d065e77c8cC2239327C5EDb3A432268e5831', 'Arbitrum One'),
+}
+
+const derivedAddress = (label: string): Address => getAddress(`0x${keccak256(stringToHex(label)).slice(-40)}`)
+
+/** On any other EVM chain (anvil's 31337 included) the option names this made-up token contract. */
+export const sandboxTokenAddress = derivedAddress('wallet-rpc pay sandbox: USDC-style token')
+/** The address the approval grants an allowance to (the service's settlement contract in live mode). */
+export const sandboxSpender = derivedAddress('wallet-rpc pay sandbox: spender')
+/** Where the authorization moves funds when the merchant registered no settlement for the asset. */
+export const sandboxCollector = derivedAddress('wallet-rpc pay sandbox: collector')
+
+export function tokenFor(
+  chainId: string,
+  tokens: Readonly<Record<string, TokenConfig>>,
+  anyEvmChain: boolean,
+): TokenConfig | undefined {
+  if (Object.hasOwn(tokens, chainId)) return tokens[chainId]
+  if (Object.hasOwn(knownTokens, chainId)) return knownTokens[chainId]
+  if (!anyEvmChain) return undefined
+  return usdc(sandboxTokenAddress, `EVM chain ${chainId.slice('eip155:'.length)}`)
+}
+
+export const caip19Of = (chainId: string, token: Address): string => `${chainId}/erc20:${token}`
+
+/** A route for one EVM account: approval transaction first, then the TransferWithAuthorization signature. */
+export function createRoute(input: {
+  payment: Payment
+  account: string
+  chainId: string
+  address: Address
+  token: TokenConfig
+  payee: Address
+  now: number
+  routeTtlMs: number
+  layout: ActionLayout
+}): Route {
+  const { payment, chainId, token, layout } = input
+  const currency = currencyOf(payment.amount.unit)
+  if (currency === undefined) throw new Error(`unsupported currency ${payment.amount.unit}`)
+  const tokenValue = toTokenMinor(currency, BigInt(payment.amount.value), token.decimals)
+  const buildData = newId('build_', 32)
+  const route: Route = {
+    optionId: newId('opt_'),
+    account: input.account,
+    chainId,
+    address: input.address,
+    token,
+    tokenValue,
+    payee: input.payee,
+    spender: sandboxSpender,
+    expiresAt: Math.min(payment.expiresAt, input.now + input.routeTtlMs),
+    actions: [],
+    buildData,
+    forcedExpired: false,
+  }
+  const build = { type: 'build' as const, data: { data: buildData } }
+  route.actions = layout === 'single-build' ? [build] : [approvalAction(route), build]
+  return route
+}
+
+/**
+ * fetch: the walletRpc actions the build turns into (the signature, or approval and signature) and the checks
+ * for every result confirm will receive, in execution order.
+ */
+export function resolveBuild(route: Route, layout: ActionLayout): Route['resolved'] & {} {
+  const chainNumber = Number(route.chainId.slice('eip155:'.length))
+  const typedData = transferWithAuthorization(route, chainNumber)
+  const signature: WalletRpcAction = {
+    type: 'walletRpc',
+    data: {
+      chain_id: route.chainId,
+      method: 'eth_signTypedData_v4',
+      params: JSON.stringify([route.address, JSON.stringify(typedDataJson(typedData))]),
+    },
+  }
+  const approval = approvalAction(route)
+  const approvalCheck: ExpectedResult = {
+    kind: 'transaction',
+    chainId: chainNumber,
+    from: route.address,
+    to: route.token.address,
+    data: approvalData(route),
+  }
+  const signatureCheck: ExpectedResult = { kind: 'typedData', from: route.address, typedData }
+  // Whatever the layout, the wallet executes approval then signature; only what fetch returns differs.
+  return {
+    actions: layout === 'single-build' ? [approval, signature] : [signature],
+    expected: [approvalCheck, signatureCheck],
+  }
+}
+
+function approvalData(route: Route): Hex {
+  return encodeFunctionData({
+    abi: erc20Abi,
+    functionName: 'approve',
+    args: [route.spender, route.tokenValue],
+  })
+}
+
+function approvalAction(route: Route): WalletRpcAction {
+  const transaction = {
+    from: route.address,
+    to: route.token.address,
+    data: approvalData(route),
+    value: '0x0',
+  }
+  return {
+    type: 'walletRpc',
+    data: { chain_id: route.chainId, method: 'eth_sendTransaction', params: JSON.stringify([transaction]) },
+  }
+}
+
+const transferWithAuthorizationTypes = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const
+
+/** EIP-3009 `TransferWithAuthorization`, valid until the route expires, with a fresh random nonce. */
+function transferWithAuthorization(route: Route, chainId: number): TypedDataDefinition {
+  return {
+    domain: {
+      name: route.token.domainName,
+      version: route.token.domainVersion,
+      chainId,
+      verifyingContract: route.token.address,
+    },
+    types: transferWithAuthorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: route.address,
+      to: route.payee,
+      value: route.tokenValue,
+      validAfter: 0n,
+      validBefore: BigInt(Math.floor(route.expiresAt / 1000)),
+      nonce: randomHex(32),
+    },
+  } as TypedDataDefinition
+}
+
+/** The JSON a wallet receives for eth_signTypedData_v4: EIP712Domain listed, uint256 values as decimal strings. */
+function typedDataJson(typedData: TypedDataDefinition): Record<string, unknown> {
+  const message = typedData.message as Record<string, unknown>
+  return {
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      ...transferWithAuthorizationTypes,
+    },
+    primaryType: typedData.primaryType,
+    domain: typedData.domain,
+    message: Object.fromEntries(
+      Object.entries(message).map(([key, value]) => [
+        key,
+        typeof value === 'bigint' ? value.toString() : value,
+      ]),
+    ),
+  }
+}

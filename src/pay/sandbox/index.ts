@@ -1,0 +1,225 @@
+import type { AddressInfo } from 'node:net'
+import type { Clock } from '../../core/clock.js'
+import type { SandboxConfig, SandboxContext } from './context.js'
+import { createControl, type PaySandboxControl } from './control.js'
+import type { ActionLayout } from './gatewayOptions.js'
+import { newId, newTestApiKey } from './ids.js'
+import { type EventType, eventTypes, type PaymentEvent, type TokenConfig } from './model.js'
+import { routes } from './routes/index.js'
+import { sampleEvent } from './routes/sampleEvent.js'
+import { createSandboxServer } from './server.js'
+import { type FeeConfig, SandboxState } from './state.js'
+import { type ChainReader, chainReaders } from './verifyResults.js'
+import { type WebhookDelivery, WebhookDispatcher, type WebhookEndpoint } from './webhookDelivery.js'
+
+export type { PaySandboxControl } from './control.js'
+export type { ActionLayout } from './gatewayOptions.js'
+export { knownTokens, sandboxCollector, sandboxSpender, sandboxTokenAddress } from './gatewayOptions.js'
+export type { EventType, PaymentEvent, TokenConfig } from './model.js'
+export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from './receiver.js'
+export type { FeeConfig } from './state.js'
+export type { ChainReader } from './verifyResults.js'
+export type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhookDelivery.js'
+export { retryScheduleMs } from './webhookDelivery.js'
+
+/** The API version this sandbox describes (the spec's version). */
+export const sandboxApiVersion = '2026-02-18'
+
+export type PaySandboxOptions = {
+  /** TCP port on 127.0.0.1; default 0 (a free port chosen by the OS). */
+  port?: number
+  /** The test key to accept (must start with `svc_test_`); default a fresh random one. */
+  apiKey?: string
+  /** Public app id accepted on wallet routes (gateway, list) with any `Client-Id`; default a fresh `app_test_…`. */
+  appId?: string
+  /** Name of the merchant created at start (its id is `merchantId`); default 'Sandbox Merchant'. */
+  merchantName?: string
+  /** Base of buyer payment links (`<checkoutUrl>/<pay_id>`); default `https://pay.sandbox.test`. */
+  checkoutUrl?: string
+  /** Timestamps, expiry and webhook timestamps read this clock (ms); default `Date.now`. */
+  clock?: Clock
+  /** Known API versions, oldest first; default `['2026-02-18']`. */
+  versions?: readonly string[]
+  /** The partner's pinned version (default and downgrade floor); default the newest of `versions`. */
+  pinnedVersion?: string
+  /** How long a payment waits for the buyer; default 15 minutes. */
+  paymentTtlMs?: number
+  /** How long an option route stays valid (capped by the payment's expiry); default 5 minutes. */
+  routeTtlMs?: number
+  /** `pollInMs` suggested while not final; default 1000. */
+  pollInMs?: number
+  /** Largest accepted `maxPollMs` on confirm; default 60000. */
+  maxLongPollMs?: number
+  /** After a valid confirm the payment is processing; it succeeds after this many ms (null: only by control). Default 1000. */
+  processingMs?: number | null
+  /** A succeeded payment settles after this many ms (null: only by `control.settle`). Default 1000. */
+  settlementMs?: number | null
+  /** Multiplies webhook retry back-off (0.001 turns the 5 s retry into 5 ms); default 1. */
+  timeScale?: number
+  /** A webhook attempt fails without a complete 2xx within this time; default 15000 (the spec). */
+  deliveryTimeoutMs?: number
+  /** Registers the test-mode webhook endpoint at start (http allowed only to loopback hosts). */
+  webhookUrl?: string
+  /** Event types the endpoint receives; default all seven. */
+  webhookEvents?: readonly EventType[]
+  /** Token per CAIP-2 chain, overriding the built-in USDC table. */
+  tokens?: Readonly<Record<string, TokenConfig>>
+  /** Offer a (made-up) USDC-style token on EVM chains not in the table, e.g. anvil's 31337; default true. */
+  anyEvmChain?: boolean
+  /** 'approve-then-build' (default): option = [approval tx, build → signature]; 'single-build': [build → both]. */
+  actionLayout?: ActionLayout
+  /**
+   * CAIP-2 chain → RPC URL or viem public client. With one, confirm fetches each `eth_sendTransaction` hash and
+   * checks it cryptographically (hash of the re-serialised signed transaction, recovered signer, to, calldata).
+   * Without one, a hash is checked for form only.
+   */
+  chains?: Readonly<Record<string, ChainReader>>
+  /** Fee per payment (`base_plus_percent`); default none (`fee: null`). */
+  fee?: FeeConfig | null
+}
+
+export type PaySandbox = {
+  /** Base URL, `http://127.0.0.1:<port>`. */
+  url: string
+  port: number
+  apiKey: string
+  appId: string
+  /** The merchant created at start. */
+  merchantId: string
+  /** The checkout base that buyer links use (trust this host in `parsePaymentLink`). */
+  checkoutUrl: string
+  apiVersion: string
+  control: PaySandboxControl
+  webhooks: {
+    setEndpoint(url: string, events?: readonly EventType[]): WebhookEndpoint
+    endpoint(): WebhookEndpoint | null
+    deleteEndpoint(): void
+    /** The current `whsec_` secret (reveal). */
+    secret(): string | null
+    /** Every secret currently signing deliveries (after a rotation: new, then old for 24 h). */
+    secrets(): string[]
+    rotateSecret(): { secret: string; previousSecretExpiresAt: string }
+    deliveries(): WebhookDelivery[]
+    resend(deliveryId: string): WebhookDelivery | undefined
+    /** Resolves once no delivery is pending. */
+    idle(): Promise<void>
+    /** Queues a dashboard-style test event (sample data, live false). */
+    sendTestEvent(type: EventType): PaymentEvent
+  }
+  /** Closes the server, cancels timers and deliveries, releases long polls. Safe to call twice. */
+  stop(): Promise<void>
+}
+
+/** Starts the test-mode payment service on 127.0.0.1. */
+export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<PaySandbox> {
+  const apiKey = options.apiKey ?? newTestApiKey()
+  if (!/^svc_test_[A-Za-z0-9_]{8,128}$/.test(apiKey)) throw new TypeError('apiKey must be a svc_test_ key')
+  const versions = options.versions ?? [sandboxApiVersion]
+  const pinnedVersion = options.pinnedVersion ?? versions[versions.length - 1]
+  if (pinnedVersion === undefined || !versions.includes(pinnedVersion)) {
+    throw new TypeError('pinnedVersion must be one of versions')
+  }
+  const clock = options.clock ?? Date.now
+  const config: SandboxConfig = {
+    apiKey,
+    appId: options.appId ?? newId('app_test_'),
+    clock,
+    versions,
+    pinnedVersion,
+    checkoutUrl: (options.checkoutUrl ?? 'https://pay.sandbox.test').replace(/\/+$/, ''),
+    pollInMs: options.pollInMs ?? 1000,
+    maxLongPollMs: options.maxLongPollMs ?? 60_000,
+    routeTtlMs: options.routeTtlMs ?? 5 * 60_000,
+    processingMs: options.processingMs === undefined ? 1000 : options.processingMs,
+    settlementMs: options.settlementMs === undefined ? 1000 : options.settlementMs,
+    tokens: options.tokens ?? {},
+    anyEvmChain: options.anyEvmChain ?? true,
+    actionLayout: options.actionLayout ?? 'approve-then-build',
+  }
+  const webhooks = new WebhookDispatcher({
+    clock,
+    timeScale: options.timeScale ?? 1,
+    timeoutMs: options.deliveryTimeoutMs ?? 15_000,
+  })
+  const state: SandboxState = new SandboxState({
+    clock,
+    apiVersion: pinnedVersion,
+    paymentTtlMs: options.paymentTtlMs ?? 15 * 60_000,
+    checkoutUrl: config.checkoutUrl,
+    fee: options.fee ?? null,
+    onEvent: (event) => {
+      webhooks.enqueue(event)
+      // Test mode: a succeeded payment settles automatically.
+      if (event.type === 'payment.succeeded' && config.settlementMs !== null) {
+        const payment = state.payments.get(String(event.data.payment_id))
+        if (payment !== undefined) {
+          state.after(config.settlementMs, () => {
+            if (payment.settlement === undefined) state.settle(payment)
+          })
+        }
+      }
+    },
+  })
+  if (options.webhookUrl !== undefined)
+    webhooks.setEndpoint(options.webhookUrl, options.webhookEvents ?? eventTypes)
+  const merchant = state.createMerchant(options.merchantName ?? 'Sandbox Merchant', 'merchant@sandbox.test')
+  let baseUrl = ''
+  const context: SandboxContext = {
+    config,
+    state,
+    webhooks,
+    readers: chainReaders(options.chains ?? {}),
+    idempotency: new Map(),
+    baseUrl: () => baseUrl,
+  }
+  const control = createControl(state)
+  const server = createSandboxServer(routes(control), context)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  baseUrl = `http://127.0.0.1:${port}`
+  let stopping: Promise<void> | undefined
+  return {
+    url: baseUrl,
+    port,
+    apiKey,
+    appId: config.appId,
+    merchantId: merchant.id,
+    checkoutUrl: config.checkoutUrl,
+    apiVersion: pinnedVersion,
+    control,
+    webhooks: {
+      setEndpoint: (url, events) => webhooks.setEndpoint(url, events ?? eventTypes),
+      endpoint: () => webhooks.endpoint,
+      deleteEndpoint: () => webhooks.deleteEndpoint(),
+      secret: () => webhooks.secret(),
+      secrets: () => webhooks.validSecrets(),
+      rotateSecret: () => webhooks.rotateSecret(),
+      deliveries: () => webhooks.deliveries(),
+      resend: (id) => webhooks.resend(id),
+      idle: () => webhooks.idle(),
+      sendTestEvent: (type) => {
+        const event = sampleEvent(type, pinnedVersion, clock())
+        webhooks.enqueue(event)
+        return event
+      },
+    },
+    stop: () => {
+      stopping ??= new Promise<void>((resolve) => {
+        state.stop()
+        webhooks.stop()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return stopping
+    },
+  }
+}
+
+export type { PaymentStatus } from './model.js'
+export { eventTypes }

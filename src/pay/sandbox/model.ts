@@ -1,0 +1,134 @@
+import type { Address, Hex, TypedDataDefinition } from 'viem'
+
+/** Every status a payment can have inside the sandbox (the general status endpoint's and webhooks' set). */
+export type PaymentStatus =
+  | 'requires_action'
+  | 'processing'
+  | 'succeeded'
+  | 'failed'
+  | 'expired'
+  | 'cancelled'
+
+export const finalStatuses: ReadonlySet<PaymentStatus> = new Set([
+  'succeeded',
+  'failed',
+  'expired',
+  'cancelled',
+])
+
+export type EventType =
+  | 'payment.created'
+  | 'payment.processing'
+  | 'payment.succeeded'
+  | 'payment.failed'
+  | 'payment.expired'
+  | 'payment.cancelled'
+  | 'payment.settled'
+
+export const eventTypes: readonly EventType[] = [
+  'payment.created',
+  'payment.processing',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.expired',
+  'payment.cancelled',
+  'payment.settled',
+]
+
+export type MinorAmount = { unit: string; value: string }
+
+export type CryptoSettlement = {
+  id: string
+  asset: string
+  destination: string
+  createdAt: number
+  updatedAt: number
+}
+
+export type Merchant = {
+  id: string
+  name: string
+  email: string
+  status: 'active'
+  createdAt: number
+  settlements: CryptoSettlement[]
+}
+
+export type TokenConfig = {
+  /** ERC-20 contract with EIP-3009 `transferWithAuthorization` (USDC-style). */
+  address: Address
+  symbol: string
+  name: string
+  decimals: number
+  /** EIP-712 domain `name` and `version` of the token. */
+  domainName: string
+  domainVersion: string
+  networkName: string
+}
+
+/** A walletRpc action as the gateway sends it: `params` is the JSON-encoded params array (spec: "JSON-encoded"). */
+export type WalletRpcAction = {
+  type: 'walletRpc'
+  data: { chain_id: string; method: string; params: string }
+}
+export type BuildAction = { type: 'build'; data: { data: string } }
+export type GatewayAction = WalletRpcAction | BuildAction
+
+/** What the sandbox expects back for one walletRpc action, and how it checks the result. */
+export type ExpectedResult =
+  | { kind: 'transaction'; chainId: number; from: Address; to: Address; data: Hex }
+  | { kind: 'typedData'; from: Address; typedData: TypedDataDefinition }
+
+/** One payment option offered to one account: its route expires before the payment does. */
+export type Route = {
+  optionId: string
+  account: string
+  chainId: string
+  address: Address
+  token: TokenConfig
+  tokenValue: bigint
+  payee: Address
+  spender: Address
+  expiresAt: number
+  /** The option's actions as offered (walletRpc and build). */
+  actions: GatewayAction[]
+  /** Opaque `data` of the option's build action; fetch must send it back. */
+  buildData: string
+  /** Filled by fetch: the actions fetch returned, and the check of every result confirm receives, in order. */
+  resolved?: { actions: WalletRpcAction[]; expected: ExpectedResult[] }
+  /** Set by the test control `expireRoute` (or by time). */
+  forcedExpired: boolean
+}
+
+export type Payment = {
+  id: string
+  merchantId: string
+  referenceId: string
+  amount: MinorAmount
+  /** The API that created it: the merchant checkout API shows `pending` where the general API says requires_action. */
+  flavour: 'general' | 'checkout'
+  /** Redirect configuration; null when either URL was missing or not a valid HTTPS URL (redirects disabled). */
+  checkout: { successUrl: string; errorUrl: string } | null
+  status: PaymentStatus
+  stateVersion: number
+  createdAt: number
+  updatedAt: number
+  expiresAt: number
+  failureReason: string | null
+  cancellationReason: string | null
+  routes: Map<string, Route>
+  /** The option the buyer confirmed with. */
+  chosen?: { route: Route; transactionHash?: Hex }
+  settlement?: { settledAt: number; txHash: Hex; amount: MinorAmount }
+  /** Data collection demanded by the test control `requireCollectData`. */
+  collectData: boolean
+  collected?: Array<{ id: string; value: string }>
+}
+
+export type PaymentEvent = {
+  id: string
+  type: EventType
+  api_version: string
+  created_at: string
+  data: Record<string, unknown>
+}

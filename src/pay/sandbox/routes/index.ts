@@ -1,0 +1,56 @@
+import type { Route } from '../context.js'
+import type { PaySandboxControl } from '../control.js'
+import { collectPage, collectSubmit } from './collect.js'
+import { controlRoutes } from './control.js'
+import { gatewayCancel, gatewayConfirm, gatewayFetch, gatewayOptions, gatewayStatus } from './gateway.js'
+import { listPayments } from './listPayments.js'
+import {
+  createCryptoSettlements,
+  createMerchant,
+  listCryptoSettlements,
+  listMerchants,
+  updateCryptoSettlement,
+} from './merchants.js'
+import { checkoutPaymentStatus, createCheckoutPayment, createPayment, paymentStatus } from './payments.js'
+import {
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookDeliveries,
+  putWebhookEndpoint,
+  resendWebhookDelivery,
+  revealWebhookSecret,
+  rotateWebhookSecret,
+  sendTestEvent,
+} from './webhookEndpoint.js'
+
+/** Every endpoint of the sandbox, one entry each (the README lists the same table with bodies). */
+export function routes(control: PaySandboxControl): Route[] {
+  return [
+    createMerchant,
+    listMerchants,
+    createCryptoSettlements,
+    listCryptoSettlements,
+    updateCryptoSettlement,
+    createPayment,
+    listPayments,
+    paymentStatus,
+    createCheckoutPayment,
+    checkoutPaymentStatus,
+    gatewayOptions,
+    gatewayFetch,
+    gatewayConfirm,
+    gatewayStatus,
+    gatewayCancel,
+    putWebhookEndpoint,
+    getWebhookEndpoint,
+    deleteWebhookEndpoint,
+    revealWebhookSecret,
+    rotateWebhookSecret,
+    listWebhookDeliveries,
+    resendWebhookDelivery,
+    sendTestEvent,
+    collectPage,
+    collectSubmit,
+    ...controlRoutes(control),
+  ]
+}

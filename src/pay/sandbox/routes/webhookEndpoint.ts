@@ -1,0 +1,128 @@
+import * as v from 'valibot'
+import { ok, type Route } from '../context.js'
+import { PayHttpError } from '../errors.js'
+import { iso } from '../ids.js'
+import { type EventType, eventTypes } from '../model.js'
+import { validateBody } from '../validate.js'
+import type { WebhookDispatcher } from '../webhookDelivery.js'
+import { sampleEvent } from './sampleEvent.js'
+
+/**
+ * The spec manages the endpoint from a dashboard; the sandbox exposes the same operations over its API (one
+ * endpoint per mode, so a singular resource). HTTPS is required, except plain HTTP to a loopback host so a
+ * local receiver can listen.
+ */
+export function isAllowedWebhookUrl(value: string): boolean {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return false
+  }
+  if (url.username !== '' || url.password !== '') return false
+  if (url.protocol === 'https:') return true
+  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
+}
+
+const endpointBody = v.object({
+  url: v.pipe(
+    v.string(),
+    v.check(isAllowedWebhookUrl, 'must be an HTTPS URL (or http to 127.0.0.1/localhost)'),
+  ),
+  events: v.optional(v.pipe(v.array(v.picklist(eventTypes)), v.minLength(1))),
+})
+
+const endpointJson = (webhooks: WebhookDispatcher) => {
+  const endpoint = webhooks.endpoint
+  if (endpoint === null)
+    throw new PayHttpError(404, 'webhook_endpoint_not_found', 'no webhook endpoint in test mode')
+  return {
+    url: endpoint.url,
+    events: endpoint.events,
+    createdAt: iso(endpoint.createdAt),
+    disabled: endpoint.disabled,
+  }
+}
+
+export const putWebhookEndpoint: Route = {
+  method: 'PUT',
+  path: '/v1/webhook-endpoint',
+  auth: 'apiKey',
+  handle: (context) => {
+    const body = validateBody(endpointBody, context.body)
+    const { webhooks } = context.sandbox
+    webhooks.setEndpoint(body.url, (body.events as EventType[] | undefined) ?? eventTypes)
+    return ok({ endpoint: endpointJson(webhooks), secret: webhooks.secret() })
+  },
+}
+
+export const getWebhookEndpoint: Route = {
+  method: 'GET',
+  path: '/v1/webhook-endpoint',
+  auth: 'apiKey',
+  handle: (context) => ok({ endpoint: endpointJson(context.sandbox.webhooks) }),
+}
+
+export const deleteWebhookEndpoint: Route = {
+  method: 'DELETE',
+  path: '/v1/webhook-endpoint',
+  auth: 'apiKey',
+  handle: (context) => {
+    endpointJson(context.sandbox.webhooks)
+    context.sandbox.webhooks.deleteEndpoint()
+    return ok({ deleted: true })
+  },
+}
+
+export const revealWebhookSecret: Route = {
+  method: 'GET',
+  path: '/v1/webhook-endpoint/secret',
+  auth: 'apiKey',
+  handle: (context) => {
+    endpointJson(context.sandbox.webhooks)
+    return ok({ secret: context.sandbox.webhooks.secret() })
+  },
+}
+
+export const rotateWebhookSecret: Route = {
+  method: 'POST',
+  path: '/v1/webhook-endpoint/secret/rotate',
+  auth: 'apiKey',
+  handle: (context) => {
+    endpointJson(context.sandbox.webhooks)
+    return ok(context.sandbox.webhooks.rotateSecret())
+  },
+}
+
+export const listWebhookDeliveries: Route = {
+  method: 'GET',
+  path: '/v1/webhook-endpoint/deliveries',
+  auth: 'apiKey',
+  handle: (context) => ok({ data: context.sandbox.webhooks.deliveries() }),
+}
+
+export const resendWebhookDelivery: Route = {
+  method: 'POST',
+  path: '/v1/webhook-endpoint/deliveries/:id/resend',
+  auth: 'apiKey',
+  handle: (context) => {
+    const delivery = context.sandbox.webhooks.resend(context.params.id!)
+    if (delivery === undefined) throw new PayHttpError(404, 'delivery_not_found', 'no such delivery')
+    return ok({ delivery: { id: delivery.id, state: delivery.state } }, 202)
+  },
+}
+
+const testEventBody = v.object({ type: v.picklist(eventTypes) })
+
+export const sendTestEvent: Route = {
+  method: 'POST',
+  path: '/v1/webhook-endpoint/test',
+  auth: 'apiKey',
+  handle: (context) => {
+    const body = validateBody(testEventBody, context.body)
+    endpointJson(context.sandbox.webhooks)
+    const event = sampleEvent(body.type as EventType, context.version, context.sandbox.state.now())
+    const delivery = context.sandbox.webhooks.enqueue(event)
+    return ok({ event, deliveryId: delivery?.id ?? null }, 202)
+  },
+}

@@ -1,0 +1,159 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { authenticate, resolveVersion } from './auth.js'
+import { header, type Reply, type RequestContext, type Route, type SandboxContext } from './context.js'
+import { badRequest, PayHttpError } from './errors.js'
+
+/** Bodies larger than this are refused before parsing (413). */
+const maxBodyBytes = 1024 * 1024
+
+type CompiledRoute = Route & { segments: string[] }
+
+/** The HTTP face: route table lookup, body parsing, auth, version resolution, error bodies. */
+export function createSandboxServer(routes: readonly Route[], sandbox: SandboxContext): Server {
+  const compiled: CompiledRoute[] = routes.map((route) => ({
+    ...route,
+    segments: route.path.split('/').slice(1),
+  }))
+  const server = createServer((request, response) => {
+    handle(compiled, sandbox, request)
+      .then((reply) => send(response, reply))
+      .catch(() => send(response, errorReply(new PayHttpError(500, 'internal_error', 'internal error'))))
+  })
+  // A keep-alive socket must not hold stop() back.
+  server.keepAliveTimeout = 1000
+  return server
+}
+
+async function handle(
+  routes: CompiledRoute[],
+  sandbox: SandboxContext,
+  request: IncomingMessage,
+): Promise<Reply> {
+  let url: URL
+  try {
+    url = new URL(request.url ?? '/', 'http://sandbox.invalid')
+  } catch {
+    return errorReply(new PayHttpError(400, 'params_validation', 'malformed request target'))
+  }
+  const segments = url.pathname.split('/').slice(1)
+  const method = request.method ?? 'GET'
+  let matched: { route: CompiledRoute; params: Record<string, string> } | undefined
+  let pathMatched = false
+  for (const route of routes) {
+    const params = matchSegments(route.segments, segments)
+    if (params === undefined) continue
+    pathMatched = true
+    if (route.method === method) {
+      matched = { route, params }
+      break
+    }
+  }
+  if (matched === undefined) {
+    await drain(request)
+    return pathMatched
+      ? errorReply(new PayHttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`))
+      : errorReply(new PayHttpError(404, 'not_found', `no route ${method} ${url.pathname}`))
+  }
+  const context: RequestContext = {
+    method,
+    path: url.pathname,
+    params: matched.params,
+    query: url.searchParams,
+    headers: request.headers,
+    body: undefined,
+    rawBody: '',
+    version: sandbox.config.pinnedVersion,
+    sandbox,
+  }
+  try {
+    const raw = await readBody(request)
+    authenticate(context, matched.route.auth, sandbox.config)
+    context.version = resolveVersion(header(context, 'pay-version'), sandbox.config)
+    context.rawBody = raw
+    context.body = parseBody(context, raw)
+    const reply = await matched.route.handle(context)
+    return { ...reply, headers: { ...reply.headers, 'pay-version': context.version } }
+  } catch (error) {
+    if (error instanceof PayHttpError) return errorReply(error)
+    throw error
+  }
+}
+
+function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
+  if (pattern.length !== actual.length) return undefined
+  const params: Record<string, string> = {}
+  for (let index = 0; index < pattern.length; index++) {
+    const expected = pattern[index]!
+    const value = actual[index]!
+    if (expected.startsWith(':')) {
+      let decoded: string
+      try {
+        decoded = decodeURIComponent(value)
+      } catch {
+        return undefined
+      }
+      if (decoded.length === 0) return undefined
+      params[expected.slice(1)] = decoded
+    } else if (expected !== value) {
+      return undefined
+    }
+  }
+  return params
+}
+
+function parseBody(context: RequestContext, raw: string): unknown {
+  if (raw.length === 0) return undefined
+  const type = (header(context, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(raw))
+  if (type !== 'application/json') {
+    throw new PayHttpError(415, 'unsupported_media_type', 'request bodies are application/json')
+  }
+  try {
+    return JSON.parse(raw) as unknown
+  } catch {
+    throw badRequest('the body is not valid JSON')
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let tooLarge = false
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBodyBytes) tooLarge = true
+      else chunks.push(chunk)
+    })
+    request.on('end', () => {
+      if (tooLarge)
+        reject(new PayHttpError(413, 'payload_too_large', `bodies are limited to ${maxBodyBytes} bytes`))
+      else resolve(Buffer.concat(chunks).toString('utf8'))
+    })
+    request.on('error', reject)
+  })
+}
+
+function drain(request: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    request.resume()
+    request.on('end', resolve)
+    request.on('error', () => resolve())
+  })
+}
+
+function errorReply(error: PayHttpError): Reply {
+  return { status: error.status, body: error.body() }
+}
+
+function send(response: ServerResponse, reply: Reply): void {
+  if (response.headersSent) return
+  const text = reply.html === true ? String(reply.body) : JSON.stringify(reply.body)
+  response.writeHead(reply.status, {
+    ...reply.headers,
+    'content-type': reply.html === true ? 'text/html; charset=utf-8' : 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  })
+  response.end(text)
+}

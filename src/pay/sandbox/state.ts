@@ -1,0 +1,272 @@
+import type { Clock } from '../../core/clock.js'
+import { currencyOf } from './currencies.js'
+import { PayHttpError } from './errors.js'
+import { iso, newId, randomHex } from './ids.js'
+import {
+  type EventType,
+  finalStatuses,
+  type Merchant,
+  type MinorAmount,
+  type Payment,
+  type PaymentEvent,
+  type PaymentStatus,
+} from './model.js'
+
+export type FeeConfig = {
+  /** Fixed part in minor units of the payment's currency. */
+  fixed: string
+  /** Decimal percentage, not a ratio: '0.4' means 0.4 %. */
+  percentage: string
+}
+
+export type StateOptions = {
+  clock: Clock
+  apiVersion: string
+  paymentTtlMs: number
+  checkoutUrl: string
+  fee: FeeConfig | null
+  onEvent: (event: PaymentEvent) => void
+}
+
+/** Allowed transitions. Settlement is a stage of `succeeded`, handled by `settle`, not a status. */
+const transitions: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
+  requires_action: ['processing', 'succeeded', 'failed', 'expired', 'cancelled'],
+  processing: ['succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+  expired: [],
+  cancelled: [],
+}
+
+/**
+ * The sandbox's in-memory book: merchants, payments, their state machine and the events each change emits.
+ * Every change bumps `payment_state_version` (from 0 at creation) and emits one event carrying a full snapshot.
+ */
+export class SandboxState {
+  readonly merchants = new Map<string, Merchant>()
+  readonly payments = new Map<string, Payment>()
+  readonly events: PaymentEvent[] = []
+  private readonly waiters = new Map<string, Set<() => void>>()
+  private readonly timers = new Set<NodeJS.Timeout>()
+
+  constructor(private readonly options: StateOptions) {}
+
+  now(): number {
+    return this.options.clock()
+  }
+
+  createMerchant(name: string, email: string): Merchant {
+    const merchant: Merchant = {
+      id: newId('mrch_'),
+      name,
+      email,
+      status: 'active',
+      createdAt: this.now(),
+      settlements: [],
+    }
+    this.merchants.set(merchant.id, merchant)
+    return merchant
+  }
+
+  createPayment(input: {
+    merchantId: string
+    referenceId: string
+    amount: MinorAmount
+    flavour: Payment['flavour']
+    checkout: Payment['checkout']
+  }): Payment {
+    const now = this.now()
+    const payment: Payment = {
+      id: newId('pay_'),
+      merchantId: input.merchantId,
+      referenceId: input.referenceId,
+      amount: input.amount,
+      flavour: input.flavour,
+      checkout: input.checkout,
+      status: 'requires_action',
+      stateVersion: 0,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now + this.options.paymentTtlMs,
+      failureReason: null,
+      cancellationReason: null,
+      routes: new Map(),
+      collectData: false,
+    }
+    this.payments.set(payment.id, payment)
+    this.emit(payment, 'payment.created')
+    this.after(this.options.paymentTtlMs, () => this.refresh(payment))
+    return payment
+  }
+
+  paymentLink(payment: Payment): string {
+    return `${this.options.checkoutUrl}/${payment.id}`
+  }
+
+  /** The payment, with lazy expiry applied; 404 when unknown. */
+  payment(id: string): Payment {
+    const payment = this.payments.get(id)
+    if (payment === undefined) throw new PayHttpError(404, 'payment_not_found', `no payment ${id}`)
+    this.refresh(payment)
+    return payment
+  }
+
+  /** A payment awaiting the buyer expires once its window closed (checked on every access and by a timer). */
+  refresh(payment: Payment): void {
+    if (payment.status === 'requires_action' && this.now() >= payment.expiresAt) {
+      this.transition(payment, 'expired', { reason: 'payment window closed' })
+    }
+  }
+
+  isFinal(payment: Payment): boolean {
+    return finalStatuses.has(payment.status)
+  }
+
+  transition(payment: Payment, to: PaymentStatus, detail: { reason?: string } = {}): void {
+    if (!transitions[payment.status].includes(to)) {
+      throw new PayHttpError(409, 'invalid_transition', `a ${payment.status} payment cannot become ${to}`)
+    }
+    payment.status = to
+    if (to === 'failed') payment.failureReason = detail.reason ?? 'failed in the sandbox'
+    if (to === 'cancelled') payment.cancellationReason = detail.reason ?? 'cancelled in the sandbox'
+    if (to === 'expired') payment.expiresAt = Math.min(payment.expiresAt, this.now())
+    this.emit(payment, `payment.${to}` as EventType)
+  }
+
+  /** Settlement of a succeeded payment: status stays succeeded, the settlement object fills, payment.settled fires. */
+  settle(payment: Payment): void {
+    if (payment.status !== 'succeeded') {
+      throw new PayHttpError(409, 'invalid_transition', `a ${payment.status} payment cannot settle`)
+    }
+    if (payment.settlement !== undefined) {
+      throw new PayHttpError(409, 'invalid_transition', 'the payment is already settled')
+    }
+    const net = this.netAmount(payment)
+    payment.settlement = { settledAt: this.now(), txHash: randomHex(32), amount: net }
+    this.emit(payment, 'payment.settled')
+  }
+
+  /** Fee in minor units of the payment currency, or null when no fee is configured. */
+  fee(payment: Payment): MinorAmount | null {
+    const fee = this.options.fee
+    if (fee === null) return null
+    const [whole = '0', fraction = ''] = fee.percentage.split('.')
+    const scale = 10n ** BigInt(fraction.length)
+    const percent = BigInt(whole) * scale + BigInt(fraction || '0')
+    const divisor = 100n * scale
+    const value = BigInt(payment.amount.value)
+    const variable = (value * percent + divisor - 1n) / divisor
+    return { unit: payment.amount.unit, value: String(BigInt(fee.fixed) + variable) }
+  }
+
+  netAmount(payment: Payment): MinorAmount {
+    const fee = this.fee(payment)
+    const value = BigInt(payment.amount.value) - BigInt(fee?.value ?? '0')
+    return { unit: payment.amount.unit, value: String(value < 0n ? 0n : value) }
+  }
+
+  /** Resolves when the payment's state version moves past `version`, after `ms`, or on stop. */
+  waitForChange(payment: Payment, version: number, ms: number): Promise<void> {
+    if (payment.stateVersion !== version || ms <= 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      const set = this.waiters.get(payment.id) ?? new Set()
+      this.waiters.set(payment.id, set)
+      const done = () => {
+        clearTimeout(timer)
+        this.timers.delete(timer)
+        set.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      timer.unref()
+      this.timers.add(timer)
+      set.add(done)
+    })
+  }
+
+  /** Runs `action` after `ms` unless the sandbox stopped; errors (e.g. a transition no longer allowed) are dropped. */
+  after(ms: number, action: () => void): void {
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer)
+        try {
+          action()
+        } catch (error) {
+          if (!(error instanceof PayHttpError)) throw error
+        }
+      },
+      Math.min(Math.max(0, ms), 2 ** 31 - 1),
+    )
+    timer.unref()
+    this.timers.add(timer)
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+    for (const set of this.waiters.values()) for (const done of [...set]) done()
+  }
+
+  /** The webhook `data` snapshot of the payment at this moment (snake_case, a full snapshot, never a delta). */
+  snapshot(payment: Payment): Record<string, unknown> {
+    const fee = this.fee(payment)
+    const chosen = payment.chosen?.route
+    return {
+      payment_id: payment.id,
+      payment_state_version: payment.stateVersion,
+      status: payment.status,
+      live: false,
+      merchant_id: payment.merchantId,
+      reference_id: payment.referenceId,
+      amount: payment.amount,
+      token_amount:
+        chosen === undefined ? null : { unit: tokenUnit(chosen), value: String(chosen.tokenValue) },
+      buyer: chosen === undefined ? null : { account_caip10: chosen.account },
+      tx_id: `test:${payment.id}`,
+      created_at: iso(payment.createdAt),
+      updated_at: iso(payment.updatedAt),
+      expires_at: iso(payment.expiresAt),
+      fee: fee === null ? null : { kind: 'base_plus_percent', total_amount: fee },
+      processing: { fee: fee === null ? null : { kind: 'base_plus_percent', total_amount: fee } },
+      failure_reason: payment.failureReason,
+      cancellation_reason: payment.cancellationReason,
+      settlement:
+        payment.settlement === undefined
+          ? { settled: false }
+          : { settled: true, amount: payment.settlement.amount, tx_hash: payment.settlement.txHash },
+      settled_at: payment.settlement === undefined ? null : iso(payment.settlement.settledAt),
+    }
+  }
+
+  private emit(payment: Payment, type: EventType): void {
+    if (type !== 'payment.created') payment.stateVersion++
+    payment.updatedAt = this.now()
+    const event: PaymentEvent = {
+      id: newId('evt_'),
+      type,
+      api_version: this.options.apiVersion,
+      created_at: iso(this.now()),
+      data: this.snapshot(payment),
+    }
+    this.events.push(event)
+    this.options.onEvent(event)
+    const set = this.waiters.get(payment.id)
+    if (set !== undefined) for (const done of [...set]) done()
+  }
+}
+
+export const tokenUnit = (route: { chainId: string; token: { address: string } }): string =>
+  `caip19/${route.chainId}/erc20:${route.token.address}`
+
+export function fiatDisplay(amount: MinorAmount): Record<string, unknown> {
+  const currency = currencyOf(amount.unit)
+  return {
+    unit: amount.unit,
+    value: amount.value,
+    display: {
+      assetSymbol: currency?.code ?? amount.unit.slice('iso4217/'.length),
+      assetName: currency?.name ?? amount.unit.slice('iso4217/'.length),
+      decimals: currency?.decimals ?? 2,
+    },
+  }
+}

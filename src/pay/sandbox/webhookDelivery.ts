@@ -1,0 +1,271 @@
+import type { Clock } from '../../core/clock.js'
+import { signWebhook } from '../webhooks.js'
+import { iso, newId, newWebhookSecret } from './ids.js'
+import { type EventType, eventTypes, type PaymentEvent } from './model.js'
+
+/**
+ * Delay before each attempt, in milliseconds at time scale 1: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
+ * 10 h — the Standard Webhooks (Svix) schedule, 27 h 35 min in total, the spec's "about 28 hours".
+ */
+export const retryScheduleMs: readonly number[] = [
+  0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+]
+
+const day = 24 * 60 * 60 * 1000
+/** The spec: after rotation the old secret stays valid 24 hours. */
+export const rotationOverlapMs = day
+/** The spec: an endpoint whose every delivery failed for 5 days is disabled. */
+export const disableAfterMs = 5 * day
+
+export type WebhookAttempt = {
+  attempt: number
+  at: string
+  /** HTTP status, or null when no response arrived (timeout, refused connection). */
+  status: number | null
+  error: string | null
+  durationMs: number
+}
+
+export type WebhookDelivery = {
+  id: string
+  eventId: string
+  eventType: EventType
+  url: string
+  /** The exact bytes sent on every attempt. */
+  body: string
+  state: 'pending' | 'delivered' | 'failed'
+  attempts: WebhookAttempt[]
+  nextAttemptAt: string | null
+}
+
+export type WebhookEndpoint = {
+  url: string
+  events: EventType[]
+  createdAt: number
+  disabled: boolean
+}
+
+type Secret = { value: string; validUntil: number | null }
+
+export type DispatcherOptions = {
+  clock: Clock
+  /** Multiplies the retry delays and the disable window (e.g. 0.001 turns 5 s into 5 ms). */
+  timeScale: number
+  /** A delivery succeeds only on 2xx within this time (spec: 15 s). */
+  timeoutMs: number
+}
+
+/**
+ * The test-mode webhook endpoint and its deliveries. At-least-once: every event is queued, signed at each attempt
+ * with a fresh timestamp and every valid secret, and retried on anything but a 2xx within the timeout. Redirects
+ * are not followed (a 3xx is a failed attempt).
+ */
+export class WebhookDispatcher {
+  private endpointState: WebhookEndpoint | null = null
+  private secrets: Secret[] = []
+  private readonly list: WebhookDelivery[] = []
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly inFlight = new Set<AbortController>()
+  private pendingCount = 0
+  private idleWaiters: Array<() => void> = []
+  private failingSince: number | null = null
+  private stopped = false
+
+  constructor(private readonly options: DispatcherOptions) {}
+
+  get endpoint(): WebhookEndpoint | null {
+    return this.endpointState === null
+      ? null
+      : { ...this.endpointState, events: [...this.endpointState.events] }
+  }
+
+  /** Registers (or replaces) the single endpoint of this mode. A first registration creates the signing secret. */
+  setEndpoint(url: string, events: readonly EventType[] = eventTypes): WebhookEndpoint {
+    if (this.secrets.length === 0) this.secrets = [{ value: newWebhookSecret(), validUntil: null }]
+    this.endpointState = { url, events: [...events], createdAt: this.options.clock(), disabled: false }
+    this.failingSince = null
+    return this.endpoint!
+  }
+
+  /** Deletion is immediate: pending retries are dropped. */
+  deleteEndpoint(): void {
+    this.endpointState = null
+    this.secrets = []
+  }
+
+  /** The current signing secret (reveal). */
+  secret(): string | null {
+    return this.secrets[0]?.value ?? null
+  }
+
+  /** Every secret a receiver should accept right now (the current one first, then any overlapping old one). */
+  validSecrets(): string[] {
+    const now = this.options.clock()
+    this.secrets = this.secrets.filter((secret) => secret.validUntil === null || secret.validUntil > now)
+    return this.secrets.map((secret) => secret.value)
+  }
+
+  /** New current secret; the previous one stays valid (and keeps signing) for 24 hours. */
+  rotateSecret(): { secret: string; previousSecretExpiresAt: string } {
+    const now = this.options.clock()
+    const validUntil = now + rotationOverlapMs
+    const previous = this.validSecrets()
+    const current = newWebhookSecret()
+    this.secrets = [
+      { value: current, validUntil: null },
+      ...previous.map((value) => ({
+        value,
+        validUntil: Math.min(validUntil, this.expiryOf(value) ?? validUntil),
+      })),
+    ]
+    return { secret: current, previousSecretExpiresAt: iso(validUntil) }
+  }
+
+  deliveries(): WebhookDelivery[] {
+    return this.list.map((delivery) => ({ ...delivery, attempts: [...delivery.attempts] }))
+  }
+
+  /** Queues `event` for the endpoint when one is registered, enabled and subscribed to its type. */
+  enqueue(event: PaymentEvent): WebhookDelivery | undefined {
+    const endpoint = this.endpointState
+    if (this.stopped || endpoint === null || endpoint.disabled || !endpoint.events.includes(event.type))
+      return
+    const delivery: WebhookDelivery = {
+      id: newId('msg_'),
+      eventId: event.id,
+      eventType: event.type,
+      url: endpoint.url,
+      body: JSON.stringify(event),
+      state: 'pending',
+      attempts: [],
+      nextAttemptAt: iso(this.options.clock()),
+    }
+    this.list.push(delivery)
+    this.pendingCount++
+    this.schedule(delivery, 0)
+    return delivery
+  }
+
+  /** Sends a delivery again now (the dashboard's resend), whatever its state. */
+  resend(deliveryId: string): WebhookDelivery | undefined {
+    const delivery = this.list.find((entry) => entry.id === deliveryId)
+    if (delivery === undefined || this.stopped) return undefined
+    if (delivery.state !== 'pending') this.pendingCount++
+    delivery.state = 'pending'
+    this.schedule(delivery, 0, true)
+    return delivery
+  }
+
+  /** Resolves once no delivery is pending (delivered or finally failed). */
+  idle(): Promise<void> {
+    if (this.pendingCount === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  stop(): void {
+    this.stopped = true
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+    for (const controller of this.inFlight) controller.abort()
+    this.pendingCount = 0
+    this.releaseIdle()
+  }
+
+  private expiryOf(value: string): number | null {
+    return this.secrets.find((secret) => secret.value === value)?.validUntil ?? null
+  }
+
+  private schedule(delivery: WebhookDelivery, delayMs: number, manual = false): void {
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer)
+        void this.attempt(delivery, manual)
+      },
+      Math.min(delayMs, 2 ** 31 - 1),
+    )
+    timer.unref()
+    this.timers.add(timer)
+  }
+
+  private async attempt(delivery: WebhookDelivery, manual: boolean): Promise<void> {
+    if (this.stopped) return
+    const endpoint = this.endpointState
+    if (endpoint === null || endpoint.disabled) return this.finish(delivery, 'failed')
+    const started = Date.now()
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'wallet-rpc-pay-sandbox',
+      ...signWebhook(
+        this.validSecrets(),
+        delivery.eventId,
+        Math.floor(this.options.clock() / 1000),
+        delivery.body,
+      ),
+    }
+    const controller = new AbortController()
+    const timeout = setTimeout(() => controller.abort(), this.options.timeoutMs)
+    this.inFlight.add(controller)
+    let status: number | null = null
+    let error: string | null = null
+    try {
+      const response = await fetch(delivery.url, {
+        method: 'POST',
+        headers,
+        body: delivery.body,
+        redirect: 'manual',
+        signal: controller.signal,
+      })
+      status = response.status
+      // The reply must arrive in full within the time limit too.
+      await response.arrayBuffer()
+    } catch (cause) {
+      error = controller.signal.aborted
+        ? `no complete response within ${this.options.timeoutMs} ms`
+        : cause instanceof Error
+          ? cause.message
+          : 'request failed'
+    } finally {
+      clearTimeout(timeout)
+      this.inFlight.delete(controller)
+    }
+    if (this.stopped) return
+    const ok = error === null && status !== null && status >= 200 && status < 300
+    delivery.attempts.push({
+      attempt: delivery.attempts.length + 1,
+      at: iso(this.options.clock()),
+      status,
+      error: error ?? (ok ? null : `HTTP ${status}`),
+      durationMs: Date.now() - started,
+    })
+    if (ok) {
+      this.failingSince = null
+      return this.finish(delivery, 'delivered')
+    }
+    this.noteFailure(endpoint)
+    const automaticAttempts = manual ? Number.POSITIVE_INFINITY : delivery.attempts.length
+    const delay = retryScheduleMs[automaticAttempts]
+    if (delay === undefined || endpoint.disabled) return this.finish(delivery, 'failed')
+    const scaled = delay * this.options.timeScale
+    delivery.nextAttemptAt = iso(this.options.clock() + scaled)
+    this.schedule(delivery, scaled)
+  }
+
+  private noteFailure(endpoint: WebhookEndpoint): void {
+    const now = Date.now()
+    this.failingSince ??= now
+    if (now - this.failingSince >= disableAfterMs * this.options.timeScale) endpoint.disabled = true
+  }
+
+  private finish(delivery: WebhookDelivery, state: 'delivered' | 'failed'): void {
+    delivery.state = state
+    delivery.nextAttemptAt = null
+    this.pendingCount = Math.max(0, this.pendingCount - 1)
+    if (this.pendingCount === 0) this.releaseIdle()
+  }
+
+  private releaseIdle(): void {
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const resolve of waiters) resolve()
+  }
+}
