@@ -1,4 +1,15 @@
+export {
+  type AccountAddress,
+  type GetAccountAddressesParams,
+  type VerifyGetAccountAddressesOptions,
+  verifyGetAccountAddresses,
+} from './getAccountAddresses.js'
 export type { VerifyResult } from './result.js'
+export {
+  type SendTransferParams,
+  type VerifySendTransferOptions,
+  verifySendTransfer,
+} from './sendTransfer.js'
 export {
   bip322MessageHash,
   bitcoinMessageHash,

@@ -461,3 +461,19 @@ export function decodeSignatureText(text: unknown): {
     return fail('signature is neither hex nor base64')
   }
 }
+
+/** The single-key output types, read back from a scriptPubKey. */
+export function classifyScript(script: Uint8Array): Omit<DecodedAddress, 'address' | 'networks'> | undefined {
+  const h = hex.encode(script)
+  if (script.length === 25 && h.startsWith('76a914') && h.endsWith('88ac')) {
+    return { type: 'p2pkh', program: script.slice(3, 23), script }
+  }
+  if (script.length === 23 && h.startsWith('a914') && h.endsWith('87')) {
+    return { type: 'p2sh', program: script.slice(2, 22), script }
+  }
+  if (script.length === 22 && h.startsWith('0014'))
+    return { type: 'p2wpkh', program: script.slice(2), script }
+  if (script.length === 34 && h.startsWith('0020')) return { type: 'p2wsh', program: script.slice(2), script }
+  if (script.length === 34 && h.startsWith('5120')) return { type: 'p2tr', program: script.slice(2), script }
+  return undefined
+}
