@@ -10,6 +10,7 @@ import {
   tonKeys,
 } from '../../src/ton/index.js'
 
+// biome-ignore lint/suspicious/noExplicitAny: vector files are free-form JSON read by tests.
 export const vectors = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../test-vectors/ton/${name}`, import.meta.url), 'utf8')) as Record<
     string,

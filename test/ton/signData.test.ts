@@ -34,9 +34,8 @@ function verifySignData(
   if (!contractAddress(address.workChain, init).equals(address)) return false
   const data = init.data!.beginParse()
   // v5r1 data: is_signature_allowed:1 seqno:32 wallet_id:32 public_key:256; v4r2: seqno:32 wallet_id:32 public_key:256.
-  const stateKey = init.code!.hash().toString('hex').startsWith('2083')
-    ? (data.skip(65), data.loadBuffer(32))
-    : (data.skip(64), data.loadBuffer(32))
+  data.skip(init.code!.hash().toString('hex').startsWith('2083') ? 65 : 64)
+  const stateKey = data.loadBuffer(32)
   if (stateKey.toString('hex') !== result.publicKey) return false
 
   let signed: Buffer
