@@ -118,13 +118,13 @@ function checkInputs(tx: RawTransaction, options: VerifySendTransferOptions): vo
   const spent = prevouts.reduce((sum, p) => sum + p.amount, 0n)
   const sent = tx.outputs.reduce((sum, o) => sum + o.amount, 0n)
   if (spent < sent) fail(`outputs (${sent} sat) exceed inputs (${spent} sat)`)
-  tx.inputs.forEach((input, index) => {
+  for (const [index, input] of tx.inputs.entries()) {
     const prevout = prevouts[index]!
     if (owned && !owned.some((script) => equalBytes(script, prevout.script))) {
       fail(`input ${index} spends a coin outside the account`)
     }
     const kind = classifyScript(prevout.script)
-    if (kind === undefined) return fail(`input ${index} spends a script type this verifier does not know`)
+    if (kind === undefined) fail(`input ${index} spends a script type this verifier does not know`)
     const address = { ...kind, address: `input ${index}`, networks: [] }
     if (kind.type === 'p2tr') {
       const [signature] = input.witness
@@ -133,13 +133,13 @@ function checkInputs(tx: RawTransaction, options: VerifySendTransferOptions): vo
       const digest = sighashTaproot(tx, index, prevouts, hashType)
       if (!verifySchnorr(signature.slice(0, 64), digest, kind.program))
         fail(`input ${index}: bad Schnorr signature`)
-      return
+      continue
     }
     let signature: Uint8Array | undefined
     let publicKey: Uint8Array | undefined
     if (kind.type === 'p2pkh') [signature, publicKey] = parsePushes(input.scriptSig)
     else [signature, publicKey] = input.witness
-    if (signature === undefined || publicKey === undefined) return fail(`input ${index}: no signature`)
+    if (signature === undefined || publicKey === undefined) fail(`input ${index}: no signature`)
     if (!scriptMatchesKey(address, publicKey)) fail(`input ${index}: the key does not match the spent script`)
     if (
       kind.type === 'p2sh' &&
@@ -156,5 +156,5 @@ function checkInputs(tx: RawTransaction, options: VerifySendTransferOptions): vo
       publicKey,
     )
     if (!check.ok) fail(`input ${index}: ${check.reason ?? 'bad signature'}`)
-  })
+  }
 }
