@@ -51,6 +51,10 @@ export class SandboxState {
 
   constructor(private readonly options: StateOptions) {}
 
+  get feeConfig(): FeeConfig | null {
+    return this.options.fee
+  }
+
   now(): number {
     return this.options.clock()
   }
