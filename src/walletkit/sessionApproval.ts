@@ -25,8 +25,9 @@ export class SessionProposalRefusedError extends Error {
   }
 }
 
-// CAIP-10 account_address.
-const accountAddressPattern = /^[-.%a-zA-Z0-9]{1,128}$/
+// The SDK's own account rule (`isValidAccountId`: exactly `namespace:reference:address`), so no colon;
+// stricter CAIP-10 would drop TON's friendly addresses, which contain `_`.
+const accountAddressPattern = /^[^:\s]{1,128}$/
 
 type SupportedNamespaces = BuildApprovedNamespacesParams['supportedNamespaces']
 type ProposalNamespaces = ProposalTypes.RequiredNamespaces
@@ -52,8 +53,8 @@ export async function buildSessionApproval(
   onError: (error: unknown) => void = () => {},
 ): Promise<SessionApproval> {
   // Newer dapp SDKs send only optional namespaces; older payloads may omit either map.
-  const requiredNamespaces: ProposalNamespaces = proposal.requiredNamespaces ?? {}
-  const optionalNamespaces: ProposalNamespaces = proposal.optionalNamespaces ?? {}
+  const requiredNamespaces = cleanNamespaces(proposal.requiredNamespaces, 'required')
+  const optionalNamespaces = cleanNamespaces(proposal.optionalNamespaces, 'optional')
   const required = normalizeNamespaces(requiredNamespaces)
   const optional = normalizeNamespaces(optionalNamespaces)
   const askedForNothing = Object.keys(required).length === 0 && Object.keys(optional).length === 0
@@ -119,6 +120,38 @@ export async function buildSessionApproval(
   return { namespaces, sessionProperties, chainIds }
 }
 
+// CAIP-2 namespace, optionally with a reference (`eip155`, `eip155:1`).
+const namespaceKeyPattern = /^[-a-z0-9]{3,8}(:[-_a-zA-Z0-9]{1,32})?$/
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : []
+
+/**
+ * The proposal's namespaces as plain data, before any SDK helper indexes objects with them: the SDK's
+ * `buildApprovedNamespaces` reads `supportedNamespaces[key]` for every proposed key, so a key such as
+ * `constructor` would reach `Object.prototype`. A malformed required key refuses the proposal (5104); a
+ * malformed optional one is ignored.
+ */
+function cleanNamespaces(value: unknown, kind: 'required' | 'optional'): ProposalNamespaces {
+  const clean: ProposalNamespaces = {}
+  if (!isRecord(value)) return clean
+  for (const [key, namespace] of Object.entries(value)) {
+    if (!namespaceKeyPattern.test(key) || !isRecord(namespace)) {
+      if (kind === 'optional') continue
+      throw new SessionProposalRefusedError(getSdkError('UNSUPPORTED_NAMESPACE_KEY', key))
+    }
+    clean[key] = {
+      ...(namespace.chains === undefined ? {} : { chains: strings(namespace.chains) }),
+      methods: strings(namespace.methods),
+      events: strings(namespace.events),
+    }
+  }
+  return clean
+}
+
 async function accountIdsOf(
   wallet: Pick<WalletRpcLike, 'accounts'>,
   chainId: string,
@@ -128,7 +161,7 @@ async function accountIdsOf(
     const ids = await wallet.accounts(chainId)
     return ids.filter((id) => {
       if (typeof id === 'string' && accountAddressPattern.test(id)) return true
-      onError(new Error(`namespace returned an account that is not a CAIP-10 address on ${chainId}`))
+      onError(new Error(`left out an account on ${chainId}: not a CAIP-10 address (one without ":")`))
       return false
     })
   } catch (error) {
