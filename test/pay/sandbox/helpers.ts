@@ -43,3 +43,63 @@ export async function createPayment(
   if (reply.status !== 201) throw new Error(`create payment answered ${reply.status}`)
   return reply.body.id as string
 }
+
+import type { LocalAccount } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+
+/** anvil's first two dev keys (the well-known `test test … junk` mnemonic). */
+export const buyer = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
+export const stranger = privateKeyToAccount(
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+)
+
+/** Signs eth_signTypedData_v4 params the way a wallet would: the JSON typed data, EIP712Domain dropped for viem. */
+export async function signTypedDataParams(account: LocalAccount, params: string): Promise<`0x${string}`> {
+  const [, json] = JSON.parse(params) as [string, string]
+  const typed = JSON.parse(json)
+  const { EIP712Domain: _domain, ...types } = typed.types
+  return account.signTypedData({
+    domain: typed.domain,
+    types,
+    primaryType: typed.primaryType,
+    message: typed.message,
+  })
+}
+
+/**
+ * The wallet side by hand: options for `account` on `chainId`, fetch the build, sign, confirm with a made-up
+ * approval hash (no chain reader configured). Returns the confirm reply.
+ */
+export async function payByHand(
+  sandbox: PaySandbox,
+  paymentId: string,
+  options: { account?: LocalAccount; signer?: LocalAccount; chainId?: number; maxPollMs?: number } = {},
+): Promise<ApiReply> {
+  const account = options.account ?? buyer
+  const call = api(sandbox)
+  const offered = await call('POST', `/v1/gateway/payment/${paymentId}/options`, {
+    body: { accounts: [`eip155:${options.chainId ?? 31337}:${account.address}`] },
+  })
+  if (offered.status !== 200) return offered
+  const option = offered.body.options[0]
+  const build = option.actions.find((action: { type: string }) => action.type === 'build')
+  const fetched = await call('POST', `/v1/gateway/payment/${paymentId}/fetch`, {
+    body: { optionId: option.id, data: build.data.data },
+  })
+  const walletActions = [
+    ...option.actions.filter((action: { type: string }) => action.type === 'walletRpc'),
+    ...fetched.body.actions,
+  ]
+  const results = []
+  for (const action of walletActions) {
+    const result =
+      action.data.method === 'eth_signTypedData_v4'
+        ? await signTypedDataParams(options.signer ?? account, action.data.params)
+        : `0x${'ab'.repeat(32)}`
+    results.push({ type: 'walletRpc', data: [result] })
+  }
+  const query = options.maxPollMs === undefined ? '' : `?maxPollMs=${options.maxPollMs}`
+  return call('POST', `/v1/gateway/payment/${paymentId}/confirm${query}`, {
+    body: { optionId: option.id, results },
+  })
+}
