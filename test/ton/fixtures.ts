@@ -11,11 +11,10 @@ import {
 } from '../../src/ton/index.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: vector files are free-form JSON read by tests.
-export const vectors = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../test-vectors/ton/${name}`, import.meta.url), 'utf8')) as Record<
-    string,
-    any
-  >
+type Json = Record<string, any>
+
+export const vectors = (name: string): Json =>
+  JSON.parse(readFileSync(new URL(`../../test-vectors/ton/${name}`, import.meta.url), 'utf8'))
 
 /** ton-connect/kit WalletV5R1.fixture.ts key (a valid TON mnemonic). */
 export const fixtureSeedHex = '9d659a6c2234db7f6e4f977e6e8653b9f5946d557163f31034011375d8f3f97d'
