@@ -21,7 +21,14 @@ export function httpProvider(url: string): Eip155ChainProvider {
   return createPublicClient({ transport: http(url, { retryCount: 0 }) })
 }
 
-export type EstimateRequest = { from: Address; to: Address | undefined; value: bigint; data: Hex }
+export type EstimateRequest = {
+  from: Address
+  to: Address | undefined
+  value: bigint
+  data: Hex
+  /** Fees make the node check the sender can pay `gas × fee + value`, so an unaffordable send fails here. */
+  fees: { gasPrice: bigint } | { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+}
 
 /**
  * One configured chain's view of its provider. Every call checks once that the provider really serves
@@ -49,6 +56,21 @@ export class ChainAccess {
     })
   }
 
+  /**
+   * Runs the transaction with eth_call, without fees: the node reports a revert with its reason and a
+   * value above the balance (some nodes, anvil among them, skip that check in eth_estimateGas).
+   */
+  simulate(request: EstimateRequest): Promise<void> {
+    return this.#call(async () => {
+      await this.client.call({
+        account: request.from,
+        ...(request.to === undefined ? {} : { to: request.to }),
+        value: request.value,
+        data: request.data,
+      })
+    })
+  }
+
   estimateGas(request: EstimateRequest): Promise<bigint> {
     return this.#call(() =>
       this.client.estimateGas({
@@ -56,6 +78,7 @@ export class ChainAccess {
         ...(request.to === undefined ? {} : { to: request.to }),
         value: request.value,
         data: request.data,
+        ...request.fees,
       }),
     )
   }

@@ -13,7 +13,7 @@ import {
 import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
-import type { ChainAccess } from './chains.js'
+import type { ChainAccess, EstimateRequest } from './chains.js'
 import { accessOf, type ChainConfig, type Eip155Env, ownedAddress } from './env.js'
 import type { Eip155Signer } from './keys.js'
 import { addressSchema, bytes32Schema, dataSchema, maxUint64, maxUint256, quantitySchema } from './schemas.js'
@@ -127,8 +127,8 @@ export async function planTransaction(
 
   const needsChain = request.gas === undefined || !feesComplete(request)
   const access = needsChain ? accessOf(chain) : chain.access
-  const [block, fees] = await Promise.all([access?.latestBlock(), fillFees(access, request)])
-  const gas = await fillGas(env, access, block?.gasLimit, request, { from, to, value, data })
+  const fees = await fillFees(access, request)
+  const gas = await fillGas(env, access, request, { from, to, value, data, fees: estimateFees(fees) })
   return {
     from,
     chainId: chain.chainId,
@@ -190,24 +190,36 @@ async function fillFees(access: ChainAccess | undefined, request: TransactionReq
   return { type: 'eip1559', maxFeePerGas, maxPriorityFeePerGas }
 }
 
+const estimateFees = (fees: Fees): EstimateRequest['fees'] =>
+  fees.type === 'eip1559'
+    ? { maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas }
+    : { gasPrice: fees.gasPrice }
+
+/**
+ * The gas limit. With a provider the transaction is always simulated (eth_estimateGas), even when the dapp
+ * set `gas`, so a revert or an unaffordable value is refused with the node's reason before the user is asked.
+ */
 async function fillGas(
   env: Eip155Env,
   access: ChainAccess | undefined,
-  blockGasLimit: bigint | undefined,
   request: TransactionRequest,
-  estimate: { from: Address; to: Address | undefined; value: bigint; data: Hex },
+  estimate: EstimateRequest,
 ): Promise<bigint> {
+  if (access === undefined) return request.gas! // signing-only chain: planTransaction required every field
+  // eth_call first: its failure carries the clearest node reason (revert data, insufficient funds).
+  await access.simulate(estimate)
+  const [estimated, block] = await Promise.all([access.estimateGas(estimate), access.latestBlock()])
+  const blockGasLimit = block.gasLimit
   if (request.gas !== undefined) {
-    if (blockGasLimit !== undefined && request.gas > blockGasLimit) {
+    if (request.gas > blockGasLimit) {
       throw new InvalidParamsError(`gas ${request.gas} exceeds the block gas limit ${blockGasLimit}`, {
         path: '0.gas',
       })
     }
     return request.gas
   }
-  const estimated = await access!.estimateGas(estimate)
   const padded = (estimated * BigInt(100 + env.gasMarginPercent)) / 100n
-  const cap = blockGasLimit === undefined ? padded : (blockGasLimit * blockGasCapPercent) / 100n
+  const cap = (blockGasLimit * blockGasCapPercent) / 100n
   // The margin never pushes the limit past the cap, and the cap never cuts below what the node estimated.
   return padded < cap ? padded : estimated > cap ? estimated : cap
 }

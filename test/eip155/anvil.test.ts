@@ -1,0 +1,322 @@
+import {
+  createPublicClient,
+  custom,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  parseEther,
+  parseGwei,
+  toHex,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AnvilInstance, startAnvil } from '../../src/devchains/anvil.js'
+import { httpProvider, mnemonicKeys, privateKeyKeys } from '../../src/eip155/index.js'
+import { errorOf, type Harness, harness } from './helpers.js'
+
+/**
+ * Real chain: anvil from the npm package @foundry-rs/anvil, on 127.0.0.1 with an OS-assigned port,
+ * started here and stopped in afterAll. Default dev mnemonic, 10 000 ETH per account, automine.
+ */
+const devMnemonic = 'test test test test test test test test test test test junk'
+const account0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
+const account1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+const account2 = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
+const account3 = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
+const account4 = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'
+const recipient = '0x000000000000000000000000000000000000dEaD'
+const devKey0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
+
+// Runtime code that always reverts with Error("nope"); init code that deploys it.
+const revertingRuntime = '0x6308c379a060e01b60005260206004526004602452636e6f706560e01b60445260646000fd'
+const deployRevertingInit = `0x602580600b6000396000f3${revertingRuntime.slice(2)}` as Hex
+
+let anvil: AnvilInstance
+let chain: PublicClient
+let h: Harness
+
+beforeAll(async () => {
+  anvil = await startAnvil()
+  chain = createPublicClient({ transport: http(anvil.url) })
+  h = harness({
+    keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [0, 1, 2, 3, 4] }),
+    chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }],
+  })
+})
+
+afterAll(async () => {
+  await anvil?.stop()
+})
+
+const anvilRpc = (method: string, params: unknown[]) =>
+  fetch(anvil.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+
+describe('eth_sendTransaction on anvil', () => {
+  it('EIP-1559 (filled by the wallet): mined, recipient and sender balances change as expected', async () => {
+    const value = parseEther('1.5')
+    const before = await Promise.all([
+      chain.getBalance({ address: recipient }),
+      chain.getBalance({ address: account0 }),
+    ])
+    const hash = await h.result<Hex>('eth_sendTransaction', [
+      { from: account0, to: recipient, value: toHex(value) },
+    ])
+    const receipt = await chain.waitForTransactionReceipt({ hash })
+    expect(receipt.status).toBe('success')
+    expect(receipt.type).toBe('eip1559')
+    const after = await Promise.all([
+      chain.getBalance({ address: recipient }),
+      chain.getBalance({ address: account0 }),
+    ])
+    expect(after[0] - before[0]).toBe(value)
+    expect(before[1] - after[1]).toBe(value + receipt.gasUsed * receipt.effectiveGasPrice)
+    const review = h.reviews.at(-1)!
+    expect(review.items).toContainEqual({ label: 'Value', value: '1.5 ETH' })
+    expect(review.items).toContainEqual({ label: 'To', value: recipient })
+  })
+
+  it('legacy (type 0x0, gasPrice filled from the node): mined with the expected balance change', async () => {
+    const value = parseEther('0.25')
+    const before = await chain.getBalance({ address: recipient })
+    const hash = await h.result<Hex>('eth_sendTransaction', [
+      { from: account1, to: recipient, value: toHex(value), type: '0x0' },
+    ])
+    const receipt = await chain.waitForTransactionReceipt({ hash })
+    expect(receipt.status).toBe('success')
+    expect(receipt.type).toBe('legacy')
+    expect((await chain.getBalance({ address: recipient })) - before).toBe(value)
+    const transaction = await chain.getTransaction({ hash })
+    expect(transaction.chainId).toBe(anvil.chainId) // EIP-155 replay protection
+  })
+
+  it('legacy with a dapp-given gasPrice and gas: used as given', async () => {
+    const hash = await h.result<Hex>('eth_sendTransaction', [
+      { from: account1, to: recipient, value: '0x1', gasPrice: toHex(parseGwei('3')), gas: '0x5208' },
+    ])
+    const transaction = await chain.getTransaction({ hash })
+    expect(transaction.gasPrice).toBe(parseGwei('3'))
+    expect(transaction.gas).toBe(21000n)
+    expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
+  })
+
+  it('gas is the estimate plus the margin, below the block gas limit', async () => {
+    const hash = await h.result<Hex>('eth_sendTransaction', [{ from: account1, to: recipient, value: '0x2' }])
+    const [transaction, block] = await Promise.all([chain.getTransaction({ hash }), chain.getBlock()])
+    expect(transaction.gas).toBe((21000n * 125n) / 100n)
+    expect(transaction.gas < block.gasLimit).toBe(true)
+  })
+
+  it('50 concurrent sends from one account get 50 distinct nonces and are all mined', async () => {
+    const start = await chain.getTransactionCount({ address: account2 })
+    const hashes = await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        h.result<Hex>('eth_sendTransaction', [{ from: account2, to: recipient, value: toHex(index + 1) }]),
+      ),
+    )
+    expect(new Set(hashes).size).toBe(50)
+    const receipts = await Promise.all(hashes.map((hash) => chain.waitForTransactionReceipt({ hash })))
+    expect(receipts.every((receipt) => receipt.status === 'success')).toBe(true)
+    const nonces = await Promise.all(hashes.map(async (hash) => (await chain.getTransaction({ hash })).nonce))
+    expect(new Set(nonces).size).toBe(50)
+    expect(Math.min(...nonces)).toBe(start)
+    expect(Math.max(...nonces)).toBe(start + 49)
+    expect(await chain.getTransactionCount({ address: account2 })).toBe(start + 50)
+  })
+
+  it('a reverting call answers -32603 with the node reason, before approval', async () => {
+    const target = '0x1111111111111111111111111111111111111111'
+    await anvilRpc('anvil_setCode', [target, revertingRuntime])
+    const asked = h.reviews.length
+    const response = await h.call('eth_sendTransaction', [{ from: account0, to: target, data: '0x12345678' }])
+    expect(errorOf(response)).toEqual({
+      code: -32603,
+      message: 'Chain provider error.',
+      data: { reason: 'execution reverted: nope' },
+    })
+    expect(h.reviews.length).toBe(asked)
+  })
+
+  it('a reverting call is refused even when the dapp set gas (always simulated)', async () => {
+    const target = '0x1111111111111111111111111111111111111111'
+    await anvilRpc('anvil_setCode', [target, revertingRuntime])
+    const response = await h.call('eth_sendTransaction', [
+      { from: account0, to: target, data: '0x12345678', gas: '0x30000' },
+    ])
+    expect(errorOf(response).code).toBe(-32603)
+    expect(errorOf(response).data).toEqual({ reason: 'execution reverted: nope' })
+  })
+
+  it('an unaffordable value answers -32603 with the node reason, before approval', async () => {
+    const asked = h.reviews.length
+    const response = await h.call('eth_sendTransaction', [
+      { from: account3, to: recipient, value: toHex(parseEther('1000000')) },
+    ])
+    const error = errorOf(response)
+    expect(error.code).toBe(-32603)
+    expect((error.data as { reason: string }).reason).toMatch(/insufficient funds/i)
+    expect(h.reviews.length).toBe(asked)
+  })
+
+  it('contract creation is flagged in the review and deploys', async () => {
+    const hash = await h.result<Hex>('eth_sendTransaction', [{ from: account3, data: deployRevertingInit }])
+    const review = h.reviews.at(-1)!
+    expect(review.warnings.map((warning) => warning.code)).toContain('tx.contract_creation')
+    expect(review.items).toContainEqual({ label: 'To', value: 'New contract (contract creation)' })
+    const receipt = await chain.waitForTransactionReceipt({ hash })
+    expect(receipt.status).toBe('success')
+    expect(await chain.getCode({ address: receipt.contractAddress! })).toBe(revertingRuntime)
+  })
+
+  it('a rejected request leaves no nonce gap', async () => {
+    const rejecting = harness(
+      {
+        keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: 4 }),
+        chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }],
+      },
+      {
+        approve: (review) =>
+          !review.items.some((entry) => 'value' in entry && entry.value.startsWith('0.000000000000000007')),
+      },
+    )
+    const start = await chain.getTransactionCount({ address: account4 })
+    const rejected = await rejecting.call('eth_sendTransaction', [
+      { from: account4, to: recipient, value: '0x7' },
+    ])
+    expect(errorOf(rejected).code).toBe(5000)
+    const hash = await rejecting.result<Hex>('eth_sendTransaction', [
+      { from: account4, to: recipient, value: '0x8' },
+    ])
+    expect((await chain.getTransaction({ hash })).nonce).toBe(start)
+  })
+})
+
+describe('eth_signTransaction then eth_sendRawTransaction on anvil', () => {
+  it('signs without broadcasting, then the raw transaction is broadcast and mined', async () => {
+    const value = parseEther('0.01')
+    const raw = await h.result<Hex>('eth_signTransaction', [
+      { from: account1, to: recipient, value: toHex(value) },
+    ])
+    const hash = keccak256(raw)
+    await expect(chain.getTransaction({ hash })).rejects.toThrow()
+    const before = await chain.getBalance({ address: recipient })
+    expect(await h.result<Hex>('eth_sendRawTransaction', [raw])).toBe(hash)
+    expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await chain.getBalance({ address: recipient })) - before).toBe(value)
+    // The next wallet-filled send continues after the raw transaction's nonce.
+    const next = await h.result<Hex>('eth_sendTransaction', [{ from: account1, to: recipient, value: '0x1' }])
+    const [sent, following] = await Promise.all([
+      chain.getTransaction({ hash }),
+      chain.getTransaction({ hash: next }),
+    ])
+    expect(following.nonce).toBe(sent.nonce + 1)
+  })
+
+  it('relays a raw transaction signed elsewhere, with a review naming its signer', async () => {
+    const outsider = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d') // dev #1
+    const nonce = await chain.getTransactionCount({ address: outsider.address, blockTag: 'pending' })
+    const raw = await outsider.signTransaction({
+      chainId: anvil.chainId,
+      nonce,
+      to: recipient,
+      value: 5n,
+      gas: 21000n,
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+    })
+    const relay = harness({
+      keys: privateKeyKeys('0x4646464646464646464646464646464646464646464646464646464646464646'),
+      chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }],
+    })
+    const hash = await relay.result<Hex>('eth_sendRawTransaction', [raw])
+    expect(hash).toBe(keccak256(raw))
+    expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect(relay.reviews[0]?.account).toBe(outsider.address)
+    expect(relay.reviews[0]?.warnings.map((warning) => warning.code)).toContain('raw_tx.foreign_sender')
+  })
+
+  it('a raw transaction for another chain is refused with -32602 before broadcast', async () => {
+    const raw = await privateKeyToAccount(devKey0).signTransaction({
+      chainId: 1,
+      nonce: 0,
+      to: recipient,
+      value: 1n,
+      gas: 21000n,
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+    })
+    const error = errorOf(await h.call('eth_sendRawTransaction', [raw]))
+    expect(error.code).toBe(-32602)
+    expect(error.data).toMatchObject({ rule: 'chain_mismatch' })
+  })
+
+  it('a pre-EIP-155 raw transaction (no chainId, replayable) is refused with -32602', async () => {
+    const raw = await privateKeyToAccount(devKey0).signTransaction({
+      type: 'legacy',
+      nonce: 0,
+      to: recipient,
+      value: 1n,
+      gas: 21000n,
+      gasPrice: parseGwei('20'),
+    })
+    const error = errorOf(await h.call('eth_sendRawTransaction', [raw]))
+    expect(error.code).toBe(-32602)
+    expect(error.data).toMatchObject({ rule: 'tx.replayable' })
+  })
+})
+
+describe('provider checks on anvil', () => {
+  it('a provider hash that is not keccak256(raw) is an error, not a success', async () => {
+    const forward = http(anvil.url)({})
+    const lying = createPublicClient({
+      transport: custom({
+        async request({ method, params }) {
+          const answer = await forward.request({ method, params } as never)
+          return method === 'eth_sendRawTransaction' ? keccak256('0x1234') : answer
+        },
+      }),
+    })
+    const w = harness({
+      keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: 3 }),
+      chains: [{ chainId: anvil.chainId, provider: lying }],
+    })
+    const error = errorOf(
+      await w.call('eth_sendTransaction', [{ from: account3, to: recipient, value: '0x1' }]),
+    )
+    expect(error.code).toBe(-32603)
+    expect((error.data as { reason: string }).reason).toMatch(
+      /^provider returned hash 0x[0-9a-f]{64}, expected 0x/,
+    )
+  })
+
+  it('a provider serving another chain id is refused with -32603', async () => {
+    const w = harness({
+      keys: mnemonicKeys({ mnemonic: devMnemonic }),
+      chains: [{ chainId: 1, provider: httpProvider(anvil.url) }],
+    })
+    const error = errorOf(
+      await w.call('eth_sendTransaction', [{ from: account0, to: recipient, value: '0x1' }]),
+    )
+    expect(error).toEqual({
+      code: -32603,
+      message: 'Chain provider error.',
+      data: { reason: `provider serves chain ${anvil.chainId}, configured as eip155:1` },
+    })
+  })
+
+  it('signing-only chains answer sends with a clear -32603', async () => {
+    const w = harness({ keys: mnemonicKeys({ mnemonic: devMnemonic }), chains: [1] })
+    const error = errorOf(
+      await w.call('eth_sendTransaction', [{ from: account0, to: recipient, value: '0x1' }]),
+    )
+    expect(error).toEqual({
+      code: -32603,
+      message: 'Chain provider error.',
+      data: { reason: 'no chain provider configured for eip155:1' },
+    })
+  })
+})
