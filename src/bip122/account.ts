@@ -121,8 +121,7 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
 
   async function discover(chainProvider: ChainProvider): Promise<Discovery> {
     const limit = limiter(concurrency)
-    const used = new Map<string, number[]>()
-    await Promise.all(
+    const scanned = await Promise.all(
       chainsToScan().map(async ([purpose, change]) => {
         const indexes: number[] = []
         let next = 0
@@ -149,12 +148,11 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
           }
           if (isStatic) break
         }
-        used.set(
-          `${purpose}/${change}`,
-          indexes.sort((a, b) => a - b),
-        )
+        return [`${purpose}/${change}`, indexes.sort((a, b) => a - b)] as const
       }),
     )
+    // Built after all scans finish, so the order (purpose, chain, index) never depends on network timing.
+    const used = new Map<string, number[]>(scanned)
     const usedAddresses = [...used.entries()].flatMap(([key, indexes]) => {
       const [purpose, change] = key.split('/').map(Number) as [Purpose, Change]
       return indexes.map((index) => byIndex.get(`${purpose}/${change}/${index}`)!)

@@ -1,0 +1,75 @@
+import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { describe, expect, it } from 'vitest'
+import { loadSecp256k1, type Secp256k1, secp256k1Backend } from '../../src/bip122/ecc.js'
+
+/** 48 deterministic keys, hashes and aux values, plus edge keys (1, n-1). */
+const n = secp256k1.Point.CURVE().n
+const hex32 = (value: bigint) => Uint8Array.from(Buffer.from(value.toString(16).padStart(64, '0'), 'hex'))
+const cases = Array.from({ length: 48 }, (_, i) => ({
+  key: sha256(utf8ToBytes(`key ${i}`)),
+  hash: sha256(utf8ToBytes(`message ${i}`)),
+  aux: sha256(utf8ToBytes(`aux ${i}`)),
+  tweak: sha256(utf8ToBytes(`tweak ${i}`)),
+}))
+cases.push({ key: hex32(1n), hash: hex32(0n), aux: hex32(0n), tweak: hex32(1n) })
+cases.push({ key: hex32(n - 1n), hash: hex32(n - 1n), aux: hex32(n - 1n), tweak: hex32(2n) })
+
+const run = (ecc: Secp256k1) =>
+  cases.map(({ key, hash, aux, tweak }) => {
+    const publicKey = ecc.pointFromScalar(key, true)!
+    const xOnly = publicKey.subarray(1)
+    const recoverable = ecc.signRecoverable(hash, key)
+    return {
+      publicKey: bytesToHex(publicKey),
+      ecdsa: bytesToHex(ecc.sign(hash, key)),
+      recoverable: `${bytesToHex(recoverable.signature)}/${recoverable.recoveryId}`,
+      recovered: bytesToHex(ecc.recover(hash, recoverable.signature, recoverable.recoveryId, true)!),
+      schnorr: bytesToHex(ecc.signSchnorr(hash, key, aux)),
+      xOnlyTweak: JSON.stringify({
+        ...ecc.xOnlyPointAddTweak(xOnly, tweak),
+        xOnlyPubkey: bytesToHex(ecc.xOnlyPointAddTweak(xOnly, tweak)!.xOnlyPubkey),
+      }),
+      privateAdd: bytesToHex(ecc.privateAdd(key, tweak)!),
+      privateNegate: bytesToHex(ecc.privateNegate(key)),
+      pointAddScalar: bytesToHex(ecc.pointAddScalar(publicKey, tweak, true)!),
+    }
+  })
+
+describe('secp256k1 backends', () => {
+  it('tiny-secp256k1 (WASM) loads here and is the default', () => {
+    expect(secp256k1Backend.name).toBe('tiny-secp256k1')
+  })
+
+  it('tiny-secp256k1 and @bitcoinerlab/secp256k1 give byte-identical ECDSA, recovery, Schnorr and tweaks', async () => {
+    const tiny = await loadSecp256k1('tiny-secp256k1')
+    const portable = await loadSecp256k1('@bitcoinerlab/secp256k1')
+    expect(run(tiny.ecc)).toEqual(run(portable.ecc))
+  })
+
+  it('both agree with @noble/curves used directly (RFC 6979 low-S ECDSA, BIP-340 Schnorr)', async () => {
+    for (const name of ['tiny-secp256k1', '@bitcoinerlab/secp256k1'] as const) {
+      const { ecc } = await loadSecp256k1(name)
+      for (const { key, hash, aux } of cases) {
+        expect(bytesToHex(ecc.sign(hash, key))).toBe(
+          bytesToHex(secp256k1.sign(hash, key, { prehash: false })),
+        )
+        expect(bytesToHex(ecc.signSchnorr(hash, key, aux))).toBe(bytesToHex(schnorr.sign(hash, key, aux)))
+      }
+    }
+  })
+
+  it('matches the BIP-340 reference vector 1 (test-vectors.csv index 1)', async () => {
+    // bitcoin/bips bip-0340/test-vectors.csv, index 1 (BSD-2-Clause).
+    const key = Buffer.from('B7E151628AED2A6ABF7158809CF4F3C762E7160F38B4DA56A784D9045190CFEF', 'hex')
+    const aux = Buffer.from('0000000000000000000000000000000000000000000000000000000000000001', 'hex')
+    const message = Buffer.from('243F6A8885A308D313198A2E03707344A4093822299F31D0082EFA98EC4E6C89', 'hex')
+    const expected =
+      '6896bd60eeae296db48a229ff71dfe071bde413e6d43f917dc8dcf8c78de33418906d11ac976abccb20b091292bff4ea897efcb639ea871cfa95f6de339e4b0a'
+    for (const name of ['tiny-secp256k1', '@bitcoinerlab/secp256k1'] as const) {
+      const { ecc } = await loadSecp256k1(name)
+      expect(bytesToHex(ecc.signSchnorr(message, key, aux))).toBe(expected)
+    }
+  })
+})
