@@ -341,7 +341,10 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
 
     async pay(paymentIdOrLink, optionId, hooks = {}) {
       const paymentId = paymentIdOf(paymentIdOrLink)
-      let payment = hooks.options?.paymentId === paymentId ? hooks.options : await getOptions(paymentId, true)
+      // Options from getOptions are reused only when they carry the payment info (expiry, merchant, amount).
+      const given = hooks.options
+      let payment =
+        given?.paymentId === paymentId && given.info !== undefined ? given : await getOptions(paymentId, true)
       let option = pickOption(payment, optionId)
       assertOpen(payment, option)
       // Data is collected before anything is signed: abandoning the form leaves nothing signed.

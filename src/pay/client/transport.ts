@@ -85,14 +85,32 @@ export function createTransport(options: TransportOptions): Transport {
     return result
   }
 
-  async function attempt(url: string, body: string, timeoutMs: number): Promise<Response> {
-    return options.fetch(url, {
-      method: 'POST',
-      headers: headers(),
-      body,
-      redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs),
-    })
+  /** One HTTP exchange, body included, under one timeout whose timer is always cleared. */
+  async function attempt(
+    url: string,
+    body: string,
+    timeoutMs: number,
+  ): Promise<{ status: number; ok: boolean; version: string | undefined; json: unknown }> {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(new Error('request timed out')), timeoutMs)
+    try {
+      const response = await options.fetch(url, {
+        method: 'POST',
+        headers: headers(),
+        body,
+        redirect: 'error',
+        signal: controller.signal,
+      })
+      const text = await response.text()
+      return {
+        status: response.status,
+        ok: response.ok,
+        version: response.headers.get('pay-version') ?? undefined,
+        json: parseJson(text),
+      }
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   return {
@@ -106,7 +124,7 @@ export function createTransport(options: TransportOptions): Transport {
       for (let attemptIndex = 0; attemptIndex <= options.retry.retries; attemptIndex++) {
         if (attemptIndex > 0)
           await options.sleep(backoffDelayMs(attemptIndex - 1, options.retry, options.random))
-        let response: Response
+        let response: Awaited<ReturnType<typeof attempt>>
         try {
           response = await attempt(url, body, options.requestTimeoutMs + extraTimeoutMs)
         } catch (error) {
@@ -114,18 +132,17 @@ export function createTransport(options: TransportOptions): Transport {
           continue
         }
         if (response.ok) {
-          const version = response.headers.get('pay-version') ?? undefined
-          const parsed = v.safeParse(schema, await readJson(response))
+          const parsed = v.safeParse(schema, response.json)
           if (!parsed.success) {
             const issue = parsed.issues[0]
             throw new PayProtocolError(
               `The gateway answered ${path.split('/').pop()} with an unexpected body at ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
             )
           }
-          lastVersion = version
-          return { body: parsed.output, version }
+          lastVersion = response.version
+          return { body: parsed.output, version: response.version }
         }
-        const failure = toError(response.status, await readJson(response), scrub)
+        const failure = toError(response.status, response.json, scrub)
         if (!isRetryableStatus(response.status)) throw failure
         lastFailure = failure
       }
@@ -134,16 +151,16 @@ export function createTransport(options: TransportOptions): Transport {
   }
 }
 
-async function readJson(response: Response): Promise<unknown> {
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(await response.text())
+    return JSON.parse(text)
   } catch {
     return undefined
   }
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.name === 'TimeoutError' ? 'request timed out' : error.message
+  if (error instanceof Error) return error.message
   return String(error)
 }
 

@@ -71,6 +71,30 @@ describe('retries: only 5xx and network failures, 3 retries from 100 ms doubling
     expect(down.gateway.calls('options')).toHaveLength(4)
   })
 
+  it('treats a hung request as a network failure: aborted at requestTimeoutMs, retried, then network_error', async () => {
+    let attempts = 0
+    const hanging = (_url: string, init: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        attempts++
+        init.signal?.addEventListener('abort', () => reject(init.signal?.reason))
+      })
+    const time = fakeTime()
+    const pay = createPayClient({
+      baseUrl: 'https://api.pay.example.com',
+      apiKey,
+      wallet: fakeWallet().wallet,
+      fetch: hanging,
+      sleep: time.sleep,
+      random: () => 0,
+      requestTimeoutMs: 5,
+    })
+    const error = await pay.getOptions('pay_1').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PayNetworkError)
+    expect(((error as Error).cause as Error).message).toBe('request timed out')
+    expect(attempts).toBe(4)
+    expect(time.state.sleeps).toEqual([100, 200, 400])
+  })
+
   it.each([
     [400, 'params_validation', GatewayError],
     [401, 'invalid_api_key', GatewayError],
