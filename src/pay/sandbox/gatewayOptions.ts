@@ -29,7 +29,7 @@ const usdc = (address: Address, networkName: string): TokenConfig => ({
 export const knownTokens: Readonly<Record<string, TokenConfig>> = {
   'eip155:1': usdc('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', 'Ethereum'),
   'eip155:8453': usdc('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'Base'),
-  'eip155:10': usdc('0x0b2C639c533813f4Aa9D7837cAf62653d097Ff85', 'OP Mainnet'),
+  'eip155:10': usdc('0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85', 'OP Mainnet'),
   'eip155:137': usdc('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', 'Polygon'),
   'eip155:42161': usdc('0xaf88d065e77c8cC2239327C5EDb3A432268e5831', 'Arbitrum One'),
 }

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Clock } from '../../core/clock.js'
 import type { SandboxConfig, SandboxContext } from './context.js'
@@ -110,6 +111,18 @@ export type PaySandbox = {
   stop(): Promise<void>
 }
 
+/** Resolves once no request is in flight on `server`, or after `limitMs`. */
+function whenIdle(server: Server & { inFlight?: number }, limitMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const started = Date.now()
+    const check = () => {
+      if ((server.inFlight ?? 0) === 0 || Date.now() - started >= limitMs) resolve()
+      else setTimeout(check, 5).unref()
+    }
+    check()
+  })
+}
+
 /** Starts the test-mode payment service on 127.0.0.1. */
 export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<PaySandbox> {
   const apiKey = options.apiKey ?? newTestApiKey()
@@ -211,10 +224,12 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     },
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
-        state.stop()
-        webhooks.stop()
         server.close(() => resolve())
-        server.closeAllConnections()
+        server.closeIdleConnections()
+        webhooks.stop()
+        // Releasing held long polls lets their replies go out before the remaining sockets are closed.
+        state.stop()
+        whenIdle(server, 2000).then(() => server.closeAllConnections())
       })
       return stopping
     },

@@ -14,7 +14,10 @@ export function createSandboxServer(routes: readonly Route[], sandbox: SandboxCo
     ...route,
     segments: route.path.split('/').slice(1),
   }))
-  const server = createServer((request, response) => {
+  const server: Server & { inFlight: number } = Object.assign(createServer(), { inFlight: 0 })
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    server.inFlight++
+    response.once('close', () => server.inFlight--)
     handle(compiled, sandbox, request)
       .then((reply) => send(response, reply))
       .catch(() => send(response, errorReply(new PayHttpError(500, 'internal_error', 'internal error'))))

@@ -1,5 +1,6 @@
 import type { PaySandbox } from '../../../src/pay/sandbox/index.js'
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests read JSON reply bodies field by field
 export type ApiReply = { status: number; body: any; headers: Headers }
 
 /** A bare HTTP caller for the sandbox: the tests speak the wire protocol, not a client library. */

@@ -178,7 +178,7 @@ const confirmBody = v.object({
 
 const resultItem = v.object({
   type: v.literal('walletRpc'),
-  data: v.tuple([v.pipe(v.string(), v.maxLength(4096))]),
+  data: v.strictTuple([v.pipe(v.string(), v.maxLength(4096))]),
 })
 
 const confirming = new WeakSet<Payment>()
