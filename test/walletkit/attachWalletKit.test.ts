@@ -823,3 +823,40 @@ describe('detach', () => {
     expect(walletKit.callsTo('respondSessionRequest')).toHaveLength(1)
   })
 })
+
+describe('what the dapp receives through the SDK', () => {
+  // The sign client sends an error answer through formatJsonRpcError: a non-reserved code (5000, 8000,
+  // 4100, 5100) arrives with our message and data; a reserved -326xx code arrives with the standard
+  // message and without data. Passing objects (never strings) is what keeps the code at all.
+  it('keeps code, message and data for WalletConnect codes, and the code alone for -326xx', async () => {
+    const { walletKit } = setup({ approve: () => false })
+    const declined = requestEvent(TOPIC, BITCOIN_MAINNET, {
+      method: 'signMessage',
+      params: { account: BITCOIN_ACCOUNT, message: 'hello' },
+    })
+    const notOwned = requestEvent(TOPIC, BITCOIN_MAINNET, {
+      method: 'getAccountAddresses',
+      params: { account: 'bc1qother' },
+    })
+    const scam = requestEvent(
+      TOPIC,
+      BITCOIN_MAINNET,
+      { method: 'getAccountAddresses', params: { account: BITCOIN_ACCOUNT } },
+      verified('VALID', { isScam: true }),
+    )
+    for (const event of [declined, notOwned, scam]) await walletKit.deliver('session_request', event)
+    expect(walletKit.dappReceived).toEqual([
+      { id: declined.id, jsonrpc: '2.0', error: userRejected },
+      {
+        id: notOwned.id,
+        jsonrpc: '2.0',
+        error: {
+          code: 4100,
+          message: 'The requested account is not owned by this wallet.',
+          data: { account: 'bc1qother' },
+        },
+      },
+      { id: scam.id, jsonrpc: '2.0', error: { code: -32602, message: 'Invalid params' } },
+    ])
+  })
+})

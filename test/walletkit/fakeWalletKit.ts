@@ -1,6 +1,15 @@
 import { EventEmitter } from 'node:events'
 import type { IWalletKit, WalletKitTypes } from '@reown/walletkit'
-import type { PendingRequestTypes, SessionTypes } from '@walletconnect/types'
+import { formatJsonRpcError, formatJsonRpcResult } from '@walletconnect/jsonrpc-utils'
+import type { PendingRequestTypes, ProposalTypes, SessionTypes } from '@walletconnect/types'
+import {
+  isConformingNamespaces,
+  isValidErrorReason,
+  isValidNamespaces,
+  isValidNamespacesChainId,
+  isValidNamespacesEvent,
+  isValidResponse,
+} from '@walletconnect/utils'
 import type { WalletKitLike } from '../../src/walletkit/index.js'
 
 type Params<M extends keyof IWalletKit> = IWalletKit[M] extends (params: infer P) => unknown ? P : never
@@ -16,15 +25,22 @@ type FailingMethod = SdkCall['method'] | 'getActiveSessions' | 'getPendingSessio
 
 /**
  * A WalletKit stand-in with the SDK's own signatures (no relay is reachable here). It records every call
- * the adapter makes, keeps the sessions `approveSession` creates, validates `emitSessionEvent` the way the
- * sign client does, and can be told to fail any method, as the real SDK does when the relay is down or a
- * topic is gone. `deliver` plays an event and waits for the adapter's listeners to finish.
+ * the adapter makes, checks each with the validators the sign client's engine runs before it sends
+ * anything (`isValidNamespaces` + `isConformingNamespaces` for approve, `isValidErrorReason` for reject,
+ * `isValidResponse` for respond, `isValidNamespacesChainId` + `isValidNamespacesEvent` for emit, all from
+ * @walletconnect/utils), keeps the sessions `approveSession` creates, records what the dapp would receive
+ * (the engine's `formatJsonRpcError`/`formatJsonRpcResult`), and can be told to fail any method, as the
+ * real SDK does when the relay is down or a topic is gone. `deliver` plays an event and waits for the
+ * adapter's listeners to finish.
  */
 export class FakeWalletKit implements WalletKitLike {
   readonly calls: SdkCall[] = []
   sessions: Record<string, SessionTypes.Struct> = {}
   pending: PendingRequestTypes.Struct[] = []
   readonly failing = new Map<FailingMethod, Error>()
+  /** What the dapp's side of the relay would receive for each answered request. */
+  readonly dappReceived: unknown[] = []
+  private readonly proposals = new Map<number, ProposalTypes.Struct>()
   private readonly listeners = new Map<string, Set<(args: never) => unknown>>()
   private readonly emitter = new EventEmitter()
   private sessionCount = 0
@@ -54,12 +70,21 @@ export class FakeWalletKit implements WalletKitLike {
     const listeners = [...(this.listeners.get(event) ?? [])] as Array<
       (args: WalletKitTypes.EventArguments[E]) => unknown
     >
+    if (event === 'session_proposal') {
+      const proposal = args as WalletKitTypes.SessionProposal
+      this.proposals.set(proposal.id, proposal.params)
+    }
     await Promise.all(listeners.map((listener) => listener(args)))
   }
 
   approveSession: WalletKitLike['approveSession'] = async (params) => {
     this.calls.push({ method: 'approveSession', params })
     this.fail('approveSession')
+    const proposal = this.takeProposal(params.id)
+    const invalid =
+      isValidNamespaces(params.namespaces, 'approve()') ??
+      isConformingNamespaces(proposal.requiredNamespaces, params.namespaces, 'approve()')
+    if (invalid) throw new Error(invalid.message)
     this.sessionCount += 1
     const session = sessionStruct(
       `session-topic-${this.sessionCount}`,
@@ -73,25 +98,34 @@ export class FakeWalletKit implements WalletKitLike {
   rejectSession: WalletKitLike['rejectSession'] = async (params) => {
     this.calls.push({ method: 'rejectSession', params })
     this.fail('rejectSession')
+    this.takeProposal(params.id)
+    if (!isValidErrorReason(params.reason)) throw new Error('Missing or invalid. reject() reason')
   }
 
   respondSessionRequest: WalletKitLike['respondSessionRequest'] = async (params) => {
     this.calls.push({ method: 'respondSessionRequest', params })
     this.fail('respondSessionRequest')
+    const { response } = params
+    if (!isValidResponse(response)) throw new Error('Missing or invalid. respond() response')
+    this.dappReceived.push(
+      'error' in response
+        ? formatJsonRpcError(response.id, { ...response.error })
+        : formatJsonRpcResult(response.id, response.result),
+    )
   }
 
   emitSessionEvent: WalletKitLike['emitSessionEvent'] = async (params) => {
     this.calls.push({ method: 'emitSessionEvent', params })
     this.fail('emitSessionEvent')
-    // The sign client's isValidEmit: the chain must carry an approved account and the event be approved.
+    // The sign client's isValidEmit.
     const session = this.sessions[params.topic]
     if (!session) throw new Error(`No matching key. session topic doesn't exist: ${params.topic}`)
-    const approved = Object.values(session.namespaces).some(
-      (namespace) =>
-        namespace.accounts.some((account) => account.startsWith(`${params.chainId}:`)) &&
-        namespace.events.includes(params.event.name),
-    )
-    if (!approved) throw new Error(`Missing or invalid. emit() event: ${JSON.stringify(params.event)}`)
+    if (
+      !isValidNamespacesChainId(session.namespaces, params.chainId) ||
+      !isValidNamespacesEvent(session.namespaces, params.chainId, params.event.name)
+    ) {
+      throw new Error(`Missing or invalid. emit() event: ${JSON.stringify(params.event)}`)
+    }
   }
 
   getActiveSessions: WalletKitLike['getActiveSessions'] = () => {
@@ -106,6 +140,14 @@ export class FakeWalletKit implements WalletKitLike {
 
   callsTo<M extends SdkCall['method']>(method: M): Array<Params<M>> {
     return this.calls.filter((call) => call.method === method).map((call) => call.params as Params<M>)
+  }
+
+  /** A proposal is answered once; the SDK forgets it after approve or reject. */
+  private takeProposal(id: number): ProposalTypes.Struct {
+    const proposal = this.proposals.get(id)
+    if (!proposal) throw new Error(`No matching key. proposal id doesn't exist: ${id}`)
+    this.proposals.delete(id)
+    return proposal
   }
 
   private fail(method: FailingMethod): void {
