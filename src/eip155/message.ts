@@ -1,4 +1,4 @@
-import { type Hex, hexToBytes, type SignableMessage } from 'viem'
+import { bytesToHex, hexToBytes, type SignableMessage } from 'viem'
 import { item, type ReviewItem } from '../core/review.js'
 import { isData } from './schemas.js'
 
@@ -17,10 +17,10 @@ export function personalMessage(message: string): PersonalMessage {
 }
 
 /** The message as the user should read it: its text when it is printable UTF-8, else its hex. */
-export function messageItems(message: PersonalMessage, original: string): ReviewItem[] {
+export function messageItems(message: PersonalMessage): ReviewItem[] {
   const text = printableText(message.bytes)
   if (text !== undefined) return [item('Message', text)]
-  return [item('Message (hex)', original as Hex), item('Length', `${message.bytes.length} bytes`)]
+  return [item('Message (hex)', bytesToHex(message.bytes)), item('Length', `${message.bytes.length} bytes`)]
 }
 
 // Control characters other than tab/newline/carriage return would hide or reorder what the user reads.

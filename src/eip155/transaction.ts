@@ -23,29 +23,32 @@ import { addressSchema, bytes32Schema, dataSchema, maxUint64, maxUint256, quanti
  * `GenericTransaction`), strictly: unknown fields are refused rather than silently dropped, and blob
  * (type 3) and EIP-7702 (type 4) transactions are not accepted from dapps.
  */
-export const transactionRequestSchema = v.strictObject({
-  from: addressSchema,
-  to: v.optional(v.nullable(addressSchema)),
-  gas: v.optional(quantitySchema(maxUint64, '2^64 - 1')),
-  gasPrice: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
-  maxFeePerGas: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
-  maxPriorityFeePerGas: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
-  value: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
-  // EIP-2681 caps nonces at 2^64 - 2; viem needs a safe integer, which is lower still.
-  nonce: v.optional(quantitySchema(BigInt(Number.MAX_SAFE_INTEGER), '2^53 - 1')),
-  chainId: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
-  type: v.optional(
-    v.picklist(
-      ['0x0', '0x1', '0x2'],
-      'must be 0x0, 0x1 or 0x2 (blob and EIP-7702 transactions are not accepted from dapps)',
+export const transactionRequestSchema = v.strictObject(
+  {
+    from: addressSchema,
+    to: v.optional(v.nullable(addressSchema)),
+    gas: v.optional(quantitySchema(maxUint64, '2^64 - 1')),
+    gasPrice: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
+    maxFeePerGas: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
+    maxPriorityFeePerGas: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
+    value: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
+    // EIP-2681 caps nonces at 2^64 - 2; viem needs a safe integer, which is lower still.
+    nonce: v.optional(quantitySchema(BigInt(Number.MAX_SAFE_INTEGER), '2^53 - 1')),
+    chainId: v.optional(quantitySchema(maxUint256, '2^256 - 1')),
+    type: v.optional(
+      v.picklist(
+        ['0x0', '0x1', '0x2'],
+        'must be 0x0, 0x1 or 0x2 (blob and EIP-7702 transactions are not accepted from dapps)',
+      ),
     ),
-  ),
-  data: v.optional(dataSchema),
-  input: v.optional(dataSchema),
-  accessList: v.optional(
-    v.array(v.strictObject({ address: addressSchema, storageKeys: v.array(bytes32Schema) })),
-  ),
-})
+    data: v.optional(dataSchema),
+    input: v.optional(dataSchema),
+    accessList: v.optional(
+      v.array(v.strictObject({ address: addressSchema, storageKeys: v.array(bytes32Schema) })),
+    ),
+  },
+  'must be a transaction object with only the execution-apis fields (unknown fields are refused)',
+)
 
 export type TransactionRequest = v.InferOutput<typeof transactionRequestSchema>
 

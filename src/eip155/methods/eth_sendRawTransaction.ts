@@ -27,7 +27,6 @@ export const sendRawTransaction = (env: Eip155Env) =>
     params: sendRawTransactionParams,
     async plan(context, [raw]) {
       const chain = chainOf(env, context)
-      accessOf(chain)
       let parsed: TransactionSerializableGeneric & { chainId?: number; nonce?: number; type?: string }
       let sender: Address
       try {
@@ -50,6 +49,7 @@ export const sendRawTransaction = (env: Eip155Env) =>
           { rule: 'chain_mismatch' },
         )
       }
+      accessOf(chain)
       const owned = (await env.keys.addresses()).some(
         (address) => address.toLowerCase() === sender.toLowerCase(),
       )

@@ -20,9 +20,9 @@ export const sendTransaction = (env: Eip155Env) =>
     params: sendTransactionParams,
     async plan(context, [request]) {
       const chain = chainOf(env, context)
+      const draft = await planTransaction(env, chain, context, request)
       // Sending needs the chain even when the dapp filled every field.
       accessOf(chain)
-      const draft = await planTransaction(env, chain, context, request)
       return { review: transactionReview('Send transaction', chain, draft), plan: draft }
     },
     async execute(context, draft: TransactionDraft): Promise<Hex> {

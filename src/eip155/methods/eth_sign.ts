@@ -30,10 +30,7 @@ export const ethSign = (env: Eip155Env) =>
         review: {
           account: address,
           title: 'Sign data (eth_sign)',
-          items: [
-            ...messageItems(message, data),
-            item('Signature scheme', 'EIP-191 prefixed (as personal_sign)'),
-          ],
+          items: [...messageItems(message), item('Signature scheme', 'EIP-191 prefixed (as personal_sign)')],
           warnings: [
             {
               code: ethSignWarningCode,

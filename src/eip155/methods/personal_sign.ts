@@ -17,7 +17,7 @@ export const personalSign = (env: Eip155Env) =>
       const address = await ownedAddress(env, requested)
       const message = personalMessage(text)
       return {
-        review: { account: address, title: 'Sign message', items: messageItems(message, text), warnings: [] },
+        review: { account: address, title: 'Sign message', items: messageItems(message), warnings: [] },
         plan: { address, message } satisfies Plan,
       }
     },

@@ -1,0 +1,122 @@
+import type { Hex } from 'viem'
+import { privateKeyToAccount, toAccount } from 'viem/accounts'
+import { describe, expect, it } from 'vitest'
+import { accountKeys, ethSignWarningCode } from '../../src/eip155/index.js'
+import { errorOf, harness } from './helpers.js'
+
+/**
+ * The signer is a custom (external) viem account whose every sign call is recorded. The proof: at the
+ * moment `approve` runs nothing has been signed, and when `approve` says no nothing is ever signed.
+ */
+function spySigner() {
+  const inner = privateKeyToAccount('0x4646464646464646464646464646464646464646464646464646464646464646')
+  const calls: string[] = []
+  const account = toAccount({
+    address: inner.address,
+    async sign(parameters) {
+      calls.push('sign')
+      return inner.sign!(parameters)
+    },
+    async signMessage(parameters) {
+      calls.push('signMessage')
+      return inner.signMessage(parameters)
+    },
+    async signTransaction(transaction, options) {
+      calls.push('signTransaction')
+      return inner.signTransaction(transaction, options)
+    },
+    async signTypedData(parameters) {
+      calls.push('signTypedData')
+      return inner.signTypedData(parameters as never)
+    },
+  })
+  return { account, calls }
+}
+
+const owner = '0x9d8A62f656a8d1615C1294fd71e9CFb3E4855A4F'
+const requests: Array<[string, unknown, string]> = [
+  ['personal_sign', ['0x68656c6c6f', owner], 'signMessage'],
+  ['eth_sign', [owner, '0x68656c6c6f'], 'signMessage'],
+  [
+    'eth_signTypedData_v4',
+    [
+      owner,
+      {
+        types: { EIP712Domain: [{ name: 'chainId', type: 'uint256' }], M: [{ name: 'a', type: 'string' }] },
+        primaryType: 'M',
+        domain: { chainId: 1 },
+        message: { a: 'x' },
+      },
+    ],
+    'signTypedData',
+  ],
+  [
+    'eth_signTransaction',
+    [
+      {
+        from: owner,
+        to: owner,
+        value: '0x1',
+        gas: '0x5208',
+        gasPrice: '0x1',
+        nonce: '0x0',
+      },
+    ],
+    'signTransaction',
+  ],
+]
+
+describe('no signature before approval', () => {
+  for (const [method, params, signCall] of requests) {
+    it(`${method}: nothing signed while approve runs; signed after yes`, async () => {
+      const spy = spySigner()
+      const seenAtApproval: number[] = []
+      const { result } = harness(
+        { keys: accountKeys(spy.account), chains: [1], enableEthSign: true },
+        {
+          allowDangerous: [ethSignWarningCode],
+          approve: () => {
+            seenAtApproval.push(spy.calls.length)
+            return true
+          },
+        },
+      )
+      const signature = await result<Hex>(method, params)
+      expect(signature).toMatch(/^0x[0-9a-f]+$/)
+      expect(seenAtApproval).toEqual([0])
+      expect(spy.calls).toEqual([signCall])
+    })
+
+    it(`${method}: approve says no, nothing is ever signed`, async () => {
+      const spy = spySigner()
+      const { call, reviews } = harness(
+        { keys: accountKeys(spy.account), chains: [1], enableEthSign: true },
+        { allowDangerous: [ethSignWarningCode], approve: () => false },
+      )
+      expect(errorOf(await call(method, params)).code).toBe(5000)
+      expect(reviews).toHaveLength(1)
+      expect(spy.calls).toEqual([])
+    })
+  }
+
+  it('a refused danger warning never reaches approve nor the signer', async () => {
+    const spy = spySigner()
+    const { call, reviews } = harness({ keys: accountKeys(spy.account), chains: [1], enableEthSign: true })
+    expect(errorOf(await call('eth_sign', [owner, '0x68656c6c6f'])).code).toBe(-32602)
+    expect(reviews).toEqual([])
+    expect(spy.calls).toEqual([])
+  })
+
+  it('no secret in any review', async () => {
+    const spy = spySigner()
+    const { result, reviews } = harness(
+      { keys: accountKeys(spy.account), chains: [1], enableEthSign: true },
+      {
+        allowDangerous: [ethSignWarningCode],
+      },
+    )
+    for (const [method, params] of requests) await result(method, params)
+    const text = JSON.stringify(reviews)
+    expect(text).not.toContain('4646464646464646464646464646464646464646464646464646464646464646')
+  })
+})

@@ -1,0 +1,281 @@
+import { encodeFunctionData, erc20Abi, maxUint160, maxUint256 } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { privateKeyKeys } from '../../src/eip155/index.js'
+import { harness } from './helpers.js'
+
+const key = '0x4646464646464646464646464646464646464646464646464646464646464646'
+const owner = '0x9d8A62f656a8d1615C1294fd71e9CFb3E4855A4F'
+const token = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
+const spender = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+const permit2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+const router = '0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD'
+
+async function reviewOf(method: string, params: unknown) {
+  const { result, reviews } = harness({ keys: privateKeyKeys(key), chains: [1] })
+  await result(method, params)
+  return reviews[0]!
+}
+
+const txTo = (to: string, data: string) => [
+  { from: owner, to, data, gas: '0x30000', gasPrice: '0x3b9aca00', nonce: '0x1', value: '0x0' },
+]
+
+describe('transaction reviews', () => {
+  it('plain transfer: to, value in ether, max fee, gas', async () => {
+    const review = await reviewOf('eth_signTransaction', [
+      {
+        from: owner,
+        to: spender,
+        value: '0xde0b6b3a7640000',
+        gas: '0x5208',
+        gasPrice: '0x4a817c800',
+        nonce: '0x9',
+      },
+    ])
+    expect(review.title).toBe('Sign transaction')
+    expect(review.account).toBe(owner)
+    expect(review.items).toEqual([
+      { label: 'From', value: owner },
+      { label: 'To', value: spender },
+      { label: 'Value', value: '1 ETH' },
+      { label: 'Max network fee', value: '0.00042 ETH' },
+      { label: 'Gas limit', value: '21000' },
+      { label: 'Gas price', value: '20 gwei' },
+      { label: 'Nonce', value: '9' },
+    ])
+    expect(review.warnings).toEqual([])
+  })
+
+  it('ERC-20 transfer is decoded', async () => {
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [router, 2500000n] })
+    const review = await reviewOf('eth_signTransaction', txTo(token, data))
+    expect(review.items).toEqual(
+      expect.arrayContaining([
+        { label: 'Token call', value: 'ERC-20 transfer' },
+        { label: 'Token contract', value: token },
+        { label: 'Recipient', value: router },
+        { label: 'Amount (token base units)', value: '2500000' },
+      ]),
+    )
+    expect(review.warnings).toEqual([])
+  })
+
+  it('bounded ERC-20 approve is decoded without a warning', async () => {
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, 1000n] })
+    const review = await reviewOf('eth_signTransaction', txTo(token, data))
+    expect(review.items).toContainEqual({ label: 'Spender', value: router })
+    expect(review.items).toContainEqual({ label: 'Allowance (token base units)', value: '1000' })
+    expect(review.warnings).toEqual([])
+  })
+
+  it('unlimited ERC-20 approve carries a caution naming the spender', async () => {
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, maxUint256] })
+    const review = await reviewOf('eth_signTransaction', txTo(token, data))
+    expect(review.warnings).toEqual([
+      {
+        code: 'erc20.unlimited_approval',
+        severity: 'caution',
+        message: `Grants ${router} an unlimited allowance to spend your tokens of ${token}.`,
+      },
+    ])
+  })
+
+  it('setApprovalForAll(true) carries a caution', async () => {
+    const data = `0xa22cb465${router.slice(2).toLowerCase().padStart(64, '0')}${'1'.padStart(64, '0')}`
+    const review = await reviewOf('eth_signTransaction', txTo(token, data))
+    expect(review.warnings.map((warning) => warning.code)).toEqual(['nft.approval_for_all'])
+  })
+
+  it('unknown calldata is shown, not decoded', async () => {
+    const review = await reviewOf('eth_signTransaction', txTo(token, '0xdeadbeef'))
+    expect(review.items).toContainEqual({ label: 'Data', value: '0xdeadbeef' })
+  })
+
+  it('contract creation is flagged', async () => {
+    const review = await reviewOf('eth_signTransaction', [
+      { from: owner, data: '0x6000600055', gas: '0x30000', gasPrice: '0x1', nonce: '0x0' },
+    ])
+    expect(review.items).toContainEqual({ label: 'To', value: 'New contract (contract creation)' })
+    expect(review.warnings.map((warning) => warning.code)).toEqual(['tx.contract_creation'])
+  })
+})
+
+const erc2612Permit = (value: bigint) => ({
+  types: {
+    EIP712Domain: [
+      { name: 'name', type: 'string' },
+      { name: 'version', type: 'string' },
+      { name: 'chainId', type: 'uint256' },
+      { name: 'verifyingContract', type: 'address' },
+    ],
+    Permit: [
+      { name: 'owner', type: 'address' },
+      { name: 'spender', type: 'address' },
+      { name: 'value', type: 'uint256' },
+      { name: 'nonce', type: 'uint256' },
+      { name: 'deadline', type: 'uint256' },
+    ],
+  },
+  primaryType: 'Permit',
+  domain: { name: 'USD Coin', version: '2', chainId: 1, verifyingContract: token },
+  message: { owner, spender: router, value: value.toString(), nonce: 0, deadline: 1893456000 },
+})
+
+const permit2Single = {
+  types: {
+    EIP712Domain: [
+      { name: 'name', type: 'string' },
+      { name: 'chainId', type: 'uint256' },
+      { name: 'verifyingContract', type: 'address' },
+    ],
+    PermitDetails: [
+      { name: 'token', type: 'address' },
+      { name: 'amount', type: 'uint160' },
+      { name: 'expiration', type: 'uint48' },
+      { name: 'nonce', type: 'uint48' },
+    ],
+    PermitSingle: [
+      { name: 'details', type: 'PermitDetails' },
+      { name: 'spender', type: 'address' },
+      { name: 'sigDeadline', type: 'uint256' },
+    ],
+  },
+  primaryType: 'PermitSingle',
+  domain: { name: 'Permit2', chainId: 1, verifyingContract: permit2 },
+  message: {
+    details: { token, amount: maxUint160.toString(), expiration: 1893456000, nonce: 0 },
+    spender: router,
+    sigDeadline: '1893456000',
+  },
+}
+
+const permit2Transfer = {
+  types: {
+    EIP712Domain: [
+      { name: 'name', type: 'string' },
+      { name: 'chainId', type: 'uint256' },
+      { name: 'verifyingContract', type: 'address' },
+    ],
+    TokenPermissions: [
+      { name: 'token', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    PermitTransferFrom: [
+      { name: 'permitted', type: 'TokenPermissions' },
+      { name: 'spender', type: 'address' },
+      { name: 'nonce', type: 'uint256' },
+      { name: 'deadline', type: 'uint256' },
+    ],
+  },
+  primaryType: 'PermitTransferFrom',
+  domain: { name: 'Permit2', chainId: 1, verifyingContract: permit2 },
+  message: { permitted: { token, amount: '5000000' }, spender: router, nonce: '7', deadline: '1893456000' },
+}
+
+describe('typed-data reviews', () => {
+  it('shows the domain, primary type and the message tree', async () => {
+    const review = await reviewOf('eth_signTypedData_v4', [owner, permit2Single])
+    expect(review.items[0]).toEqual({
+      label: 'Domain',
+      items: [
+        { label: 'name', value: 'Permit2' },
+        { label: 'chainId', value: '1' },
+        { label: 'verifyingContract', value: permit2 },
+      ],
+    })
+    expect(review.items[1]).toEqual({ label: 'Primary type', value: 'PermitSingle' })
+    expect(review.items[2]).toEqual({
+      label: 'Message',
+      items: [
+        {
+          label: 'details (PermitDetails)',
+          items: [
+            { label: 'token', value: token },
+            { label: 'amount', value: maxUint160.toString() },
+            { label: 'expiration', value: '1893456000' },
+            { label: 'nonce', value: '0' },
+          ],
+        },
+        { label: 'spender', value: router },
+        { label: 'sigDeadline', value: '1893456000' },
+      ],
+    })
+  })
+
+  it('ERC-2612 Permit: caution naming spender and amount', async () => {
+    const review = await reviewOf('eth_signTypedData_v4', [owner, erc2612Permit(1000000n)])
+    expect(review.warnings).toEqual([
+      {
+        code: 'typed_data.permit',
+        severity: 'caution',
+        message: `Token permit: lets ${router} spend 1000000 (base units) of token ${token}.`,
+      },
+    ])
+  })
+
+  it('ERC-2612 Permit for max uint256: says unlimited', async () => {
+    const review = await reviewOf('eth_signTypedData_v4', [owner, erc2612Permit(maxUint256)])
+    expect(review.warnings[0]?.message).toContain(`lets ${router} spend an unlimited amount`)
+  })
+
+  it('Permit2 PermitSingle: caution naming spender, amount and token', async () => {
+    const review = await reviewOf('eth_signTypedData_v4', [owner, permit2Single])
+    expect(review.warnings).toEqual([
+      {
+        code: 'typed_data.permit2',
+        severity: 'caution',
+        message: `Permit2 signature: lets ${router} spend an unlimited amount (${maxUint160}) of ${token} through ${permit2}.`,
+      },
+    ])
+  })
+
+  it('Permit2 PermitTransferFrom: caution naming spender and amount', async () => {
+    const review = await reviewOf('eth_signTypedData_v4', [owner, permit2Transfer])
+    expect(review.warnings).toEqual([
+      {
+        code: 'typed_data.permit2',
+        severity: 'caution',
+        message: `Permit2 signature: lets ${router} spend 5000000 (base units) of ${token} through ${permit2}.`,
+      },
+    ])
+  })
+
+  it('a message without a spender carries no warning', async () => {
+    const review = await reviewOf('eth_signTypedData_v4', [
+      owner,
+      {
+        types: { EIP712Domain: [], Note: [{ name: 'text', type: 'string' }] },
+        primaryType: 'Note',
+        domain: {},
+        message: { text: 'hello' },
+      },
+    ])
+    expect(review.warnings).toEqual([])
+  })
+})
+
+describe('message reviews', () => {
+  it('hex that decodes to text is shown as text', async () => {
+    const review = await reviewOf('personal_sign', ['0x48656c6c6f2c20776f726c6421', owner])
+    expect(review.items).toEqual([{ label: 'Message', value: 'Hello, world!' }])
+  })
+
+  it('binary is shown as hex with its length', async () => {
+    const review = await reviewOf('personal_sign', [
+      '0x0cc175b9c0f1b6a831c399e26977266192eb5ffee6ae2fec3ad71c777531578f',
+      owner,
+    ])
+    expect(review.items).toEqual([
+      { label: 'Message (hex)', value: '0x0cc175b9c0f1b6a831c399e26977266192eb5ffee6ae2fec3ad71c777531578f' },
+      { label: 'Length', value: '32 bytes' },
+    ])
+  })
+
+  it('text with bidi controls is shown as hex, so it cannot disguise itself', async () => {
+    const review = await reviewOf('personal_sign', ['pay \u202etxet', owner])
+    expect(review.items).toEqual([
+      { label: 'Message (hex)', value: '0x70617920e280ae74786574' },
+      { label: 'Length', value: '11 bytes' },
+    ])
+  })
+})
