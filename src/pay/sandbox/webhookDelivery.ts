@@ -250,8 +250,9 @@ export class WebhookDispatcher {
     this.schedule(delivery, scaled)
   }
 
+  /** Measured on the sandbox clock, so a test can move time instead of waiting. */
   private noteFailure(endpoint: WebhookEndpoint): void {
-    const now = Date.now()
+    const now = this.options.clock()
     this.failingSince ??= now
     if (now - this.failingSince >= disableAfterMs * this.options.timeScale) endpoint.disabled = true
   }
