@@ -42,12 +42,12 @@ export class FakeEsplora {
           })
           response.end(typeof body === 'string' ? body : JSON.stringify(body))
         }
-        let match: RegExpExecArray | null
         if (request.method === 'POST' && path === '/tx') {
           return reply(this.broadcastAnswer.status, this.broadcastAnswer.body)
         }
-        if ((match = /^\/address\/([^/]+)\/utxo$/.exec(path))) {
-          const address = decodeURIComponent(match[1]!)
+        const utxoRoute = /^\/address\/([^/]+)\/utxo$/.exec(path)
+        if (utxoRoute) {
+          const address = decodeURIComponent(utxoRoute[1]!)
           return reply(
             200,
             (this.utxos.get(address) ?? []).map((utxo) => ({
@@ -59,8 +59,9 @@ export class FakeEsplora {
             })),
           )
         }
-        if ((match = /^\/address\/([^/]+)$/.exec(path))) {
-          const address = decodeURIComponent(match[1]!)
+        const addressRoute = /^\/address\/([^/]+)$/.exec(path)
+        if (addressRoute) {
+          const address = decodeURIComponent(addressRoute[1]!)
           const txCount = this.history.get(address) ?? 0
           return reply(200, {
             address,
@@ -80,8 +81,9 @@ export class FakeEsplora {
             },
           })
         }
-        if ((match = /^\/tx\/([0-9a-f]{64})\/hex$/.exec(path))) {
-          const hex = this.transactions.get(match[1]!)
+        const txRoute = /^\/tx\/([0-9a-f]{64})\/hex$/.exec(path)
+        if (txRoute) {
+          const hex = this.transactions.get(txRoute[1]!)
           return hex ? reply(200, hex) : reply(404, 'Transaction not found')
         }
         if (path === '/fee-estimates') return reply(200, { '1': 20.5, '6': 10, '144': 1.01 })

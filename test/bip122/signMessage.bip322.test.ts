@@ -1,0 +1,139 @@
+/**
+ * Our own BIP-322 construction against the published vectors and against bip322-js, byte for byte where the
+ * signature is deterministic (ECDSA, RFC 6979) and by verification where it is not (Schnorr aux randomness).
+ */
+import { readFileSync } from 'node:fs'
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { BIP322, Signer } from 'bip322-js'
+import { describe, expect, it } from 'vitest'
+import { BIP122_MAINNET, bip122Chains, outputScriptOf } from '../../src/bip122/chains.js'
+import { sha256d } from '../../src/bip122/encoding.js'
+import { singleKey } from '../../src/bip122/keys/singleKey.js'
+import { bitcoinMessageHash } from '../../src/bip122/message/bip137.js'
+import { bip322MessageHash, toSignTransaction, toSpendTxid } from '../../src/bip122/message/bip322.js'
+import { bip122 } from '../../src/bip122/namespace.js'
+import type { AddressType } from '../../src/bip122/types.js'
+import { createWalletRpc } from '../../src/createWalletRpc.js'
+import { bip322jsVerifies, nobleVerifies } from './signMessage.independent.js'
+
+const vectors = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../test-vectors/bip122/${name}`, import.meta.url), 'utf8'))
+const bip322 = vectors('bip322.json')
+const bip137 = vectors('bip137.json')
+const mainnet = bip122Chains[BIP122_MAINNET]!
+const display = (internal: Uint8Array) => bytesToHex(Uint8Array.from(internal).reverse())
+
+async function signWith(
+  privateKey: string | Uint8Array,
+  addressType: AddressType,
+  message: string,
+  protocol?: 'ecdsa' | 'bip322',
+) {
+  const namespace = bip122({ keys: singleKey({ privateKey, addressType }), chains: { [BIP122_MAINNET]: {} } })
+  const wallet = createWalletRpc({ namespaces: [namespace], approve: () => true })
+  const [account] = await wallet.accounts(BIP122_MAINNET)
+  const response = await wallet.handle({
+    chainId: BIP122_MAINNET,
+    request: {
+      id: 1,
+      method: 'signMessage',
+      params: protocol ? { account, message, protocol } : { account, message },
+    },
+  })
+  if (!('result' in response)) throw new Error(JSON.stringify(response))
+  return response.result as { address: string; signature: string; messageHash: string }
+}
+
+describe('BIP-322 virtual transactions (basic-test-vectors.json tx_hashes)', () => {
+  it.each(bip322.tx_hashes)('$message', (row: Record<string, string>) => {
+    const script = outputScriptOf(row.address!, mainnet, 'address')
+    const messageHash = bip322MessageHash(utf8ToBytes(row.message!))
+    expect(bytesToHex(messageHash)).toBe(row.message_hash)
+    const toSpend = toSpendTxid(messageHash, script)
+    expect(display(toSpend)).toBe(row.to_spend_tx_hash)
+    expect(display(sha256d(toSignTransaction(toSpend)))).toBe(row.to_sign_tx_hash)
+    // bip322-js builds the same to_spend.
+    expect(BIP322.buildToSpendTx(row.message!, Buffer.from(script)).getId()).toBe(row.to_spend_tx_hash)
+    expect(bytesToHex(BIP322.hashMessage(row.message!))).toBe(row.message_hash)
+  })
+})
+
+describe('simple signatures equal the vectors and bip322-js', () => {
+  const wif = bip322.privateKeyWif as string
+  it.each(bip322.simple.filter((row: { type: string }) => row.type === 'p2wpkh'))(
+    'P2WPKH "$message" is the RFC 6979 vector, byte for byte',
+    async (row: { message: string; rfc6979: string; address: string }) => {
+      const answer = await signWith(wif, 'p2wpkh', row.message, 'bip322')
+      expect(answer.address).toBe(row.address)
+      expect(Buffer.from(answer.signature, 'hex').toString('base64')).toBe(row.rfc6979)
+      expect(Buffer.from(answer.signature, 'hex').toString('base64')).toBe(
+        Signer.sign(wif, row.address, row.message),
+      )
+      expect(nobleVerifies(answer, row.message)).toBe(true)
+    },
+  )
+
+  it.each(['', 'Hello World', 'UTF-8 support: öäüéàè 测试文本 😄'])(
+    'P2SH-P2WPKH and P2PKH "%s" equal bip322-js Signer.sign',
+    async (message) => {
+      for (const type of ['p2sh-p2wpkh', 'p2pkh'] as const) {
+        const answer = await signWith(wif, type, message, 'bip322')
+        expect(answer.address).toBe(bip322.addressesOfThatKey[type])
+        expect(Buffer.from(answer.signature, 'hex').toString('base64')).toBe(
+          Signer.sign(wif, answer.address, message),
+        )
+        expect(bip322jsVerifies(answer.address, message, answer.signature)).toBe(true)
+        expect(nobleVerifies(answer, message)).toBe(true)
+      }
+    },
+  )
+
+  it.each(
+    bip322.simple.filter(
+      (row: { type: string; privateKeyWif?: string }) => row.type === 'p2tr' && row.privateKeyWif,
+    ),
+  )(
+    'P2TR "$message" with the vector key verifies (64-byte SIGHASH_DEFAULT)',
+    async (row: { message: string; privateKeyWif: string; address: string }) => {
+      const answer = await signWith(row.privateKeyWif, 'p2tr', row.message, 'bip322')
+      expect(answer.address).toBe(row.address)
+      expect(answer.signature).toMatch(/^0140[0-9a-f]{128}$/)
+      expect(bip322jsVerifies(row.address, row.message, answer.signature)).toBe(true)
+      expect(nobleVerifies(answer, row.message)).toBe(true)
+      expect(bip322jsVerifies(row.address, `${row.message}!`, answer.signature)).toBe(false)
+    },
+  )
+
+  it('the published P2TR signatures verify with the independent checkers (sanity of the checkers)', () => {
+    for (const row of bip322.simple.filter((entry: { type: string }) => entry.type === 'p2tr')) {
+      const base64 = (row.signatures[0] as string).replace(/^smp/, '')
+      const hex = Buffer.from(base64, 'base64').toString('hex')
+      expect(bip322jsVerifies(row.address, row.message, hex)).toBe(true)
+    }
+  })
+})
+
+describe('BIP-137 (bitcoinjs-message fixtures)', () => {
+  it.each(bip137.magicHash)('magic hash of "$message"', (row: { message: string; hash: string }) => {
+    expect(bytesToHex(bitcoinMessageHash(utf8ToBytes(row.message)))).toBe(row.hash)
+  })
+
+  const compressed = bip137.sign.signatures.filter(
+    (row: { type: string }) => row.type !== 'p2pkh-uncompressed',
+  )
+  it.each(compressed)(
+    'd=1 $type signature is the fixture, byte for byte',
+    async (row: Record<string, string>) => {
+      const answer = await signWith(
+        hexToBytes(bip137.sign.privateKeyHex),
+        row.type as AddressType,
+        bip137.sign.message,
+        'ecdsa',
+      )
+      expect(answer.address).toBe(row.address)
+      expect(Buffer.from(answer.signature, 'hex').toString('base64')).toBe(row.signature)
+      expect(bip322jsVerifies(answer.address, bip137.sign.message, answer.signature, true)).toBe(true)
+      expect(nobleVerifies(answer, bip137.sign.message)).toBe(true)
+    },
+  )
+})
