@@ -27,3 +27,16 @@ export {
   type VerifySignPsbtOptions,
   verifySignPsbt,
 } from './signPsbt.js'
+export {
+  type TonMessageRequest,
+  type TonSendMessageParams,
+  type VerifyTonSendMessageOptions,
+  verifyTonSendMessage,
+} from './ton_sendMessage.js'
+export {
+  crc32,
+  type TonSignDataPayload,
+  tonSignDataDigest,
+  type VerifyTonSignDataOptions,
+  verifyTonSignData,
+} from './ton_signData.js'
