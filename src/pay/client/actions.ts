@@ -19,6 +19,7 @@ export function unavailableReason(
   option: Pick<RawOption, 'account'>,
   actions: readonly Action[],
   capabilities: Capabilities,
+  ownedAccounts?: ReadonlySet<string>,
 ): string | undefined {
   const accountChain = option.account === undefined ? undefined : chainOfAccount(option.account)
   if (option.account !== undefined && accountChain === undefined) {
@@ -26,6 +27,14 @@ export function unavailableReason(
   }
   if (accountChain !== undefined && !capabilities.has(accountChain)) {
     return `the wallet has no ${accountChain} chain`
+  }
+  // An option for an account the wallet did not offer would fail at the router halfway through its actions.
+  if (
+    option.account !== undefined &&
+    ownedAccounts !== undefined &&
+    !ownedAccounts.has(accountKey(option.account))
+  ) {
+    return `option account ${option.account} is not one of this wallet's accounts`
   }
   for (const action of actions) {
     if (action.type === 'build') continue // resolved by fetch; checked again once resolved
@@ -36,6 +45,11 @@ export function unavailableReason(
     if (!methods.has(method)) return `the wallet does not serve ${method} on ${chainId}`
   }
   return undefined
+}
+
+/** Comparable form of a CAIP-10 account: EVM addresses are case-insensitive (EIP-55 is only a checksum). */
+export function accountKey(account: string): string {
+  return account.startsWith('eip155:') ? account.toLowerCase() : account
 }
 
 /** `eip155:8453:0xabc…` → `eip155:8453`. */

@@ -10,7 +10,14 @@ import {
   RouteExpiredError,
 } from '../errors.js'
 import { isPaymentId, type PaymentLinkOptions, parsePaymentLink } from '../links.js'
-import { capabilitiesOf, chainOfAccount, executeActions, formatAmount, unavailableReason } from './actions.js'
+import {
+  accountKey,
+  capabilitiesOf,
+  chainOfAccount,
+  executeActions,
+  formatAmount,
+  unavailableReason,
+} from './actions.js'
 import {
   type CollectDataRequirement,
   type CollectedData,
@@ -168,7 +175,9 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
   }
 
   async function getOptions(paymentId: string, includePaymentInfo: boolean): Promise<PaymentOptions> {
-    const body = { accounts: await accounts() }
+    const offered = await accounts()
+    const body = { accounts: offered }
+    const owned = new Set(offered.map(accountKey))
     const { body: response, version } = await transport.post(
       path(paymentId, 'options'),
       includePaymentInfo ? { includePaymentInfo: 'true' } : {},
@@ -182,7 +191,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
       info: response.info ?? undefined,
       collectData: responseCollect,
       options: response.options.map((option) => {
-        const reason = unavailableReason(option, option.actions, capabilities)
+        const reason = unavailableReason(option, option.actions, capabilities, owned)
         return {
           ...option,
           available: reason === undefined,

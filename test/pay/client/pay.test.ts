@@ -92,8 +92,19 @@ describe('getOptions', () => {
       account: `eip155:8453:${evmAddress}`,
       actions: [walletRpcAction('eip155:8453', 'eth_signTypedData_v3', [])],
     }
+    const notOurs = usdcOption('opt_other', {
+      account: 'eip155:8453:0x00000000000000000000000000000000000000b2',
+    })
+    const checksummed = usdcOption('opt_case', {
+      account: `eip155:8453:${evmAddress.toUpperCase().replace('0X', '0x')}`,
+    })
     const { client } = setup({
-      options: [{ status: 200, body: optionsBody([usdcOption(), solana, otherChain, unknownMethod]) }],
+      options: [
+        {
+          status: 200,
+          body: optionsBody([usdcOption(), solana, otherChain, unknownMethod, notOurs, checksummed]),
+        },
+      ],
     })
     const { options } = await client.getOptions('pay_1')
     expect(options.map((option) => [option.id, option.available])).toEqual([
@@ -101,9 +112,12 @@ describe('getOptions', () => {
       ['opt_sol', false],
       ['opt_eth', false],
       ['opt_method', false],
+      ['opt_other', false],
+      ['opt_case', true],
     ])
     expect(options[1]!.unavailableReason).toMatch(/no solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp chain/)
     expect(options[3]!.unavailableReason).toMatch(/does not serve eth_signTypedData_v3/)
+    expect(options[4]!.unavailableReason).toMatch(/not one of this wallet's accounts/)
   })
 
   it('refuses a link from an untrusted host before any request', async () => {
