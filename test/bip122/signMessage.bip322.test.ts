@@ -16,10 +16,34 @@ import type { AddressType } from '../../src/bip122/types.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { bip322jsVerifies, nobleVerifies } from './signMessage.independent.js'
 
-const vectors = (name: string) =>
+type SimpleRow = {
+  message: string
+  address: string
+  type: string
+  signatures: string[]
+  rfc6979?: string
+  privateKeyWif?: string
+}
+type Bip322Vectors = {
+  privateKeyWif: string
+  addressesOfThatKey: Record<'p2wpkh' | 'p2tr' | 'p2sh-p2wpkh' | 'p2pkh', string>
+  tx_hashes: Array<
+    Record<'message' | 'address' | 'message_hash' | 'to_spend_tx_hash' | 'to_sign_tx_hash', string>
+  >
+  simple: SimpleRow[]
+}
+type Bip137Vectors = {
+  magicHash: Array<{ message: string; hash: string }>
+  sign: {
+    privateKeyHex: string
+    message: string
+    signatures: Array<{ type: string; address: string; signature: string }>
+  }
+}
+const vectors = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../../test-vectors/bip122/${name}`, import.meta.url), 'utf8'))
-const bip322 = vectors('bip322.json')
-const bip137 = vectors('bip137.json')
+const bip322 = vectors('bip322.json') as Bip322Vectors
+const bip137 = vectors('bip137.json') as Bip137Vectors
 const mainnet = bip122Chains[BIP122_MAINNET]!
 const display = (internal: Uint8Array) => bytesToHex(Uint8Array.from(internal).reverse())
 
@@ -45,7 +69,7 @@ async function signWith(
 }
 
 describe('BIP-322 virtual transactions (basic-test-vectors.json tx_hashes)', () => {
-  it.each(bip322.tx_hashes)('$message', (row: Record<string, string>) => {
+  it.each(bip322.tx_hashes)('$message', (row) => {
     const script = outputScriptOf(row.address!, mainnet, 'address')
     const messageHash = bip322MessageHash(utf8ToBytes(row.message!))
     expect(bytesToHex(messageHash)).toBe(row.message_hash)
@@ -60,9 +84,9 @@ describe('BIP-322 virtual transactions (basic-test-vectors.json tx_hashes)', () 
 
 describe('simple signatures equal the vectors and bip322-js', () => {
   const wif = bip322.privateKeyWif as string
-  it.each(bip322.simple.filter((row: { type: string }) => row.type === 'p2wpkh'))(
+  it.each(bip322.simple.filter((row) => row.type === 'p2wpkh'))(
     'P2WPKH "$message" is the RFC 6979 vector, byte for byte',
-    async (row: { message: string; rfc6979: string; address: string }) => {
+    async (row) => {
       const answer = await signWith(wif, 'p2wpkh', row.message, 'bip322')
       expect(answer.address).toBe(row.address)
       expect(Buffer.from(answer.signature, 'hex').toString('base64')).toBe(row.rfc6979)
@@ -92,21 +116,18 @@ describe('simple signatures equal the vectors and bip322-js', () => {
     bip322.simple.filter(
       (row: { type: string; privateKeyWif?: string }) => row.type === 'p2tr' && row.privateKeyWif,
     ),
-  )(
-    'P2TR "$message" with the vector key verifies (64-byte SIGHASH_DEFAULT)',
-    async (row: { message: string; privateKeyWif: string; address: string }) => {
-      const answer = await signWith(row.privateKeyWif, 'p2tr', row.message, 'bip322')
-      expect(answer.address).toBe(row.address)
-      expect(answer.signature).toMatch(/^0140[0-9a-f]{128}$/)
-      expect(bip322jsVerifies(row.address, row.message, answer.signature)).toBe(true)
-      expect(nobleVerifies(answer, row.message)).toBe(true)
-      expect(bip322jsVerifies(row.address, `${row.message}!`, answer.signature)).toBe(false)
-    },
-  )
+  )('P2TR "$message" with the vector key verifies (64-byte SIGHASH_DEFAULT)', async (row) => {
+    const answer = await signWith(row.privateKeyWif!, 'p2tr', row.message, 'bip322')
+    expect(answer.address).toBe(row.address)
+    expect(answer.signature).toMatch(/^0140[0-9a-f]{128}$/)
+    expect(bip322jsVerifies(row.address, row.message, answer.signature)).toBe(true)
+    expect(nobleVerifies(answer, row.message)).toBe(true)
+    expect(bip322jsVerifies(row.address, `${row.message}!`, answer.signature)).toBe(false)
+  })
 
   it('the published P2TR signatures verify with the independent checkers (sanity of the checkers)', () => {
-    for (const row of bip322.simple.filter((entry: { type: string }) => entry.type === 'p2tr')) {
-      const base64 = (row.signatures[0] as string).replace(/^smp/, '')
+    for (const row of bip322.simple.filter((entry) => entry.type === 'p2tr')) {
+      const base64 = row.signatures[0]!.replace(/^smp/, '')
       const hex = Buffer.from(base64, 'base64').toString('hex')
       expect(bip322jsVerifies(row.address, row.message, hex)).toBe(true)
     }
@@ -114,7 +135,7 @@ describe('simple signatures equal the vectors and bip322-js', () => {
 })
 
 describe('BIP-137 (bitcoinjs-message fixtures)', () => {
-  it.each(bip137.magicHash)('magic hash of "$message"', (row: { message: string; hash: string }) => {
+  it.each(bip137.magicHash)('magic hash of "$message"', (row) => {
     expect(bytesToHex(bitcoinMessageHash(utf8ToBytes(row.message)))).toBe(row.hash)
   })
 
