@@ -1,7 +1,43 @@
 import type { Namespace } from '../../core/namespace.js'
-import type { WalletCliOptions } from '../options.js'
+import { UsageError, type WalletCliOptions } from '../options.js'
 
-/** The eip155 namespace the CLI builds from its options, or undefined when its keys are not given. */
-export async function wireEip155(_options: WalletCliOptions): Promise<Namespace | undefined> {
-  return undefined
+/** Chains served for signing even without `--rpc`: Ethereum mainnet and the local dev chain (anvil/hardhat). */
+export const defaultEip155Chains = [1, 31337] as const
+
+/**
+ * The eip155 namespace the CLI builds from its options, or undefined when no mnemonic is given.
+ *
+ * - Keys: the BIP-39 mnemonic at `m/44'/60'/0'/0/N`, where N is `--account` (the address index, which is
+ *   what MetaMask and Ledger Live step through as "Account N+1"). One address per wallet.
+ * - Chains: every `--rpc eip155:ID=URL` (an HTTP provider, no automatic retries), plus `eip155:1` and
+ *   `eip155:31337` for signing-only use when no `--rpc` names them. Sending on a chain without `--rpc`
+ *   answers -32603 "no chain provider configured".
+ */
+export async function wireEip155(options: WalletCliOptions): Promise<Namespace | undefined> {
+  if (options.mnemonic === undefined) return undefined
+  // Loaded only when eip155 is wired, so other namespaces' commands never pay for viem.
+  const { eip155, httpProvider, mnemonicKeys } = await import('../../eip155/index.js')
+  const providers = new Map<number, string>()
+  for (const [chainId, url] of options.rpc) {
+    const match = /^eip155:([1-9]\d{0,15})$/.exec(chainId)
+    if (!chainId.startsWith('eip155:')) continue
+    if (!match || !Number.isSafeInteger(Number(match[1]))) {
+      throw new UsageError(`--rpc takes eip155:ID=URL with a decimal chain id, got ${chainId}`)
+    }
+    providers.set(Number(match[1]), url)
+  }
+  let keys: ReturnType<typeof mnemonicKeys>
+  try {
+    keys = mnemonicKeys({ mnemonic: options.mnemonic, addressIndex: options.account })
+  } catch {
+    throw new UsageError('the mnemonic is not a valid BIP-39 mnemonic')
+  }
+  const chainIds = [...new Set<number>([...defaultEip155Chains, ...providers.keys()])]
+  return eip155({
+    keys,
+    chains: chainIds.map((chainId) => {
+      const url = providers.get(chainId)
+      return url === undefined ? { chainId } : { chainId, provider: httpProvider(url) }
+    }),
+  })
 }
