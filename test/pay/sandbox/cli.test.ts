@@ -1,0 +1,59 @@
+import { describe, expect, it, vi } from 'vitest'
+import { UsageError } from '../../../src/cli/options.js'
+import { parsePaySandboxArgs, runPaySandboxCommand } from '../../../src/cli/paySandbox.js'
+
+describe('wallet-rpc pay-sandbox', () => {
+  it('parses its options and refuses bad ones with a usage error', () => {
+    expect(
+      parsePaySandboxArgs([
+        '--port',
+        '8080',
+        '--rpc',
+        'eip155:31337=http://127.0.0.1:8545',
+        '--time-scale',
+        '0.01',
+      ]),
+    ).toEqual({
+      port: 8080,
+      chains: { 'eip155:31337': 'http://127.0.0.1:8545' },
+      timeScale: 0.01,
+    })
+    expect(parsePaySandboxArgs(['--help'])).toBe('help')
+    for (const argv of [
+      ['--port'],
+      ['--port', '70000'],
+      ['--port', 'x'],
+      ['--rpc', 'nourl'],
+      ['--time-scale', '0'],
+      ['--colour', 'red'],
+    ]) {
+      expect(() => parsePaySandboxArgs(argv), argv.join(' ')).toThrow(UsageError)
+    }
+  })
+
+  it('prints the URL and the test key, serves requests, and stops on SIGTERM', async () => {
+    let output = ''
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output += String(chunk)
+      return true
+    })
+    try {
+      const running = runPaySandboxCommand(['--port', '0'])
+      while (!output.includes('Ctrl-C')) await new Promise((resolve) => setImmediate(resolve))
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!
+      const apiKey = /Api-Key:\s+(svc_test_\S+)/.exec(output)![1]!
+      const reply = await fetch(`${url}/v1/merchants`, { headers: { 'api-key': apiKey } })
+      expect(reply.status).toBe(200)
+      process.emit('SIGTERM', 'SIGTERM')
+      expect(await running).toBe(0)
+      expect(output).toContain('pay sandbox stopped')
+      await expect(fetch(`${url}/v1/merchants`, { headers: { 'api-key': apiKey } })).rejects.toThrow()
+    } finally {
+      write.mockRestore()
+    }
+  })
+
+  it('refuses a key that is not a svc_test_ key', async () => {
+    await expect(runPaySandboxCommand(['--api-key', 'svc_live_123456789'])).rejects.toThrow(UsageError)
+  })
+})
