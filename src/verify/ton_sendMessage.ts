@@ -141,7 +141,7 @@ function checkMessages(requested: unknown, actions: SignedTransfer['actions']): 
   if (!Array.isArray(requested) || requested.length === 0) fail('the request has no messages')
   if (actions.length !== requested.length)
     fail(`${actions.length} messages signed, ${requested.length} requested`)
-  requested.forEach((wanted: unknown, index) => {
+  for (const [index, wanted] of (requested as unknown[]).entries()) {
     const { mode, message } = actions[index]!
     if (!isRecord(wanted) || typeof wanted.address !== 'string') fail(`message ${index} has no address`)
     if (mode !== 3) fail(`message ${index} uses send mode ${mode}, not 3`)
@@ -150,7 +150,7 @@ function checkMessages(requested: unknown, actions: SignedTransfer['actions']): 
     try {
       friendly = Address.parseFriendly(wanted.address)
     } catch {
-      return fail(`message ${index}: ${wanted.address} is not a friendly address`)
+      fail(`message ${index}: ${wanted.address} is not a friendly address`)
     }
     if (!message.info.dest.equals(friendly.address)) fail(`message ${index} goes to another destination`)
     if (message.info.bounce !== friendly.isBounceable)
@@ -180,7 +180,7 @@ function checkMessages(requested: unknown, actions: SignedTransfer['actions']): 
     ) {
       fail(`message ${index} StateInit differs`)
     }
-  })
+  }
 }
 
 function cellOfStateInit(init: StateInit): Cell {
