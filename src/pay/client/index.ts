@@ -283,6 +283,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     results: string[],
     collectedData: CollectedData | undefined,
     hooks: PayHooks,
+    progress: { confirmed: boolean },
   ): Promise<ConfirmResponse> {
     const body = {
       optionId,
@@ -299,6 +300,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         confirmResponseSchema,
         maxPollMs,
       )
+      progress.confirmed = true
       hooks.onStatus?.(status.status)
       if (status.isFinal) return status
       if (clock() >= deadline) throw new PayTimeoutError(status.status)
@@ -312,6 +314,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     option: PaymentOption,
     collectedData: CollectedData | undefined,
     hooks: PayHooks,
+    progress: { confirmed: boolean },
   ): Promise<PayResult> {
     assertOpen(payment, option)
     const actions = await resolveActions(paymentId, option)
@@ -332,7 +335,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
       hooks.onAction,
     )
     assertOpen(payment, option)
-    const final = await confirmUntilFinal(paymentId, option.id, results, collectedData, hooks)
+    const final = await confirmUntilFinal(paymentId, option.id, results, collectedData, hooks, progress)
     return {
       paymentId,
       optionId: option.id,
@@ -358,10 +361,12 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
       assertOpen(payment, option)
       // Data is collected before anything is signed: abandoning the form leaves nothing signed.
       const collectedData = await collect(paymentId, option, hooks)
+      const progress = { confirmed: false }
       try {
-        return await attemptOption(paymentId, payment, option, collectedData, hooks)
+        return await attemptOption(paymentId, payment, option, collectedData, hooks, progress)
       } catch (error) {
-        if (!(error instanceof RouteExpiredError)) throw error
+        // Once the gateway accepted a confirm, the results are submitted: a later 409 is reported, never re-signed.
+        if (!(error instanceof RouteExpiredError) || progress.confirmed) throw error
         // 409: the route expired. Options are fetched again once (an expired route is never offered again, so
         // no `refresh` hint is needed); the same option, or its equivalent for the same account and asset, is
         // run again from the start with fresh actions.
@@ -369,7 +374,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         const renewed = equivalentOption(payment, option)
         if (renewed === undefined) throw error
         option = renewed
-        return attemptOption(paymentId, payment, option, collectedData, hooks)
+        return attemptOption(paymentId, payment, option, collectedData, hooks, progress)
       }
     },
 

@@ -397,6 +397,17 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
     expect(executed).toHaveLength(4)
   })
 
+  it('409 while polling an accepted confirm: reported, never re-signed', async () => {
+    const { client, gateway, executed } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption('opt_1')]) }],
+      fetch: [fetched],
+      confirm: [processing, { status: 409, body: { code: 'route_expired', message: 'Route expired' } }],
+    })
+    await expect(client.pay('pay_1', 'opt_1')).rejects.toBeInstanceOf(RouteExpiredError)
+    expect(gateway.calls('options')).toHaveLength(1)
+    expect(executed).toHaveLength(2)
+  })
+
   it('409 twice: the refetch happens once, then RouteExpiredError', async () => {
     const { client, gateway } = setup({
       options: [{ status: 200, body: optionsBody([usdcOption('opt_1')]) }],
