@@ -351,6 +351,25 @@ describe('session proposals', () => {
     expect(Object.keys(approval?.namespaces ?? {})).toEqual(['bip122'])
   })
 
+  it('leaves out an account the SDK would refuse (raw TON `0:<hex>`) and reports it', async () => {
+    const rawTon: Namespace = { ...fakeTon(), accounts: async () => [`0:${'83'.repeat(32)}`] }
+    const { walletKit, adapterErrors } = setup({ namespaces: [fakeBitcoin(), rawTon] })
+    await walletKit.deliver(
+      'session_proposal',
+      proposalEvent({
+        optionalNamespaces: {
+          ton: { chains: [TON_MAINNET], methods: ['ton_signData'], events: [] },
+          bip122: appKitNamespaces.bip122!,
+        },
+      }),
+    )
+    const [approval] = walletKit.callsTo('approveSession')
+    expect(Object.keys(approval?.namespaces ?? {})).toEqual(['bip122'])
+    expect(approval?.sessionProperties).not.toHaveProperty('ton_getPublicKey')
+    expect(adapterErrors).toHaveBeenCalledTimes(1)
+    expect(String(adapterErrors.mock.calls[0]?.[0])).toContain(TON_MAINNET)
+  })
+
   it('rejects a malformed required namespace key with 5104', async () => {
     const { walletKit, approveSession } = setup()
     const proposal = proposalEvent({
