@@ -58,7 +58,7 @@ function setup(watch?: { intervalMs: number }) {
 }
 
 const addressesOf = (event: WalletEvent | undefined) =>
-  (event?.data as AddressEntry[]).map((entry) => entry.address)
+  ((event?.data ?? []) as AddressEntry[]).map((entry) => entry.address)
 
 afterEach(() => {
   vi.useRealTimers()
