@@ -318,6 +318,22 @@ describe('Pay client against the test-mode gateway, signing with the eip155 name
     ])
   })
 
+  it('typed errors carry the gateway code and message: bad Pay-Version, unknown key (never echoed)', async () => {
+    const { link } = await createPayment()
+    const { rpc } = wallet()
+    const base = { baseUrl: sandbox.url, wallet: rpc, trustedHosts: [checkoutHost] }
+    const badVersion = await createPayClient({ ...base, apiKey: sandbox.apiKey, version: 'yesterday' })
+      .getOptions(link)
+      .catch((e: unknown) => e)
+    expect(badVersion).toMatchObject({ name: 'GatewayError', status: 400, code: 'invalid_api_version' })
+    const wrongKey = 'svc_test_definitely_not_the_key_123'
+    const unknownKey = await createPayClient({ ...base, apiKey: wrongKey })
+      .getOptions(link)
+      .catch((e: unknown) => e)
+    expect(unknownKey).toMatchObject({ name: 'GatewayError', status: 401, code: 'invalid_api_key' })
+    expect(JSON.stringify(unknownKey) + String(unknownKey)).not.toContain(wrongKey)
+  })
+
   it('authenticates with App-Id and Client-Id as well', async () => {
     const { link } = await createPayment()
     const { rpc } = wallet()
