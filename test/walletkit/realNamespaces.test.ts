@@ -84,9 +84,12 @@ describe('with the real bip122 and eip155 namespaces', () => {
     await walletKit.deliver('session_request', event)
     expect(approve).toHaveBeenCalledTimes(1)
     expect(approve.mock.calls[0]).toMatchObject([{ origin: DAPP_ORIGIN, method: 'personal_sign' }])
-    const [answer] = walletKit.callsTo('respondSessionRequest')
-    expect(answer?.response.id).toBe(event.id)
-    const signature = (answer?.response as { result: string }).result
+    const answers = walletKit.callsTo('respondSessionRequest')
+    expect(answers).toHaveLength(1)
+    const response = answers[0]!.response
+    expect(response.id).toBe(event.id)
+    if (!('result' in response)) throw new Error(`expected a signature, got ${JSON.stringify(response)}`)
+    const signature = response.result as string
     expect(recoverPersonalSignature({ data: message, signature }).toLowerCase()).toBe(
       ethereumAccount.toLowerCase(),
     )
