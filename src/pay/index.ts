@@ -1,4 +1,18 @@
-// Filled in by the pay issue; the subpath resolves from day one.
+/**
+ * `wallet-rpc/pay`: the wallet side of the payment gateway, executed through the wallet's own router.
+ *
+ * ```ts
+ * import { createPayClient, isPaymentLink } from 'wallet-rpc/pay'
+ * if (isPaymentLink(scanned)) {                       // before treating it as a pairing URI
+ *   const pay = createPayClient({ baseUrl, apiKey, wallet })   // wallet = createWalletRpc({...})
+ *   const options = await pay.getOptions(scanned, { includePaymentInfo: true })
+ *   const option = options.options.find((o) => o.available)   // countdown: pay.remainingMs(options)
+ *   const { status } = await pay.pay(scanned, option.id, { options, webView, collectData })
+ * }
+ * ```
+ * Every action runs through `wallet.handle`, so the wallet's `approve` sees each one with the payment
+ * context (merchant, amount, option, "action i of n"). Failures are typed `PayError`s with the gateway's code.
+ */
 
 export {
   type CollectDataRequirement,
