@@ -102,6 +102,10 @@ export type PaySandbox = {
     rotateSecret(): { secret: string; previousSecretExpiresAt: string }
     deliveries(): WebhookDelivery[]
     resend(deliveryId: string): WebhookDelivery | undefined
+    /** Bulk resend of failed deliveries created at or after `since` (ms); returns the count. */
+    resendFailed(since: number): number
+    /** Queues again events since `since` (ms) that never reached the endpoint; returns the count. */
+    replay(since: number): number
     /** Resolves once no delivery is pending. */
     idle(): Promise<void>
     /** Queues a dashboard-style test event (sample data, live false). */
@@ -215,6 +219,8 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
       rotateSecret: () => webhooks.rotateSecret(),
       deliveries: () => webhooks.deliveries(),
       resend: (id) => webhooks.resend(id),
+      resendFailed: (since) => webhooks.resendFailed(since),
+      replay: (since) => webhooks.replay(state.events, since),
       idle: () => webhooks.idle(),
       sendTestEvent: (type) => {
         const event = sampleEvent(type, pinnedVersion, clock())

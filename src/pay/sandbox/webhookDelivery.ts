@@ -14,6 +14,8 @@ export const retryScheduleMs: readonly number[] = [
 const day = 24 * 60 * 60 * 1000
 /** The spec: after rotation the old secret stays valid 24 hours. */
 export const rotationOverlapMs = day
+/** The spec: replay reaches back at most 14 days. */
+export const replayReachMs = 14 * day
 /** The spec: an endpoint whose every delivery failed for 5 days is disabled. */
 export const disableAfterMs = 5 * day
 
@@ -31,6 +33,7 @@ export type WebhookDelivery = {
   eventId: string
   eventType: EventType
   url: string
+  createdAt: string
   /** The exact bytes sent on every attempt. */
   body: string
   state: 'pending' | 'delivered' | 'failed'
@@ -135,6 +138,7 @@ export class WebhookDispatcher {
       eventId: event.id,
       eventType: event.type,
       url: endpoint.url,
+      createdAt: iso(this.options.clock()),
       body: JSON.stringify(event),
       state: 'pending',
       attempts: [],
@@ -154,6 +158,34 @@ export class WebhookDispatcher {
     delivery.state = 'pending'
     this.schedule(delivery, 0, true)
     return delivery
+  }
+
+  /** Bulk resend: every failed delivery created at or after `since` (ms) is sent again now. Returns how many. */
+  resendFailed(since: number): number {
+    const failed = this.list.filter(
+      (entry) => entry.state === 'failed' && Date.parse(entry.createdAt) >= since,
+    )
+    for (const delivery of failed) this.resend(delivery.id)
+    return failed.length
+  }
+
+  /**
+   * Replay: queues again every event since `since` (ms, at most 14 days back) that never reached the endpoint
+   * (no delivery was created for it, or none succeeded). Returns how many.
+   */
+  replay(events: readonly PaymentEvent[], since: number): number {
+    const delivered = new Set(
+      this.list.filter((entry) => entry.state === 'delivered').map((entry) => entry.eventId),
+    )
+    const pending = new Set(
+      this.list.filter((entry) => entry.state === 'pending').map((entry) => entry.eventId),
+    )
+    let count = 0
+    for (const event of events) {
+      if (Date.parse(event.created_at) < since || delivered.has(event.id) || pending.has(event.id)) continue
+      if (this.enqueue(event) !== undefined) count++
+    }
+    return count
   }
 
   /** Resolves once no delivery is pending (delivered or finally failed). */
@@ -191,6 +223,8 @@ export class WebhookDispatcher {
     if (this.stopped) return
     const endpoint = this.endpointState
     if (endpoint === null || endpoint.disabled) return this.finish(delivery, 'failed')
+    // Always the endpoint's current URL: a resend after the merchant fixed the URL goes to the fixed one.
+    delivery.url = endpoint.url
     const started = Date.now()
     const headers = {
       'content-type': 'application/json',

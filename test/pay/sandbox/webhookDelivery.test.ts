@@ -191,6 +191,66 @@ describe('deliveries', () => {
     expect(failing.hits.length).toBe(hitsWhenDisabled)
   })
 
+  it('failed, expired and cancelled payments each deliver their event with the reason in the snapshot', async () => {
+    const sandbox = await sandboxWith({})
+    const receiver = await receiverFor(sandbox)
+    sandbox.webhooks.setEndpoint(receiver.url, ['payment.failed', 'payment.expired', 'payment.cancelled'])
+    const failed = await createPayment(sandbox, 'end-failed')
+    const expired = await createPayment(sandbox, 'end-expired')
+    const cancelled = await createPayment(sandbox, 'end-cancelled')
+    sandbox.control.fail(failed, 'insufficient allowance (test)')
+    sandbox.control.expire(expired)
+    sandbox.control.cancel(cancelled, 'buyer changed their mind')
+    await sandbox.webhooks.idle()
+    expect(receiver.inbox.snapshot(failed)).toMatchObject({
+      status: 'failed',
+      payment_state_version: 1,
+      failure_reason: 'insufficient allowance (test)',
+    })
+    expect(receiver.inbox.snapshot(expired)).toMatchObject({ status: 'expired', payment_state_version: 1 })
+    expect(receiver.inbox.snapshot(cancelled)).toMatchObject({
+      status: 'cancelled',
+      cancellation_reason: 'buyer changed their mind',
+    })
+    expect(receiver.received.map((entry) => entry.eventType).sort()).toEqual([
+      'payment.cancelled',
+      'payment.expired',
+      'payment.failed',
+    ])
+  })
+
+  it('bulk resend of failed deliveries and replay of never-received events reach a fixed endpoint', async () => {
+    const sandbox = await sandboxWith({ timeScale: 0.000001 })
+    const call = api(sandbox)
+    const early = await createPayment(sandbox, 'before-endpoint') // no endpoint yet: never delivered
+    const broken = await rawListener((_request, response) => response.writeHead(503).end())
+    sandbox.webhooks.setEndpoint(broken.url, ['payment.created'])
+    const later = await createPayment(sandbox, 'while-broken')
+    await sandbox.webhooks.idle()
+    expect(sandbox.webhooks.deliveries().map((delivery) => delivery.state)).toEqual(['failed'])
+    const receiver = await receiverFor(sandbox)
+    sandbox.webhooks.setEndpoint(receiver.url, ['payment.created'])
+    const since = new Date(Date.now() - 60_000).toISOString()
+    const resent = await call('POST', '/v1/webhook-endpoint/deliveries/resend-failed', { body: { since } })
+    expect(resent.body).toEqual({ resent: 1 })
+    await sandbox.webhooks.idle()
+    const replayed = await call('POST', '/v1/webhook-endpoint/replay', { body: { since } })
+    expect(replayed.body).toEqual({ replayed: 1 })
+    await sandbox.webhooks.idle()
+    expect(receiver.inbox.snapshot(later)).toMatchObject({ payment_state_version: 0 })
+    expect(receiver.inbox.snapshot(early)).toMatchObject({ payment_state_version: 0 })
+    // Nothing is left to replay once everything arrived.
+    expect((await call('POST', '/v1/webhook-endpoint/replay', { body: { since } })).body).toEqual({
+      replayed: 0,
+    })
+    const tooOld = new Date(Date.now() - 15 * 24 * 60 * 60 * 1000).toISOString()
+    const refused = await call('POST', '/v1/webhook-endpoint/replay', { body: { since: tooOld } })
+    expect(refused.status).toBe(400)
+    expect((await call('POST', '/v1/webhook-endpoint/replay', { body: { since: 'yesterday' } })).status).toBe(
+      400,
+    )
+  })
+
   it('only subscribed event types are delivered', async () => {
     const sandbox = await sandboxWith({ processingMs: 0, settlementMs: 0 })
     const receiver = await receiverFor(sandbox)

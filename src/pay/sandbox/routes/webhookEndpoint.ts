@@ -1,10 +1,10 @@
 import * as v from 'valibot'
 import { ok, type Route } from '../context.js'
-import { PayHttpError } from '../errors.js'
+import { badRequest, PayHttpError } from '../errors.js'
 import { iso } from '../ids.js'
 import { type EventType, eventTypes } from '../model.js'
 import { validateBody } from '../validate.js'
-import type { WebhookDispatcher } from '../webhookDelivery.js'
+import { replayReachMs, type WebhookDispatcher } from '../webhookDelivery.js'
 import { sampleEvent } from './sampleEvent.js'
 
 /**
@@ -109,6 +109,36 @@ export const resendWebhookDelivery: Route = {
     const delivery = context.sandbox.webhooks.resend(context.params.id!)
     if (delivery === undefined) throw new PayHttpError(404, 'delivery_not_found', 'no such delivery')
     return ok({ delivery: { id: delivery.id, state: delivery.state } }, 202)
+  },
+}
+
+const sinceBody = v.object({ since: v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp')) })
+
+export const resendFailedDeliveries: Route = {
+  method: 'POST',
+  path: '/v1/webhook-endpoint/deliveries/resend-failed',
+  auth: 'apiKey',
+  handle: (context) => {
+    const body = validateBody(sinceBody, context.body)
+    endpointJson(context.sandbox.webhooks)
+    return ok({ resent: context.sandbox.webhooks.resendFailed(Date.parse(body.since)) }, 202)
+  },
+}
+
+export const replayEvents: Route = {
+  method: 'POST',
+  path: '/v1/webhook-endpoint/replay',
+  auth: 'apiKey',
+  handle: (context) => {
+    const body = validateBody(sinceBody, context.body)
+    endpointJson(context.sandbox.webhooks)
+    const since = Date.parse(body.since)
+    if (since < context.sandbox.state.now() - replayReachMs) {
+      throw badRequest('replay reaches back at most 14 days', [
+        { field: 'since', message: 'older than 14 days' },
+      ])
+    }
+    return ok({ replayed: context.sandbox.webhooks.replay(context.sandbox.state.events, since) }, 202)
   },
 }
 
