@@ -47,6 +47,8 @@ export function checkTypedData(input: unknown, path: string, chainId: number): C
     throw new InvalidParamsError(issue.message, { path: subPath ? `${path}.${subPath}` : path })
   }
   const typedData = parsed.output
+  assertExactNumbers(typedData.domain, `${path}.domain`)
+  assertExactNumbers(typedData.message, `${path}.message`)
   if (!Object.hasOwn(typedData.types, 'EIP712Domain')) {
     throw new InvalidParamsError('types.EIP712Domain is required (wallets disagree on how to infer it)', {
       path: `${path}.types.EIP712Domain`,
@@ -84,6 +86,26 @@ export function checkTypedData(input: unknown, path: string, chainId: number): C
     throw new InvalidParamsError(reason, { path })
   }
   return { definition, digest }
+}
+
+/**
+ * JSON numbers past 2^53 arrive already rounded, and fractions have no EIP-712 encoding: signing them would
+ * sign a value the dapp did not write. Such numbers must be sent as strings.
+ */
+function assertExactNumbers(value: unknown, path: string): void {
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path }]
+  while (stack.length > 0) {
+    const next = stack.pop()!
+    if (typeof next.value === 'number' && !Number.isSafeInteger(next.value)) {
+      throw new InvalidParamsError('numbers must be whole and below 2^53; send larger values as strings', {
+        path: next.path,
+      })
+    }
+    if (typeof next.value === 'object' && next.value !== null) {
+      for (const [key, child] of Object.entries(next.value))
+        stack.push({ value: child, path: `${next.path}.${key}` })
+    }
+  }
 }
 
 /** `domain.chainId` as a number, a decimal string or a 0x hex string (MetaMask accepts all three). */

@@ -320,3 +320,34 @@ describe('provider checks on anvil', () => {
     })
   })
 })
+
+describe('a pre-London chain (anvil --hardfork berlin, no base fee)', () => {
+  it('eth_sendTransaction falls back to a legacy gasPrice on its own', async () => {
+    const berlin = await startAnvil({ args: ['--hardfork', 'berlin'] })
+    try {
+      const client = createPublicClient({ transport: http(berlin.url) })
+      expect((await client.getBlock()).baseFeePerGas ?? undefined).toBeUndefined()
+      const w = harness({
+        keys: mnemonicKeys({ mnemonic: devMnemonic }),
+        chains: [{ chainId: berlin.chainId, provider: httpProvider(berlin.url) }],
+      })
+      const hash = await w.result<Hex>('eth_sendTransaction', [
+        { from: account0, to: recipient, value: '0x64' },
+      ])
+      const receipt = await client.waitForTransactionReceipt({ hash })
+      expect(receipt.status).toBe('success')
+      expect(receipt.type).toBe('legacy')
+      expect(await client.getBalance({ address: recipient })).toBe(100n)
+      const review = w.reviews[0]!
+      expect(review.items.some((entry) => 'value' in entry && entry.label === 'Gas price')).toBe(true)
+      // An explicit EIP-1559 request on such a chain is refused with a clear reason.
+      const error = errorOf(
+        await w.call('eth_sendTransaction', [{ from: account0, to: recipient, type: '0x2' }]),
+      )
+      expect(error.code).toBe(-32602)
+      expect(error.data).toMatchObject({ path: '0.type' })
+    } finally {
+      await berlin.stop()
+    }
+  })
+})

@@ -113,6 +113,23 @@ const cases: Case[] = [
     [owner, typed((d) => ({ ...d, message: { contents: 'hi' } }))],
     -32602,
   ],
+  [
+    'typed data: number past 2^53 (already rounded by JSON)',
+    'eth_signTypedData_v4',
+    [
+      owner,
+      '{"types":{"EIP712Domain":[],"M":[{"name":"a","type":"uint256"}]},"primaryType":"M","domain":{},"message":{"a":9007199254740993}}',
+    ],
+    -32602,
+    { path: '1.message.a' },
+  ],
+  [
+    'typed data: fractional number',
+    'eth_signTypedData_v4',
+    [owner, typed((d) => ({ ...d, message: { ...d.message, count: 1.5 } }))],
+    -32602,
+    { path: '1.message.count' },
+  ],
   ['typed data: address not owned', 'eth_signTypedData_v4', [stranger, mail], 4100],
   // transactions
   [
