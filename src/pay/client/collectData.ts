@@ -23,13 +23,14 @@ export function collectDataRequirement(
   optionLevel: CollectData | null | undefined,
 ): CollectDataRequirement {
   if (optionLevel === null || optionLevel === undefined) return { required: false }
-  // Both present (rule 7, first row) or only the option's (the open row): the option's object rules.
-  void responseLevel
+  // Both present (rule 7, first row) or only the option's (the open row): the option's object rules. The
+  // web-view url is the option's only; a form falls back to the response-level schema or fields when the
+  // option names none (older gateway versions list the fields once, at response level).
   return {
     required: true,
     url: optionLevel.url ?? undefined,
-    schema: schemaOf(optionLevel.schema),
-    fields: optionLevel.fields ?? [],
+    schema: schemaOf(optionLevel.schema) ?? schemaOf(responseLevel?.schema),
+    fields: optionLevel.fields ?? responseLevel?.fields ?? [],
   }
 }
 

@@ -26,7 +26,16 @@ describe('collectData truth table (rule 7)', () => {
       required: true,
       url,
       schema,
-      fields: [],
+      fields: responseLevel.fields,
+    })
+  })
+
+  it('the option url only, its form falling back to the response-level fields', () => {
+    expect(collectDataRequirement(responseLevel, { url })).toEqual({
+      required: true,
+      url,
+      schema: undefined,
+      fields: responseLevel.fields,
     })
   })
 
