@@ -1,9 +1,19 @@
+// wallet-rpc/verify: the dapp side. Every function checks a wallet's answer against the request (and the
+// session) and returns `{ valid, reason? }`; none throws. They are written from the specs, independently of
+// the wallet code in this package (no import from the namespaces), so that they act as a second implementation.
+
+export { verifyEthSendRawTransaction } from './eth_sendRawTransaction.js'
+export { type VerifySentTransactionOptions, verifyEthSendTransaction } from './eth_sendTransaction.js'
+export { verifyEthSign } from './eth_sign.js'
+export { type VerifyTransactionOptions, verifyEthSignTransaction } from './eth_signTransaction.js'
+export { type VerifyTypedDataOptions, verifyEthSignTypedData } from './eth_signTypedData.js'
 export {
   type AccountAddress,
   type GetAccountAddressesParams,
   type VerifyGetAccountAddressesOptions,
   verifyGetAccountAddresses,
 } from './getAccountAddresses.js'
+export { verifyPersonalSign } from './personal_sign.js'
 export type { VerifyResult } from './result.js'
 export {
   type SendTransferParams,
@@ -27,6 +37,7 @@ export {
   type VerifySignPsbtOptions,
   verifySignPsbt,
 } from './signPsbt.js'
+export { type Verifier, verifiers, verifiersByName } from './table.js'
 export {
   type TonMessageRequest,
   type TonSendMessageParams,
