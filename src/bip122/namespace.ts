@@ -1,9 +1,11 @@
 import { systemClock } from '../core/clock.js'
-import { ChainNotConfiguredError, UnauthorizedError } from '../core/errors.js'
+import { ChainNotConfiguredError } from '../core/errors.js'
 import type { Namespace, NamespaceHost } from '../core/namespace.js'
 import { type AccountState, createAccount } from './account.js'
-import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById, outputScriptOf } from './chains.js'
+import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById } from './chains.js'
 import { createMethodTable } from './methods/index.js'
+import { ownedAddress } from './ownership.js'
+import type { Bip122Policy } from './psbt/policy.js'
 import type { AddressEntry, Bip122Wallet, ChainProvider, ChainState, KeyProvider } from './types.js'
 
 export const ADDRESSES_CHANGED = 'bip122_addressesChanged'
@@ -28,6 +30,8 @@ export type Bip122Options = {
   cacheMs?: number
   /** Chain whose listing is `sessionProperties.bip122_getAccountAddresses`. Default: the first chain. */
   sessionPropertiesChain?: string
+  /** signPsbt/sendTransfer policy: fee caps, PSBT limits, UTXO reservation time (`psbt/policy.ts`). */
+  policy?: Bip122Policy
 }
 
 /** The namespace plus the hooks the rest of bip122 (and tests) use. */
@@ -121,12 +125,11 @@ export function bip122(options: Bip122Options): Bip122Namespace {
   }
 
   const wallet: Bip122Wallet = {
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
     chain,
     async resolveAccount(chainId, accountParam) {
       const { account } = await chain(chainId)
-      if (accountParam === account.id) return account
-      outputScriptOf(accountParam, account.chain, 'account')
-      if (!(await account.findAddress(accountParam))) throw new UnauthorizedError(accountParam)
+      await ownedAddress(account, accountParam, 'account')
       return account
     },
     afterBroadcast(chainId, _txid) {

@@ -1,4 +1,5 @@
 import type { Network } from 'bitcoinjs-lib'
+import type { Bip122Policy } from './psbt/policy.js'
 
 // ---------------------------------------------------------------------------------------------------------
 // Networks
@@ -138,6 +139,8 @@ export type Account = {
   readonly chain: Bip122Chain
   /** A static wallet (one key, one address) or a dynamic HD account. */
   readonly isStatic: boolean
+  /** The account's address `address` if it was derived already (a map lookup, no derivation). */
+  knownAddress(address: string): AccountAddress | undefined
   /** The account's address `address`, or undefined when it is not ours (searched within the discovery window). */
   findAddress(address: string): Promise<AccountAddress | undefined>
   /** The account's address paying to `scriptPubKey`, or undefined. */
@@ -184,4 +187,6 @@ export type Bip122Wallet = {
   resolveAccount(chainId: string, account: string): Promise<Account>
   /** Call after every successful broadcast: refreshes the account's addresses and emits `bip122_addressesChanged`. */
   afterBroadcast(chainId: string, txid: string): void
+  /** Signing and sending policy (fee caps, PSBT limits, UTXO reservations); defaults when absent. */
+  readonly policy?: Bip122Policy
 }

@@ -9,6 +9,8 @@ import { type BitcoinRegtest, startBitcoinRegtest } from '../../src/devchains/bi
 bitcoin.initEccLib(tiny)
 const network = bitcoin.networks.regtest
 
+type AddressStats = { chain_stats: Record<string, number> }
+
 type Kind = 'p2pkh' | 'p2sh-p2wpkh' | 'p2wpkh' | 'p2tr'
 
 function keyOf(seed: string) {
@@ -120,11 +122,11 @@ describe('embedded regtest chain over Esplora', () => {
       chain.mine(1)
       const status = await (await fetch(`${chain.url}/tx/${txid}/status`)).json()
       expect(status).toMatchObject({ confirmed: true, block_height: chain.chain.height })
-      const stats = await (await fetch(`${chain.url}/address/${to.address}`)).json()
+      const stats = (await (await fetch(`${chain.url}/address/${to.address}`)).json()) as AddressStats
       expect(stats.chain_stats).toMatchObject({ funded_txo_count: 1, funded_txo_sum: 99_000, tx_count: 1 })
-      const fromStats = await (await fetch(`${chain.url}/address/${from.address}`)).json()
+      const fromStats = (await (await fetch(`${chain.url}/address/${from.address}`)).json()) as AddressStats
       expect(fromStats.chain_stats).toMatchObject({ funded_txo_count: 1, spent_txo_count: 1, tx_count: 2 })
-      const json = await (await fetch(`${chain.url}/tx/${txid}`)).json()
+      const json = (await (await fetch(`${chain.url}/tx/${txid}`)).json()) as { fee: number; vout: unknown[] }
       expect(json.fee).toBe(1000)
       expect(json.vout[0]).toMatchObject({ scriptpubkey_address: to.address, value: 99_000 })
     })
@@ -264,7 +266,9 @@ describe('embedded regtest chain over Esplora', () => {
     const from = walletOf('p2wpkh', 'scripthash')
     chain.fund(from.address, 12_345)
     const scripthash = Buffer.from(sha256(from.script)).toString('hex')
-    const utxos = await (await fetch(`${chain.url}/scripthash/${scripthash}/utxo`)).json()
+    const utxos = (await (await fetch(`${chain.url}/scripthash/${scripthash}/utxo`)).json()) as {
+      value: number
+    }[]
     expect(utxos.map((u: { value: number }) => u.value)).toEqual([12_345])
     expect((await fetch(`${chain.url}/tx/${'00'.repeat(32)}/hex`)).status).toBe(404)
     expect((await fetch(`${chain.url}/address/not-an-address/utxo`)).status).toBe(400)

@@ -2,6 +2,7 @@ import type { AnyMethod, MethodTable } from '../../core/namespace.js'
 import type { Bip122Wallet } from '../types.js'
 import { getAccountAddresses } from './getAccountAddresses.js'
 import { signMessage } from './signMessage.js'
+import { signPsbt } from './signPsbt.js'
 
 /** Builds one method for one wallet (methods need the wallet's keys, chains and providers). */
 export type MethodFactory = (wallet: Bip122Wallet) => AnyMethod
@@ -13,6 +14,7 @@ export type MethodFactory = (wallet: Bip122Wallet) => AnyMethod
 export const bip122MethodFactories = {
   getAccountAddresses,
   signMessage,
+  signPsbt,
 } as const satisfies Record<string, MethodFactory>
 
 export function createMethodTable(wallet: Bip122Wallet): MethodTable {

@@ -1,0 +1,123 @@
+import * as v from 'valibot'
+import { ProviderError } from '../../core/errors.js'
+import { defineMethod } from '../../core/namespace.js'
+import { base64String } from '../../core/schema.js'
+import { analyzePsbt } from '../psbt/analyze.js'
+import { finalizeAndExtract, writeSignatures } from '../psbt/apply.js'
+import { type DecodedPsbt, decodePsbt } from '../psbt/decode.js'
+import { resolvePolicy } from '../psbt/policy.js'
+import { broadcastOnce } from '../transaction/broadcast.js'
+import { type InputToSign, signInputs, verifyInputSignatures } from '../transaction/sign.js'
+import { parseTransaction, transactionId } from '../transaction/transaction.js'
+import type { Account, Bip122Wallet, ChainProvider } from '../types.js'
+
+/**
+ * `signPsbt {account, psbt, signInputs:[{address, index, sighashTypes?}], broadcast?}` →
+ * `{psbt, txid?}` (WalletConnect bip122). Signs exactly the listed inputs that spend this account's own
+ * scripts, with the hash types the PSBT asks for and the dapp allowed; returns the PSBT with our
+ * signatures added, or, with `broadcast`, finalized, extracted, sent once and its txid checked.
+ * Every rule is in `psbt/analyze.ts`; the review lists each input, output, the fee and sighash warnings.
+ */
+
+const sighashType = v.picklist(
+  [0x00, 0x01, 0x02, 0x03, 0x81, 0x82, 0x83],
+  'must be a sighash type (0, 1, 2, 3, 129, 130, 131)',
+)
+
+export const signPsbtParams = v.object({
+  account: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+  psbt: v.pipe(base64String, v.minLength(1, 'must not be empty')),
+  signInputs: v.pipe(
+    v.array(
+      v.object({
+        address: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+        index: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffffffff)),
+        sighashTypes: v.optional(v.pipe(v.array(sighashType), v.minLength(1), v.maxLength(7))),
+      }),
+    ),
+    v.minLength(1, 'must list at least one input'),
+    v.maxLength(10_000),
+  ),
+  broadcast: v.optional(v.boolean()),
+})
+
+export type SignPsbtParams = v.InferOutput<typeof signPsbtParams>
+export type SignPsbtResult = { psbt: string; txid?: string }
+
+type SignPsbtPlan = {
+  chainId: string
+  account: Account
+  provider: ChainProvider | undefined
+  decoded: DecodedPsbt
+  toSign: InputToSign[]
+  addTapInternalKey: { index: number; key: Uint8Array }[]
+  addRedeemScript: { index: number; script: Uint8Array }[]
+  broadcast: boolean
+}
+
+export const signPsbt = (wallet: Bip122Wallet) =>
+  defineMethod({
+    params: signPsbtParams,
+
+    async plan(context, params) {
+      const policy = resolvePolicy(wallet.policy)
+      const account = await wallet.resolveAccount(context.chainId, params.account)
+      const { provider } = await wallet.chain(context.chainId)
+      const broadcast = params.broadcast ?? false
+      if (broadcast && !provider)
+        throw new ProviderError(`no chain provider configured for ${context.chainId}`)
+      const decoded = decodePsbt(params.psbt, policy.psbtLimits)
+      const analysis = await analyzePsbt({
+        decoded,
+        account,
+        signInputs: params.signInputs,
+        provider,
+        policy,
+        broadcast,
+      })
+      const plan: SignPsbtPlan = {
+        chainId: context.chainId,
+        account,
+        provider,
+        decoded,
+        toSign: analysis.toSign,
+        addTapInternalKey: analysis.addTapInternalKey,
+        addRedeemScript: analysis.addRedeemScript,
+        broadcast,
+      }
+      return {
+        review: {
+          account: account.id,
+          title: broadcast
+            ? 'Sign and broadcast a Bitcoin transaction (PSBT)'
+            : 'Sign a Bitcoin transaction (PSBT)',
+          items: analysis.items,
+          warnings: analysis.warnings,
+        },
+        plan,
+      }
+    },
+
+    async execute(_context, plan): Promise<SignPsbtResult> {
+      const { psbt, tx, prevouts } = plan.decoded
+      for (const { index, key } of plan.addTapInternalKey) psbt.updateInput(index, { tapInternalKey: key })
+      for (const { index, script } of plan.addRedeemScript) psbt.updateInput(index, { redeemScript: script })
+      const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign)
+      if (!plan.broadcast) {
+        writeSignatures(psbt, signatures)
+        return { psbt: psbt.toBase64() }
+      }
+      if (!verifyInputSignatures(tx, prevouts, plan.toSign, signatures)) {
+        throw new ProviderError('the key provider produced an invalid signature; nothing was broadcast')
+      }
+      writeSignatures(psbt, signatures)
+      const { raw, txid } = finalizeAndExtract(psbt)
+      // Our own txid, from our own serializer, is the one the provider must echo.
+      const expected = transactionId(parseTransaction(raw))
+      if (expected !== txid)
+        throw new ProviderError('extracted transaction id does not match; nothing was broadcast')
+      await broadcastOnce(plan.provider!, raw, expected)
+      wallet.afterBroadcast(plan.chainId, expected)
+      return { psbt: psbt.toBase64(), txid: expected }
+    },
+  })

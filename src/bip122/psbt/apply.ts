@@ -1,0 +1,41 @@
+import type { Psbt } from 'bitcoinjs-lib'
+import { InvalidParamsError } from '../../core/errors.js'
+import type { InputSignature } from '../transaction/sign.js'
+import { isFinalized } from './decode.js'
+
+/**
+ * Writes our signatures into the PSBT (`partialSig` / `tapKeySig`), with `updateInput`: constant work per
+ * input, unlike bitcoinjs-lib's `signInput`, which recomputes every shared hash per input.
+ */
+export function writeSignatures(psbt: Psbt, signatures: readonly InputSignature[]): void {
+  for (const signature of signatures) {
+    if (signature.kind === 'schnorr') {
+      psbt.updateInput(signature.index, { tapKeySig: signature.signature })
+    } else {
+      psbt.updateInput(signature.index, {
+        partialSig: [{ pubkey: signature.publicKey, signature: signature.signature }],
+      })
+    }
+  }
+}
+
+/**
+ * Finalizes every input that is not final yet (bitcoinjs-lib's finalizers: our single-key inputs and the
+ * standard templates other parties use) and extracts the network transaction. An input that cannot be
+ * finalized means the PSBT is not fully signed: -32602, and nothing is broadcast.
+ */
+export function finalizeAndExtract(psbt: Psbt): { raw: Uint8Array; txid: string } {
+  psbt.data.inputs.forEach((input, index) => {
+    if (isFinalized(input)) return
+    try {
+      psbt.finalizeInput(index)
+    } catch (error) {
+      throw new InvalidParamsError(`PSBT not fully signed: input ${index}: ${(error as Error).message}`, {
+        path: 'psbt',
+      })
+    }
+  })
+  // The fee was checked against the wallet's own cap in plan; bitcoinjs' 5000 sat/vB guard is redundant.
+  const tx = psbt.extractTransaction(true)
+  return { raw: tx.toBuffer(), txid: tx.getId() }
+}

@@ -1,0 +1,151 @@
+import { ecc } from '../ecc.js'
+import type { Account, AccountAddress } from '../types.js'
+import { concatBytes } from './bytes.js'
+import { encodeDerSignature, hash160, p2pkhScript, pushData } from './scripts.js'
+import { createSighashCache, type Prevout, SIGHASH_DEFAULT, type SighashCache } from './sighash.js'
+import type { Transaction } from './transaction.js'
+
+/**
+ * Signs inputs the wallet owns, one signature hash per input from a shared midstate cache, so a
+ * transaction of n inputs costs n signatures plus O(n) hashing. Keys are reached only through the
+ * `Account` (the key provider); this module never sees a private key.
+ */
+
+export type InputToSign = { index: number; owner: AccountAddress; hashType: number }
+
+export type InputSignature =
+  /** DER signature with its hash type byte appended, and the key that made it. */
+  | { index: number; kind: 'ecdsa'; publicKey: Uint8Array; signature: Uint8Array }
+  /** 64 bytes for SIGHASH_DEFAULT, else 65 with the hash type byte. */
+  | { index: number; kind: 'schnorr'; signature: Uint8Array }
+
+/** The digest input `index` signs, for the script type of its owner. */
+export function signatureHash(cache: SighashCache, input: InputToSign, prevout: Prevout): Uint8Array {
+  const { owner, index, hashType } = input
+  switch (owner.addressType) {
+    case 'p2pkh':
+      return cache.legacy(index, owner.scriptPubKey, hashType)
+    case 'p2wpkh':
+    case 'p2sh-p2wpkh':
+      return cache.witnessV0(index, p2pkhScript(hash160(owner.publicKey)), prevout.value, hashType)
+    case 'p2tr':
+      return cache.taprootKeyPath(index, hashType)
+  }
+}
+
+export type SignOptions = {
+  /** BIP-340 aux randomness per signature; fresh random bytes when absent (tests pass zeros). */
+  auxRand?: Uint8Array
+  /** A cache already built for this transaction and prevouts (e.g. by a verifier). */
+  cache?: SighashCache
+}
+
+export async function signInputs(
+  account: Account,
+  tx: Transaction,
+  prevouts: readonly (Prevout | undefined)[],
+  inputs: readonly InputToSign[],
+  options: SignOptions = {},
+): Promise<InputSignature[]> {
+  const cache = options.cache ?? createSighashCache(tx, prevouts)
+  const signatures: InputSignature[] = []
+  for (const input of inputs) {
+    const prevout = prevouts[input.index]
+    if (!prevout) throw new Error(`input ${input.index}: prevout unknown`)
+    const digest = signatureHash(cache, input, prevout)
+    if (input.owner.addressType === 'p2tr') {
+      const signature = await account.signTaproot(input.owner, digest, options.auxRand)
+      signatures.push({
+        index: input.index,
+        kind: 'schnorr',
+        signature:
+          input.hashType === SIGHASH_DEFAULT
+            ? signature
+            : concatBytes(signature, Uint8Array.of(input.hashType)),
+      })
+    } else {
+      const compact = await account.signEcdsa(input.owner, digest)
+      signatures.push({
+        index: input.index,
+        kind: 'ecdsa',
+        publicKey: input.owner.publicKey,
+        signature: concatBytes(encodeDerSignature(compact), Uint8Array.of(input.hashType)),
+      })
+    }
+  }
+  return signatures
+}
+
+/**
+ * Checks each signature against its digest with the wallet's secp256k1 backend before anything is
+ * broadcast: a faulty or compromised signer must not get a bad transaction (or a fault-induced
+ * signature) onto the network.
+ */
+export function verifyInputSignatures(
+  tx: Transaction,
+  prevouts: readonly (Prevout | undefined)[],
+  inputs: readonly InputToSign[],
+  signatures: readonly InputSignature[],
+  cache: SighashCache = createSighashCache(tx, prevouts),
+): boolean {
+  return inputs.every((input, i) => {
+    const signature = signatures[i]
+    const prevout = prevouts[input.index]
+    if (!signature || !prevout || signature.index !== input.index) return false
+    const digest = signatureHash(cache, input, prevout)
+    if (signature.kind === 'schnorr') {
+      const outputKey = input.owner.outputKey
+      return (
+        outputKey !== undefined && ecc.verifySchnorr(digest, outputKey, signature.signature.subarray(0, 64))
+      )
+    }
+    const compact = derToCompact(signature.signature.subarray(0, -1))
+    return compact !== undefined && ecc.verify(digest, signature.publicKey, compact, true)
+  })
+}
+
+/** The final scriptSig and witness that spend an input of ours with its signature. */
+export function finalInputScripts(
+  owner: AccountAddress,
+  signature: InputSignature,
+): { scriptSig: Uint8Array; witness: Uint8Array[] } {
+  if (signature.kind === 'schnorr') return { scriptSig: new Uint8Array(0), witness: [signature.signature] }
+  switch (owner.addressType) {
+    case 'p2pkh':
+      return { scriptSig: concatBytes(pushData(signature.signature), pushData(owner.publicKey)), witness: [] }
+    case 'p2sh-p2wpkh': {
+      const redeemScript =
+        owner.redeemScript ?? concatBytes(Uint8Array.of(0x00, 0x14), hash160(owner.publicKey))
+      return { scriptSig: pushData(redeemScript), witness: [signature.signature, owner.publicKey] }
+    }
+    default:
+      return { scriptSig: new Uint8Array(0), witness: [signature.signature, owner.publicKey] }
+  }
+}
+
+/** Strict DER → 64-byte r‖s, or undefined when the encoding is not canonical. */
+export function derToCompact(der: Uint8Array): Uint8Array | undefined {
+  if (der.length < 8 || der.length > 72 || der[0] !== 0x30 || der[1] !== der.length - 2) return undefined
+  const read = (offset: number): [Uint8Array, number] | undefined => {
+    if (der[offset] !== 0x02) return undefined
+    const length = der[offset + 1]!
+    const start = offset + 2
+    if (length === 0 || length > 33 || start + length > der.length) return undefined
+    const value = der.subarray(start, start + length)
+    if (value[0]! >= 0x80) return undefined
+    if (length > 1 && value[0] === 0 && value[1]! < 0x80) return undefined
+    return [value, start + length]
+  }
+  const r = read(2)
+  if (!r) return undefined
+  const s = read(r[1])
+  if (!s || s[1] !== der.length) return undefined
+  const out = new Uint8Array(64)
+  const place = (value: Uint8Array, at: number) => {
+    const trimmed = value.length === 33 ? value.subarray(1) : value
+    if (trimmed.length > 32) return false
+    out.set(trimmed, at + 32 - trimmed.length)
+    return true
+  }
+  return place(r[0], 0) && place(s[0], 32) ? out : undefined
+}
