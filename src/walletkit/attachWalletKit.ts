@@ -156,8 +156,11 @@ export function attachWalletKit(
     }
   }
 
-  walletKit.on('session_proposal', onSessionProposal)
-  walletKit.on('session_request', onSessionRequest)
+  // WalletKit's emitter does not await listeners: a rejection here would be unhandled.
+  const onProposalEvent = (event: SessionProposalEvent) => onSessionProposal(event).catch(report)
+  const onRequestEvent = (event: SessionRequestEvent) => onSessionRequest(event).catch(report)
+  walletKit.on('session_proposal', onProposalEvent)
+  walletKit.on('session_request', onRequestEvent)
   const stopWalletEvents = wallet.on('event', onWalletEvent)
 
   if (options.answerPendingRequests !== false) {
@@ -167,7 +170,7 @@ export function attachWalletKit(
     } catch (error) {
       report(error)
     }
-    for (const request of pending) void onSessionRequest(request)
+    for (const request of pending) void onRequestEvent(request)
   }
 
   let attached = true
@@ -176,8 +179,8 @@ export function attachWalletKit(
       if (!attached) return
       attached = false
       for (const remove of [
-        () => walletKit.off('session_proposal', onSessionProposal),
-        () => walletKit.off('session_request', onSessionRequest),
+        () => walletKit.off('session_proposal', onProposalEvent),
+        () => walletKit.off('session_request', onRequestEvent),
         stopWalletEvents,
       ]) {
         try {

@@ -1,3 +1,4 @@
+import type { WalletKitTypes } from '@reown/walletkit'
 import { describe, expect, it, vi } from 'vitest'
 import { type Clock, fixedClock } from '../../src/core/clock.js'
 import type { Namespace } from '../../src/core/namespace.js'
@@ -655,6 +656,16 @@ describe('session requests', () => {
     await walletKit.deliver('session_request', event)
     expect(walletKit.callsTo('respondSessionRequest')).toHaveLength(1)
     expect(adapterErrors).toHaveBeenCalledWith(failure)
+  })
+
+  it('reports a malformed event instead of rejecting inside WalletKit', async () => {
+    const { walletKit, adapterErrors } = setup()
+    const malformed = null as unknown as WalletKitTypes.SessionRequest
+    await expect(walletKit.deliver('session_request', malformed)).resolves.toBeUndefined()
+    await expect(
+      walletKit.deliver('session_proposal', null as unknown as WalletKitTypes.SessionProposal),
+    ).resolves.toBeUndefined()
+    expect(adapterErrors).toHaveBeenCalledTimes(2)
   })
 
   it('answers a redelivered request once', async () => {

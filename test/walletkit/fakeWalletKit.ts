@@ -71,8 +71,8 @@ export class FakeWalletKit implements WalletKitLike {
       (args: WalletKitTypes.EventArguments[E]) => unknown
     >
     if (event === 'session_proposal') {
-      const proposal = args as WalletKitTypes.SessionProposal
-      this.proposals.set(proposal.id, proposal.params)
+      const proposal = args as WalletKitTypes.SessionProposal | null
+      if (proposal) this.proposals.set(proposal.id, proposal.params)
     }
     await Promise.all(listeners.map((listener) => listener(args)))
   }
