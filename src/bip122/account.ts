@@ -262,6 +262,7 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
     id,
     chain,
     isStatic,
+    knownAddress: (text) => byAddress.get(text),
     findAddress,
     findScript,
     address,

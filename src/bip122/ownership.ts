@@ -7,6 +7,9 @@ import type { Account, AccountAddress } from './types.js'
  * account's network, 4100 when it is a valid address this account does not own.
  */
 export async function ownedAddress(account: Account, address: string, path: string): Promise<AccountAddress> {
+  // Addresses already derived for this account are on its network by construction.
+  const known = account.knownAddress(address)
+  if (known) return known
   outputScriptOf(address, account.chain, path)
   const owner = await account.findAddress(address)
   if (!owner) throw new UnauthorizedError(address)

@@ -15,6 +15,12 @@ const sighashAll = Uint8Array.of(1, 0, 0, 0)
 /** to_sign's only output: value 0, script OP_RETURN. */
 const toSignOutput = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x6a)
 const toSignOutputs = concatBytes(Uint8Array.of(0x01), toSignOutput)
+// Midstates that are the same for every message: computed once.
+const hashSequenceV0 = sha256d(zero4)
+const hashOutputsV0 = sha256d(toSignOutput)
+const shaAmountsV1 = sha256(zero8)
+const shaSequencesV1 = sha256(zero4)
+const shaOutputsV1 = sha256(toSignOutput)
 
 /** `sha256_tag("BIP0322-signed-message", message)`: the message hash BIP-322 commits to. */
 export function bip322MessageHash(message: Uint8Array): Uint8Array {
@@ -63,13 +69,13 @@ export function segwitV0Sighash(toSpend: Uint8Array, publicKeyHash: Uint8Array):
     concatBytes(
       zero4, // version 0
       sha256d(outpoint), // hashPrevouts
-      sha256d(zero4), // hashSequence
+      hashSequenceV0,
       outpoint,
       compactSize(scriptCode.length),
       scriptCode,
       zero8, // amount 0
       zero4, // sequence 0
-      sha256d(toSignOutput), // hashOutputs
+      hashOutputsV0,
       zero4, // locktime 0
       sighashAll,
     ),
@@ -84,10 +90,10 @@ export function taprootSighash(toSpend: Uint8Array, scriptPubKey: Uint8Array): U
     zero4, // version 0
     zero4, // locktime 0
     sha256(concatBytes(toSpend, zero4)), // sha_prevouts
-    sha256(zero8), // sha_amounts
+    shaAmountsV1,
     sha256(concatBytes(compactSize(scriptPubKey.length), scriptPubKey)), // sha_scriptpubkeys
-    sha256(zero4), // sha_sequences
-    sha256(toSignOutput), // sha_outputs
+    shaSequencesV1,
+    shaOutputsV1,
     Uint8Array.of(0x00), // spend_type: key path, no annex
     zero4, // input index 0
   )

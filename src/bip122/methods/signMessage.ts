@@ -3,7 +3,6 @@ import * as v from 'valibot'
 import { InvalidParamsError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
-import { hash160 } from '../encoding.js'
 import { bip137Signature, bitcoinMessageHash, hasBip137Header } from '../message/bip137.js'
 import {
   bip322MessageHash,
@@ -100,7 +99,8 @@ async function sign({ account, owner, scheme, messageHash }: SignMessagePlan): P
   if (owner.addressType === 'p2tr') {
     return serializeWitness([await account.signTaproot(owner, taprootSighash(toSpend, owner.scriptPubKey))])
   }
-  const sighash = segwitV0Sighash(toSpend, hash160(owner.publicKey))
+  // The key hash is the witness program of P2WPKH (`0014‖h`), or of the P2SH-P2WPKH redeem script.
+  const sighash = segwitV0Sighash(toSpend, (owner.redeemScript ?? owner.scriptPubKey).subarray(2, 22))
   const signature = await account.signEcdsa(owner, sighash)
   const der = derSignature(signature)
   const withType = new Uint8Array(der.length + 1)

@@ -1,0 +1,131 @@
+import { sha256 } from '@noble/hashes/sha2.js'
+import { utf8ToBytes } from '@noble/hashes/utils.js'
+import { Signer } from 'bip322-js'
+import { BIP122_MAINNET } from '../src/bip122/chains.js'
+import { ecc, secp256k1Backend } from '../src/bip122/ecc.js'
+import { hdKeys } from '../src/bip122/keys/hdKeys.js'
+import { bip122 } from '../src/bip122/namespace.js'
+import type { ChainProvider } from '../src/bip122/types.js'
+import { createWalletRpc } from '../src/createWalletRpc.js'
+
+/**
+ * BIP-322 / BIP-137 signMessage through the whole `handle()` path (parse, account resolution, review,
+ * approval, sign, encode) against one raw signature of the same secp256k1 backend, measured in the same run.
+ * Target: ≤ 2× the raw sign. Also: a warm getAccountAddresses (target ≤ 1 ms).
+ */
+const mnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+const p2wpkh = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'
+const p2tr = 'bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr'
+
+/** µs per operation over one round of `iterations`. */
+async function round(iterations: number, operation: (i: number) => unknown): Promise<number> {
+  const start = process.hrtime.bigint()
+  for (let i = 0; i < iterations; i++) await operation(i)
+  return Number(process.hrtime.bigint() - start) / 1000 / iterations
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+/**
+ * Runs `subject` and `raw` in alternating rounds (so a busy machine slows both alike) after a warm-up, and
+ * reports the median µs of each and the median of the per-round ratios.
+ */
+async function compare(iterations: number, subject: (i: number) => unknown, raw: (i: number) => unknown) {
+  await round(Math.min(iterations, 50), subject)
+  await round(Math.min(iterations, 50), raw)
+  const subjects: number[] = []
+  const raws: number[] = []
+  const ratios: number[] = []
+  for (let r = 0; r < 7; r++) {
+    const a = await round(iterations, raw)
+    const b = await round(iterations, subject)
+    raws.push(a)
+    subjects.push(b)
+    ratios.push(b / a)
+  }
+  return { subject: median(subjects), raw: median(raws), ratio: median(ratios) }
+}
+
+export async function run(): Promise<void> {
+  // A chain provider with an empty history, so getAccountAddresses runs its full discovery once, then warm.
+  const empty: ChainProvider = {
+    utxos: async () => [],
+    addressActivity: async () => ({ txCount: 0 }),
+    feeRates: async () => ({}),
+    rawTransaction: async () => new Uint8Array(),
+    broadcast: async () => {
+      throw new Error('not in this bench')
+    },
+  }
+  const namespace = bip122({
+    keys: hdKeys({ mnemonic }),
+    chains: { [BIP122_MAINNET]: { provider: empty } },
+    cacheMs: 3_600_000,
+  })
+  const wallet = createWalletRpc({ namespaces: [namespace], approve: () => true })
+  const sign = async (address: string, protocol: 'ecdsa' | 'bip322', i: number) => {
+    const response = await wallet.handle({
+      chainId: BIP122_MAINNET,
+      request: {
+        id: i,
+        jsonrpc: '2.0',
+        method: 'signMessage',
+        params: { account: address, message: `Hello World ${i}`, protocol },
+      },
+    })
+    if (!('result' in response)) throw new Error(JSON.stringify(response))
+  }
+
+  const key = sha256(utf8ToBytes('bench key'))
+  const hashes = Array.from({ length: 64 }, (_, i) => sha256(utf8ToBytes(`hash ${i}`)))
+  const aux = sha256(utf8ToBytes('aux'))
+  const iterations = 200
+
+  const rawEcdsa = (i: number) => ecc.sign(hashes[i % 64]!, key)
+  const rawRecoverable = (i: number) => ecc.signRecoverable(hashes[i % 64]!, key)
+  const rawSchnorr = (i: number) => ecc.signSchnorr(hashes[i % 64]!, key, aux)
+  const rows: Array<[string, Awaited<ReturnType<typeof compare>>, string]> = [
+    [
+      'handle() signMessage bip322 P2WPKH',
+      await compare(iterations, (i) => sign(p2wpkh, 'bip322', i), rawEcdsa),
+      'raw ECDSA sign (target ≤ 2×)',
+    ],
+    [
+      'handle() signMessage bip322 P2TR',
+      await compare(iterations, (i) => sign(p2tr, 'bip322', i), rawSchnorr),
+      'raw Schnorr sign (target ≤ 2×)',
+    ],
+    [
+      'handle() signMessage ecdsa (BIP-137) P2WPKH',
+      await compare(iterations, (i) => sign(p2wpkh, 'ecdsa', i), rawRecoverable),
+      'raw recoverable ECDSA sign',
+    ],
+  ]
+  const wif = 'KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d' // BIP-84 vector key of p2wpkh
+  rows.push([
+    'bip322-js Signer.sign P2WPKH (reference)',
+    await compare(10, (i) => Signer.sign(wif, p2wpkh, `Hello World ${i}`), rawEcdsa),
+    'raw ECDSA sign',
+  ])
+
+  const list = () =>
+    wallet.handle({
+      chainId: BIP122_MAINNET,
+      request: { id: 1, jsonrpc: '2.0', method: 'getAccountAddresses', params: { account: p2wpkh } },
+    })
+  await list() // discovery (cold)
+  await round(200, list)
+  const warmList = median([await round(2000, list), await round(2000, list), await round(2000, list)])
+
+  console.log(`secp256k1 backend: ${secp256k1Backend.name}; medians of 7 alternating rounds of ${iterations}`)
+  for (const [name, result, rawName] of rows) {
+    console.log(
+      `${name.padEnd(46)} ${result.subject.toFixed(1).padStart(8)} µs  vs ${result.raw.toFixed(1).padStart(7)} µs  = ${result.ratio.toFixed(2)}× ${rawName}`,
+    )
+  }
+  console.log(
+    `${'handle() getAccountAddresses, warm'.padEnd(46)} ${warmList.toFixed(1).padStart(8)} µs  (target ≤ 1000 µs)`,
+  )
+  await wallet.close()
+}
