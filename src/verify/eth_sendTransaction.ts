@@ -24,7 +24,7 @@ export function verifyEthSendTransaction(
 export function checkTransactionHash(hash: unknown, raw: unknown): void {
   if (typeof hash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(hash))
     fail('result is not a 32-byte transaction hash')
-  if (!isHexData(raw)) return fail('the raw transaction is not hex')
+  if (!isHexData(raw)) fail('the raw transaction is not hex')
   const expected = keccak256(raw)
   if (hash.toLowerCase() !== expected) fail(`hash ${hash} is not keccak256 of the transaction (${expected})`)
 }

@@ -52,7 +52,7 @@ export function checkSignedTransaction(
   if (!isRecord(options) || !Number.isSafeInteger(options.chainId)) fail('the request chainId is needed')
   const request = params[0]
   const from = checkedAddress(request.from, 'from')
-  if (!isHexData(raw)) return fail('result is not a hex transaction')
+  if (!isHexData(raw)) fail('result is not a hex transaction')
   const tx = parseTransaction(raw as TransactionSerialized)
   const signer = transactionSigner(raw)
   if (!sameAddress(signer, from)) fail(`signed by ${signer}, not ${from}`)
