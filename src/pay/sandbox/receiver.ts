@@ -49,8 +49,8 @@ export class WebhookInbox {
 }
 
 export type WebhookReceiverOptions = {
-  /** Secrets to verify with (a function so a rotation is picked up). */
-  secrets: () => readonly string[]
+  /** Secrets to verify with; a function picks up a rotation (e.g. `() => sandbox.webhooks.secrets()`). */
+  secrets: readonly string[] | (() => readonly string[])
   clock?: Clock
   /**
    * Decides the status for an attempt that verified (for tests: answer 500 twice, then 200). Default 200.
@@ -98,7 +98,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       const raw = new Uint8Array(Buffer.concat(chunks))
       const webhookId =
         typeof request.headers['webhook-id'] === 'string' ? request.headers['webhook-id'] : undefined
-      const verification = verifyWebhook(options.secrets(), request.headers, raw, {
+      const secrets = typeof options.secrets === 'function' ? options.secrets() : options.secrets
+      const verification = verifyWebhook(secrets, request.headers, raw, {
         now: (options.clock ?? Date.now)(),
       })
       if (!verification.ok) {
@@ -109,10 +110,15 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       const attempt = (attempts.get(verification.id) ?? 0) + 1
       attempts.set(verification.id, attempt)
       const status = options.respond?.(attempt, verification.id) ?? 200
-      const event = JSON.parse(Buffer.from(raw).toString('utf8')) as {
-        id: string
-        type: string
-        data: Record<string, unknown>
+      let event: { id: string; type: string; data: Record<string, unknown> }
+      try {
+        event = JSON.parse(Buffer.from(raw).toString('utf8'))
+        if (typeof event.id !== 'string' || typeof event.data !== 'object' || event.data === null)
+          throw new Error()
+      } catch {
+        response.writeHead(400).end()
+        record({ webhookId, status: 400, verified: true, outcome: 'rejected' })
+        return
       }
       const base = {
         webhookId,
