@@ -127,8 +127,11 @@ export type PayClient = {
   getOptions(paymentIdOrLink: string, options?: { includePaymentInfo?: boolean }): Promise<PaymentOptions>
   /** Runs the whole flow for one option and returns the final status. */
   pay(paymentIdOrLink: string, optionId: string, hooks?: PayHooks): Promise<PayResult>
-  /** Milliseconds left before submissions stop (for a countdown); undefined when no expiry is known. */
-  remainingMs(options: PaymentOptions): number | undefined
+  /**
+   * Milliseconds left before submissions stop (for a countdown): the payment's `expiresAt`, or the earlier of
+   * it and the option's own when `optionId` is given; 0 once passed; undefined when no expiry is known.
+   */
+  remainingMs(options: PaymentOptions, optionId?: string): number | undefined
   /** The `Pay-Version` the gateway resolved on its last success response. */
   resolvedVersion(): string | undefined
 }
@@ -378,7 +381,11 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
       }
     },
 
-    remainingMs: (payment) => remainingMs(payment),
+    remainingMs: (payment, optionId) =>
+      remainingMs(
+        payment,
+        optionId === undefined ? undefined : payment.options.find((option) => option.id === optionId),
+      ),
     resolvedVersion: () => transport.resolvedVersion(),
   }
 }

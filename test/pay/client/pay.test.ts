@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   createPayClient,
+  formatAmount,
   InvalidPaymentLinkError,
   OptionUnavailableError,
   PayActionError,
@@ -351,7 +352,11 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
     const { client, executed, time } = setup({
       options: [{ status: 200, body: optionsBody([usdcOption('opt_1', { expiresAt: 1_800_000_060 })]) }],
     })
+    const options = await client.getOptions('pay_1', { includePaymentInfo: true })
+    expect(client.remainingMs(options)).toBe(600_000)
+    expect(client.remainingMs(options, 'opt_1')).toBe(60_000)
     time.state.now = 1_800_000_060_000
+    expect(client.remainingMs(options, 'opt_1')).toBe(0)
     await expect(client.pay('pay_1', 'opt_1')).rejects.toBeInstanceOf(PaymentExpiredError)
     expect(executed).toHaveLength(0)
   })
@@ -418,5 +423,21 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
     expect(error).toMatchObject({ status: 409, code: 'route_expired' })
     expect(gateway.calls('options')).toHaveLength(2)
     expect(gateway.calls('fetch')).toHaveLength(2)
+  })
+})
+
+describe('formatAmount (what the approval shows)', () => {
+  it.each([
+    [{ unit: 'iso4217/USD', value: '1250', display: { assetSymbol: 'USD', decimals: 2 } }, '12.5 USD'],
+    [{ unit: 'iso4217/JPY', value: '500', display: { assetSymbol: 'JPY', decimals: 0 } }, '500 JPY'],
+    [{ unit: 'caip19/x', value: '5', display: { assetSymbol: 'USDC', decimals: 6 } }, '0.000005 USDC'],
+    [{ unit: 'caip19/x', value: '0', display: { assetSymbol: 'USDC', decimals: 6 } }, '0 USDC'],
+    [{ unit: 'iso4217/EUR', value: '100' }, '100 EUR (minor units)'],
+    [
+      { unit: 'iso4217/EUR', value: '-1', display: { assetSymbol: 'EUR', decimals: 2 } },
+      '-1 EUR (minor units)',
+    ],
+  ])('%j → %s', (amount, text) => {
+    expect(formatAmount(amount)).toBe(text)
   })
 })
