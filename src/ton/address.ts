@@ -51,5 +51,16 @@ export function parseAnyAddress(text: string, path: string): Address {
 
 /** How the review shows an address: user-friendly, non-bounceable for wallets, test flag on testnet. */
 export function friendly(address: Address, chainId: string, bounceable: boolean): string {
-  return address.toString({ bounceable, testOnly: isTestnet(chainId), urlSafe: true })
+  const key = `${chainId}:${bounceable}`
+  let forms = friendlyForms.get(address)
+  if (forms === undefined) friendlyForms.set(address, (forms = new Map()))
+  let text = forms.get(key)
+  if (text === undefined) {
+    text = address.toString({ bounceable, testOnly: isTestnet(chainId), urlSafe: true })
+    forms.set(key, text)
+  }
+  return text
 }
+
+// The wallet's own address is shown on every review; its CRC16 + base64 form is computed once per chain.
+const friendlyForms = new WeakMap<Address, Map<string, string>>()

@@ -4,7 +4,7 @@ import type { TonSigner } from './keys.js'
 import { ton_sendMessage } from './methods/ton_sendMessage.js'
 import { ton_signData } from './methods/ton_signData.js'
 import type { TonChainProvider } from './provider.js'
-import { createTonWallet, maxValidFor, publicKeyHex } from './tonWallet.js'
+import { createTonWallet, maxValidFor } from './tonWallet.js'
 import type { TonWalletOptions, TonWalletVersion } from './wallet.js'
 
 export type TonNamespaceOptions = {
@@ -57,11 +57,11 @@ export function ton(options: TonNamespaceOptions): Namespace {
     // The raw form `0:<hex>`: @tonconnect/sdk converts friendly accounts to it anyway, and it carries no
     // bounce or testnet flag to get wrong.
     async accounts() {
-      return [(await wallet.contract()).address.toRawString()]
+      return [(await wallet.contract()).rawAddress]
     },
     async sessionProperties() {
       const contract = await wallet.contract()
-      return { ton_getPublicKey: publicKeyHex(contract), ton_getStateInit: contract.stateInitBoc }
+      return { ton_getPublicKey: contract.publicKeyHex, ton_getStateInit: contract.stateInitBoc }
     },
   }
 }

@@ -1,5 +1,5 @@
 import { InternalError, MethodNotSupportedError } from '../core/errors.js'
-import { equalBytes, toHex } from './bytes.js'
+import { equalBytes } from './bytes.js'
 import { ed25519 } from './ed25519.js'
 import { isTrustedSigner, type TonSigner } from './keys.js'
 import type { TonChainProvider } from './provider.js'
@@ -9,8 +9,13 @@ import { type TonWalletOptions, type WalletContract, walletContract } from './wa
 export type TonWallet = {
   /** Resolves once the key is available (a mnemonic signer may still be deriving). */
   contract(): Promise<WalletContract>
-  /** Signs `message` (a 32-byte digest) and checks the signature. Call only from `execute`, after approval. */
-  sign(message: Uint8Array): Promise<Uint8Array>
+  /** The contract once the key is available, else undefined (lets hot paths skip a promise). */
+  readyContract(): WalletContract | undefined
+  /**
+   * Signs `message` (a 32-byte digest) and checks the signature. Call only from `execute`, after approval.
+   * Synchronous for our own keys once ready (signData's cost is held to a fraction of one signature).
+   */
+  sign(message: Uint8Array): Uint8Array | Promise<Uint8Array>
   /** The provider for `chainId`, or 5101 for sending methods on a chain without one. */
   provider(chainId: string, method: string): TonChainProvider
   /** Seconds a message stays valid when the dapp sets no `valid_until`. */
@@ -39,12 +44,35 @@ function assertSigner(signer: TonSigner): void {
 }
 
 export function createTonWallet(config: TonWalletConfig): TonWallet {
+  let resolved: { signer: TonSigner; contract: WalletContract } | undefined
   const ready = Promise.resolve(config.keys).then((signer) => {
     assertSigner(signer)
-    return { signer, contract: walletContract(signer.publicKey, config.wallet, config.workchain) }
+    resolved = { signer, contract: walletContract(signer.publicKey, config.wallet, config.workchain) }
+    return resolved
   })
   // Surfaced on first use; without this a bad key source would also be an unhandled rejection.
   ready.catch(() => {})
+
+  function checked(signature: unknown): Uint8Array {
+    if (!(signature instanceof Uint8Array) || signature.length !== 64) {
+      throw new InternalError({ details: 'ton signer returned something other than 64 signature bytes' })
+    }
+    return signature
+  }
+
+  async function signExternally(signer: TonSigner, contract: WalletContract, message: Uint8Array) {
+    const signature = checked(await signer.sign(message))
+    // An external signer's answer is checked, so a broken device or a swapped key never reaches the
+    // chain or the dapp. Our own keys are deterministic Ed25519 already proven against tweetnacl.
+    const backend = await ed25519()
+    if (
+      !equalBytes(signer.publicKey, contract.publicKey) ||
+      !backend.verify(contract.publicKey, message, signature)
+    ) {
+      throw new InternalError({ details: 'ton signer returned a signature that does not verify' })
+    }
+    return signature
+  }
 
   return {
     defaultValidFor: config.defaultValidFor,
@@ -53,24 +81,16 @@ export function createTonWallet(config: TonWalletConfig): TonWallet {
       return (await ready).contract
     },
 
-    async sign(message) {
-      const { signer, contract } = await ready
-      const signature = await signer.sign(message)
-      if (!(signature instanceof Uint8Array) || signature.length !== 64) {
-        throw new InternalError({ details: 'ton signer returned something other than 64 signature bytes' })
-      }
-      // Our own keys are deterministic Ed25519 already proven against tweetnacl; an external signer's
-      // answer is checked, so a broken device or a swapped key never reaches the chain or the dapp.
-      if (!isTrustedSigner(signer)) {
-        const backend = await ed25519()
-        if (
-          !equalBytes(signer.publicKey, contract.publicKey) ||
-          !backend.verify(contract.publicKey, message, signature)
-        ) {
-          throw new InternalError({ details: 'ton signer returned a signature that does not verify' })
-        }
-      }
-      return signature
+    readyContract() {
+      return resolved?.contract
+    },
+
+    sign(message) {
+      if (resolved === undefined)
+        return ready.then(({ signer, contract }) => signExternally(signer, contract, message))
+      const { signer, contract } = resolved
+      if (!isTrustedSigner(signer)) return signExternally(signer, contract, message)
+      return checked(signer.sign(message))
     },
 
     provider(chainId, method) {
@@ -84,5 +104,3 @@ export function createTonWallet(config: TonWalletConfig): TonWallet {
     },
   }
 }
-
-export const publicKeyHex = (contract: WalletContract): string => toHex(contract.publicKey)

@@ -99,6 +99,10 @@ export type WalletContract = {
   /** `ton_getStateInit`: base64 BoC of the StateInit cell; its hash is `address.hash`. */
   readonly stateInitBoc: string
   readonly address: Address
+  /** `address` as `0:<hex>`, computed once. */
+  readonly rawAddress: string
+  /** `ton_getPublicKey`: lower-case hex, computed once. */
+  readonly publicKeyHex: string
   readonly maxMessages: number
   /** The cell whose hash the key signs. */
   unsignedTransfer(request: TransferRequest): Cell
@@ -161,6 +165,8 @@ export function walletContract(
     init,
     stateInitBoc: stateInitCell.toBoc().toString('base64'),
     address,
+    rawAddress: address.toRawString(),
+    publicKeyHex: key.toString('hex'),
     maxMessages: maxMessages[version],
 
     unsignedTransfer({ seqno, validUntil, sendMode, messages }) {

@@ -11,6 +11,7 @@ import {
   type TonSignDataResult,
   tep81Domain,
 } from '../../src/ton/index.js'
+import { nobleSha256, sha256 } from '../../src/ton/sha256.js'
 import { fixtureSeedHex, request, tonWallet, vectors } from './fixtures.js'
 
 /**
@@ -154,6 +155,15 @@ describe('ton_signData vectors', () => {
       .endCell()
     expect(plain.hash().toString('hex')).toBe(cellCase.plainDomainDigestHex)
     expect(crc32(Buffer.from(cellCase.payload.schema)).toString(16)).toBe(cellCase.schemaCrc32Hex)
+  })
+
+  it('the OpenSSL and @noble/hashes SHA-256 paths give the same digests', () => {
+    for (let round = 0; round < 50; round++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(round * 13))
+      const expected = createHash('sha256').update(bytes).digest('hex')
+      expect(Buffer.from(sha256(bytes)).toString('hex')).toBe(expected)
+      expect(Buffer.from(nobleSha256(bytes)).toString('hex')).toBe(expected)
+    }
   })
 
   it('crc32 matches the CRC-32 check value and zlib on random input', () => {

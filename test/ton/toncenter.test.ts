@@ -10,7 +10,7 @@ type Call = { url: URL; method: string; headers: Record<string, string>; body: u
 /** A fetch that answers like toncenter API v2 and records what it was asked. */
 function fakeToncenter(answers: Record<string, (call: Call) => unknown>, status = 200) {
   const calls: Call[] = []
-  const fetch = (async (input: URL | RequestInfo, init?: RequestInit) => {
+  const fetch = (async (input: URL | string | Request, init?: RequestInit) => {
     const url = new URL(String(input))
     const call: Call = {
       url,

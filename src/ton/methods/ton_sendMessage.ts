@@ -257,7 +257,7 @@ export const ton_sendMessage = (wallet: TonWallet) =>
       const messages = params.messages.map((raw, index) => parseMessage(raw, index, context.chainId))
 
       const provider = wallet.provider(context.chainId, context.method)
-      const self = contract.address.toRawString()
+      const self = contract.rawAddress
       const [account, destinations] = await Promise.all([
         read('reading the wallet account', () => provider.getAccount(self)),
         Promise.all(
