@@ -53,7 +53,10 @@ export function parseAnyAddress(text: string, path: string): Address {
 export function friendly(address: Address, chainId: string, bounceable: boolean): string {
   const key = `${chainId}:${bounceable}`
   let forms = friendlyForms.get(address)
-  if (forms === undefined) friendlyForms.set(address, (forms = new Map()))
+  if (forms === undefined) {
+    forms = new Map()
+    friendlyForms.set(address, forms)
+  }
   let text = forms.get(key)
   if (text === undefined) {
     text = address.toString({ bounceable, testOnly: isTestnet(chainId), urlSafe: true })
