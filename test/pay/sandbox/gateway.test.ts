@@ -130,6 +130,15 @@ describe('options', () => {
     expect(final.body).toMatchObject({ code: 'payment_not_payable', details: { status: 'cancelled' } })
   })
 
+  it('fetch on a payment that is no longer payable is 422 payment_not_payable', async () => {
+    const id = await createPayment(sandbox, 'opt-final-fetch')
+    const option = await optionFor(id)
+    sandbox.control.fail(id)
+    const reply = await gateway(id, 'fetch', { optionId: option.id, data: option.actions[1].data.data })
+    expect(reply.status).toBe(422)
+    expect(reply.body.code).toBe('payment_not_payable')
+  })
+
   it('wallet authentication with App-Id + Client-Id works on the gateway', async () => {
     const id = await createPayment(sandbox, 'opt-5')
     const reply = await call('POST', `/v1/gateway/payment/${id}/options`, {
@@ -494,6 +503,30 @@ describe('collectData', () => {
       { id: 'fullName', value: 'Ada Lovelace' },
       { id: 'dateOfBirth', value: '1815-12-10' },
     ])
+  })
+
+  it('the collect page refuses payments that collect nothing (409) and malformed data (400)', async () => {
+    const id = await createPayment(sandbox, 'kyc-3')
+    const post = (body: unknown) =>
+      fetch(`${sandbox.url}/collect/${id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    const none = await post({ fields: [{ id: 'fullName', value: 'X' }] })
+    expect(none.status).toBe(409)
+    expect(((await none.json()) as { code: string }).code).toBe('collect_data_not_required')
+    sandbox.control.requireCollectData(id)
+    const bad = await post({
+      fields: [
+        { id: 'fullName', value: 'X' },
+        { id: 'dateOfBirth', value: '10/12/1815' },
+      ],
+    })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as { code: string }).code).toBe('params_validation')
+    const unknownField = await post({ fields: [{ id: 'ssn', value: '1' }] })
+    expect(unknownField.status).toBe(400)
   })
 
   it('web-view flow: the form page stores the data, then confirm goes through without collectedData', async () => {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { signWebhook, verifyWebhook, webhookSignature } from '../../../src/pay/webhooks.js'
 
@@ -138,5 +139,36 @@ describe('verifyWebhook refusals', () => {
     }
     expect(verifyWebhook(vector.secret, mixed, vector.body, { now }).ok).toBe(true)
     expect(verifyWebhook(vector.secret.slice('whsec_'.length), headers, vector.body, { now }).ok).toBe(true)
+  })
+})
+
+describe('verifyWebhook against node:crypto on random inputs (fast-check)', () => {
+  it('accepts what node:crypto signs, and refuses any single flipped body byte', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 64 }),
+        fc.uint8Array({ minLength: 1, maxLength: 512 }),
+        fc.stringMatching(/^[A-Za-z0-9_]{1,40}$/),
+        fc.integer({ min: 0, max: 4_000_000_000 }),
+        fc.nat(),
+        (keyBytes, body, id, timestamp, flipAt) => {
+          const secret = `whsec_${Buffer.from(keyBytes).toString('base64')}`
+          const content = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), body])
+          const signature = createHmac('sha256', Buffer.from(keyBytes)).update(content).digest('base64')
+          const headers = {
+            'webhook-id': id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': `v1,${signature}`,
+          }
+          const now = timestamp * 1000
+          expect(verifyWebhook(secret, headers, body, { now }).ok).toBe(true)
+          const tampered = Uint8Array.from(body)
+          const index = flipAt % tampered.length
+          tampered[index] = tampered[index]! ^ 0x01
+          expect(verifyWebhook(secret, headers, tampered, { now }).ok).toBe(false)
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 })
