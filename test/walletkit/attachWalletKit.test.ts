@@ -1,10 +1,15 @@
-import type { WalletKitTypes } from '@reown/walletkit'
-import { describe, expect, it, vi } from 'vitest'
+import type { WalletKit, WalletKitTypes } from '@reown/walletkit'
+import { describe, expect, expectTypeOf, it, vi } from 'vitest'
 import { type Clock, fixedClock } from '../../src/core/clock.js'
 import type { Namespace } from '../../src/core/namespace.js'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
-import { attachWalletKit, type SessionProposalReview, type WalletRpcLike } from '../../src/walletkit/index.js'
+import {
+  attachWalletKit,
+  type SessionProposalReview,
+  type WalletKitLike,
+  type WalletRpcLike,
+} from '../../src/walletkit/index.js'
 import { bitcoinAddresses, fakeBitcoin, fakeEthereum, fakeTon } from './fakeNamespaces.js'
 import { FakeWalletKit, sessionStruct } from './fakeWalletKit.js'
 import {
@@ -65,6 +70,13 @@ const TOPIC = 'session-topic-1'
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve))
 const userRejected = { code: 5000, message: 'User rejected.' }
 const internalError = { code: -32603, message: 'Internal error.' }
+
+describe('types', () => {
+  it('a real WalletKit instance and createWalletRpc() satisfy what the adapter takes', () => {
+    expectTypeOf<InstanceType<typeof WalletKit>>().toExtend<WalletKitLike>()
+    expectTypeOf<ReturnType<typeof createWalletRpc>>().toExtend<WalletRpcLike>()
+  })
+})
 
 describe('session proposals', () => {
   it('approves the requested configured chains with CAIP-10 accounts, methods, events and properties', async () => {
