@@ -2,6 +2,7 @@ import {
   type Address,
   BaseError,
   createPublicClient,
+  erc20Abi,
   type Hex,
   http,
   type PublicClient,
@@ -89,6 +90,25 @@ export class ChainAccess {
 
   gasPrice(): Promise<bigint> {
     return this.#call(() => this.client.getGasPrice())
+  }
+
+  /**
+   * An ERC-20's `symbol()` and `decimals()`, for display. Undefined when the contract does not answer
+   * sensibly; a symbol is kept only if it is short plain text, so a token cannot inject look-alike text.
+   */
+  async tokenMetadata(token: Address): Promise<{ symbol: string; decimals: number } | undefined> {
+    try {
+      const [symbol, decimals] = await this.#call(() =>
+        Promise.all([
+          this.client.readContract({ address: token, abi: erc20Abi, functionName: 'symbol' }),
+          this.client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' }),
+        ]),
+      )
+      if (!/^[A-Za-z0-9.$_-]{1,12}$/.test(symbol) || decimals > 36) return undefined
+      return { symbol, decimals }
+    } catch {
+      return undefined
+    }
   }
 
   /** Broadcasts once (no retry) and returns the hash the provider reports. */

@@ -6,6 +6,7 @@ import {
   erc20Abi,
   formatEther,
   formatGwei,
+  formatUnits,
   type Hex,
   keccak256,
   type TransactionSerializable,
@@ -306,8 +307,23 @@ const setApprovalForAllAbi = [
 
 const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi]
 
+/**
+ * The review of a wallet-filled transaction; when it calls an ERC-20 and a provider is configured, the
+ * token's symbol and decimals are read so the amount also shows in token units.
+ */
+export async function reviewTransaction(title: string, chain: ChainConfig, draft: TransactionDraft) {
+  const erc20 = draft.to !== undefined && decodeKnownCall(draft.data)?.erc20Amount !== undefined
+  const token = erc20 && chain.access ? await chain.access.tokenMetadata(draft.to!) : undefined
+  return transactionReview(title, chain, draft, token)
+}
+
 /** Items and warnings of a transaction review: to, value, max fee, decoded token calls, contract creation. */
-export function transactionReview(title: string, chain: ChainConfig, tx: ReviewedTransaction): ReviewDraft {
+export function transactionReview(
+  title: string,
+  chain: ChainConfig,
+  tx: ReviewedTransaction,
+  token?: TokenMetadata,
+): ReviewDraft {
   const symbol = chain.nativeSymbol
   const maxFeePerGas = tx.fees.type === 'eip1559' ? tx.fees.maxFeePerGas : tx.fees.gasPrice
   const items: ReviewItem[] = [
@@ -338,6 +354,12 @@ export function transactionReview(title: string, chain: ChainConfig, tx: Reviewe
       items.push(item('Data', tx.data.length > 138 ? `${tx.data.slice(0, 138)}…` : tx.data))
     else {
       items.push(...call.items(tx.to))
+      if (call.erc20Amount && token) {
+        const { label, amount } = call.erc20Amount
+        items.push(
+          item(`${label} (${token.symbol}, as the token reports)`, formatUnits(amount, token.decimals)),
+        )
+      }
       warnings.push(...call.warnings(tx.to))
     }
   }
@@ -347,7 +369,12 @@ export function transactionReview(title: string, chain: ChainConfig, tx: Reviewe
 type DecodedCall = {
   items: (token: Address) => ReviewItem[]
   warnings: (token: Address) => ReviewWarning[]
+  /** The ERC-20 amount the call moves or allows, shown in token units when the token's metadata is known. */
+  erc20Amount?: { label: string; amount: bigint }
 }
+
+/** A token's symbol and decimals as its contract reports them (display only, never trusted for policy). */
+export type TokenMetadata = { symbol: string; decimals: number }
 
 /** ERC-20 transfer/approve/transferFrom and setApprovalForAll, when the calldata decodes exactly. */
 export function decodeKnownCall(data: Hex): DecodedCall | undefined {
@@ -368,6 +395,7 @@ export function decodeKnownCall(data: Hex): DecodedCall | undefined {
         item('Amount (token base units)', amount.toString()),
       ],
       warnings: () => [],
+      erc20Amount: { label: 'Amount', amount },
     }
   }
   if (functionName === 'transferFrom') {
@@ -381,6 +409,7 @@ export function decodeKnownCall(data: Hex): DecodedCall | undefined {
         item('Amount (token base units)', amount.toString()),
       ],
       warnings: () => [],
+      erc20Amount: { label: 'Amount', amount },
     }
   }
   if (functionName === 'approve') {
@@ -405,6 +434,7 @@ export function decodeKnownCall(data: Hex): DecodedCall | undefined {
               },
             ]
           : [],
+      ...(isUnlimited(amount) ? {} : { erc20Amount: { label: 'Allowance', amount } }),
     }
   }
   if (functionName === 'setApprovalForAll') {

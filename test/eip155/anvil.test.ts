@@ -1,6 +1,8 @@
 import {
   createPublicClient,
   custom,
+  encodeFunctionData,
+  erc20Abi,
   type Hex,
   http,
   keccak256,
@@ -160,6 +162,20 @@ describe('eth_sendTransaction on anvil', () => {
     expect(error.code).toBe(-32603)
     expect((error.data as { reason: string }).reason).toMatch(/insufficient funds/i)
     expect(h.reviews.length).toBe(asked)
+  })
+
+  it('an ERC-20 transfer review shows the amount in token units read from the token', async () => {
+    // A stand-in token: decimals() answers 6, any other call answers the string "USDC".
+    const token = '0x2222222222222222222222222222222222222222'
+    const tokenRuntime =
+      '0x60003560e01c63313ce56714602957602060005260046020526355534443' +
+      '60e01b60405260606000f35b600660005260206000f3'
+    await anvilRpc('anvil_setCode', [token, tokenRuntime])
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [recipient, 2500000n] })
+    await h.result<Hex>('eth_signTransaction', [{ from: account0, to: token, data }])
+    const review = h.reviews.at(-1)!
+    expect(review.items).toContainEqual({ label: 'Amount (token base units)', value: '2500000' })
+    expect(review.items).toContainEqual({ label: 'Amount (USDC, as the token reports)', value: '2.5' })
   })
 
   it('contract creation is flagged in the review and deploys', async () => {

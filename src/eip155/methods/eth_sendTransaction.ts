@@ -6,10 +6,10 @@ import {
   broadcastChecked,
   checkedHash,
   planTransaction,
+  reviewTransaction,
   signDraft,
   type TransactionDraft,
   transactionRequestSchema,
-  transactionReview,
 } from '../transaction.js'
 
 /** `eth_sendTransaction [tx]`: fill, review, sign, broadcast once, return the checked hash. */
@@ -23,7 +23,7 @@ export const sendTransaction = (env: Eip155Env) =>
       const draft = await planTransaction(env, chain, context, request)
       // Sending needs the chain even when the dapp filled every field.
       accessOf(chain)
-      return { review: transactionReview('Send transaction', chain, draft), plan: draft }
+      return { review: await reviewTransaction('Send transaction', chain, draft), plan: draft }
     },
     async execute(context, draft: TransactionDraft): Promise<Hex> {
       const access = accessOf(chainOf(env, context))

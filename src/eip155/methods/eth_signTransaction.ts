@@ -4,10 +4,10 @@ import { defineMethod } from '../../core/namespace.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
 import {
   planTransaction,
+  reviewTransaction,
   signDraft,
   type TransactionDraft,
   transactionRequestSchema,
-  transactionReview,
 } from '../transaction.js'
 
 /**
@@ -25,7 +25,7 @@ export const signTransaction = (env: Eip155Env) =>
       const chain = chainOf(env, context)
       const draft = await planTransaction(env, chain, context, request)
       if (draft.nonce === undefined) accessOf(chain)
-      return { review: transactionReview('Sign transaction', chain, draft), plan: draft }
+      return { review: await reviewTransaction('Sign transaction', chain, draft), plan: draft }
     },
     async execute(context, draft: TransactionDraft): Promise<Hex> {
       const signer = await signerOf(env, draft.from)
