@@ -190,6 +190,26 @@ describe('cursor pagination', () => {
   })
 })
 
+describe('default limit', () => {
+  it('returns 50 items by default, then the rest through the cursor', async () => {
+    const many = await startPaySandbox()
+    try {
+      for (let index = 0; index < 53; index++) await createPayment(many, `BULK-${index}`, usd('100'))
+      const manyCall = api(many)
+      const first = await manyCall('GET', '/v1/payments')
+      expect(first.body.data).toHaveLength(50)
+      expect(first.body.stats.totalTransactions).toBe(53)
+      const rest = await manyCall('GET', `/v1/payments?cursor=${encodeURIComponent(first.body.nextCursor)}`)
+      expect(rest.body.data).toHaveLength(3)
+      expect(rest.body.nextCursor).toBeNull()
+      const all = new Set([...idsOf(first.body), ...idsOf(rest.body)])
+      expect(all.size).toBe(53)
+    } finally {
+      await many.stop()
+    }
+  })
+})
+
 describe('query rules: every violation is 400 invalid_params naming the field', () => {
   const cases: Array<[string, string]> = [
     ['?limit=0', 'limit'],
