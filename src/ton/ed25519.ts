@@ -73,7 +73,8 @@ export async function loadNodeEd25519(): Promise<Ed25519Backend | undefined> {
       const spki = crypto.createPublicKey(privateKey).export({ format: 'der', type: 'spki' })
       return {
         publicKey: new Uint8Array(spki.subarray(spkiPrefix.length)),
-        sign: (message) => new Uint8Array(crypto.sign(null, message, privateKey)),
+        // A Buffer is a Uint8Array; returning it as is saves a copy on the hot path.
+        sign: (message) => crypto.sign(null, message, privateKey),
       }
     },
     verify(publicKey, message, signature) {

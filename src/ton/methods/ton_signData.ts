@@ -146,7 +146,7 @@ function result(
   plan: SignDataPlan,
 ): TonSignDataResult {
   return {
-    signature: Buffer.from(signature).toString('base64'),
+    signature: Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString('base64'),
     address: contract.rawAddress,
     timestamp,
     domain: plan.domain,
