@@ -60,7 +60,15 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   if (options.mnemonic !== undefined) args.push('--mnemonic', options.mnemonic)
   args.push(...(options.args ?? []))
   const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  // If the host process exits without calling stop(), the node must not outlive it.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      process.off('exit', killOnExit)
+      resolve()
+    }),
+  )
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
     await exited
@@ -87,6 +95,7 @@ function listeningPort(child: ChildProcess, timeoutMs: number): Promise<number> 
       clearTimeout(timer)
       child.stdout?.off('data', onData)
       child.off('exit', onExit)
+      child.off('error', onError)
     }
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8')
@@ -100,12 +109,17 @@ function listeningPort(child: ChildProcess, timeoutMs: number): Promise<number> 
       cleanup()
       reject(new Error(`anvil exited with ${code} before listening`))
     }
+    const onError = (error: Error) => {
+      cleanup()
+      reject(new Error(`anvil could not be started: ${error.message}`, { cause: error }))
+    }
     const timer = setTimeout(() => {
       cleanup()
       reject(new Error(`anvil did not start within ${timeoutMs} ms`))
     }, timeoutMs)
     child.stdout?.on('data', onData)
     child.once('exit', onExit)
+    child.once('error', onError)
   })
 }
 
