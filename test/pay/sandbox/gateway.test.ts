@@ -418,6 +418,28 @@ describe('expiry (410)', () => {
   })
 })
 
+describe('payment info', () => {
+  it('GET /v1/gateway/payment/{id} returns what the wallet shows; unknown id 404', async () => {
+    const id = await createPayment(sandbox, 'info-1', { unit: 'iso4217/JPY', value: '1500' })
+    const reply = await call('GET', `/v1/gateway/payment/${id}`)
+    expect(reply.body).toEqual({
+      paymentId: id,
+      status: 'requires_action',
+      amount: {
+        unit: 'iso4217/JPY',
+        value: '1500',
+        display: { assetSymbol: 'JPY', assetName: 'Yen', decimals: 0 },
+      },
+      expiresAt: expect.any(Number),
+      merchant: { name: 'Sandbox Merchant', iconUrl: null },
+    })
+    // JPY has no minor unit: 1500 yen at the sandbox's test rate 0.0067 USDC/yen = 10.05 USDC.
+    const option = await optionFor(id)
+    expect(option.amount.value).toBe('10050000')
+    expect((await call('GET', '/v1/gateway/payment/pay_nope')).status).toBe(404)
+  })
+})
+
 describe('cancel', () => {
   it('the buyer cancels a payable payment; a second cancel is 422', async () => {
     const id = await createPayment(sandbox, 'cancel-1')

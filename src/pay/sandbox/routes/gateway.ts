@@ -45,6 +45,17 @@ function liveRoute(context: RequestContext, payment: Payment, optionId: string):
   return route
 }
 
+/** The payment details a wallet shows (options with includePaymentInfo=true, and GET /v1/gateway/payment/{id}). */
+function paymentInfo(context: RequestContext, payment: Payment) {
+  const merchant = context.sandbox.state.merchants.get(payment.merchantId)
+  return {
+    status: payment.status,
+    amount: fiatDisplay(payment.amount),
+    expiresAt: Math.floor(payment.expiresAt / 1000),
+    merchant: { name: merchant?.name ?? '', iconUrl: null },
+  }
+}
+
 const optionsBody = v.object({
   accounts: v.pipe(
     v.array(v.pipe(v.string(), v.regex(caip10, 'must be a CAIP-10 account id'))),
@@ -135,16 +146,7 @@ export const gatewayOptions: HttpRoute = {
     return ok({
       paymentId: payment.id,
       options,
-      ...(includeInfo === 'true'
-        ? {
-            info: {
-              status: payment.status,
-              amount: fiatDisplay(payment.amount),
-              expiresAt: Math.floor(payment.expiresAt / 1000),
-              merchant: { name: merchant?.name ?? '', iconUrl: null },
-            },
-          }
-        : {}),
+      ...(includeInfo === 'true' ? { info: paymentInfo(context, payment) } : {}),
       collectData: payment.collectData ? collectDataObject(context.sandbox.baseUrl(), payment.id) : null,
     })
   },
@@ -266,6 +268,16 @@ async function checkResults(
     transactionHash ??= check.transactionHash
   }
   return transactionHash === undefined ? { ok: true } : { ok: true, transactionHash }
+}
+
+export const gatewayPaymentInfo: HttpRoute = {
+  method: 'GET',
+  path: '/v1/gateway/payment/:id',
+  auth: 'wallet',
+  handle: (context) => {
+    const payment = context.sandbox.state.payment(context.params.id!)
+    return ok({ paymentId: payment.id, ...paymentInfo(context, payment) })
+  },
 }
 
 export const gatewayStatus: HttpRoute = {

@@ -2,7 +2,14 @@ import type { Route } from '../context.js'
 import type { PaySandboxControl } from '../control.js'
 import { collectPage, collectSubmit } from './collect.js'
 import { controlRoutes } from './control.js'
-import { gatewayCancel, gatewayConfirm, gatewayFetch, gatewayOptions, gatewayStatus } from './gateway.js'
+import {
+  gatewayCancel,
+  gatewayConfirm,
+  gatewayFetch,
+  gatewayOptions,
+  gatewayPaymentInfo,
+  gatewayStatus,
+} from './gateway.js'
 import { listPayments } from './listPayments.js'
 import {
   createCryptoSettlements,
@@ -42,6 +49,7 @@ export function routes(control: PaySandboxControl): Route[] {
     gatewayFetch,
     gatewayConfirm,
     gatewayStatus,
+    gatewayPaymentInfo,
     gatewayCancel,
     putWebhookEndpoint,
     getWebhookEndpoint,
