@@ -87,7 +87,8 @@ export function resolveValidUntil(
   nowSeconds: number,
   defaultValidFor: number,
 ): number {
-  if (requested !== undefined && requested < nowSeconds) {
+  // The contracts require valid_until > now, so a deadline of this very second can no longer land.
+  if (requested !== undefined && requested <= nowSeconds) {
     throw new PolicyRefusedError(`valid_until ${requested} is in the past`, {
       rule: 'ton.valid_until_expired',
     })
