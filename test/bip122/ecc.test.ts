@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
@@ -71,5 +73,36 @@ describe('secp256k1 backends', () => {
       const { ecc } = await loadSecp256k1(name)
       expect(bytesToHex(ecc.signSchnorr(message, key, aux))).toBe(expected)
     }
+  })
+})
+
+describe('the portable fallback, end to end', () => {
+  it('signMessage through handle() gives the same bytes with WALLET_RPC_SECP256K1=noble', async () => {
+    const script = `
+      const { createWalletRpc } = await import('./src/createWalletRpc.ts')
+      const { bip122, hdKeys, secp256k1Backend } = await import('./src/bip122/index.ts')
+      const wallet = createWalletRpc({ namespaces: [bip122({ keys: hdKeys({ mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' }) })], approve: () => true })
+      const answers = []
+      for (const protocol of ['ecdsa', 'bip322']) {
+        answers.push(await wallet.handle({ chainId: 'bip122:000000000019d6689c085ae165831e93', request: { id: 1, method: 'signMessage', params: { account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', message: 'fallback', protocol } } }))
+      }
+      process.stdout.write(JSON.stringify({ backend: secp256k1Backend.name, answers }))
+    `
+    const runWith = async (backend: string | undefined) => {
+      const env = { ...process.env }
+      if (backend === undefined) delete env.WALLET_RPC_SECP256K1
+      else env.WALLET_RPC_SECP256K1 = backend
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { cwd: new URL('../..', import.meta.url).pathname, env },
+      )
+      return JSON.parse(stdout) as { backend: string; answers: unknown[] }
+    }
+    const [portable, wasm] = await Promise.all([runWith('noble'), runWith(undefined)])
+    expect(portable.backend).toBe('@bitcoinerlab/secp256k1')
+    expect(wasm.backend).toBe('tiny-secp256k1')
+    expect(portable.answers).toEqual(wasm.answers)
+    expect(JSON.stringify(portable.answers)).toContain('"signature"')
   })
 })

@@ -132,6 +132,54 @@ describe('getAccountAddresses against a chain with history', () => {
   })
 })
 
+describe('the WalletConnect docs example (bitcoin.mdx), reproduced from a chain history', () => {
+  it('lists exactly the doc’s payment addresses for that history', async () => {
+    const docs = new FakeEsplora()
+    const docsUrl = await docs.start()
+    try {
+      const mainnetModel = await createAccount({
+        keys,
+        chain: bip122Chains[BIP122_MAINNET]!,
+        provider: undefined,
+        clock: () => 0,
+      })
+      const address = async (purpose: 49 | 84, change: 0 | 1, index: number) =>
+        (await mainnetModel.address(purpose, change, index)).address
+      // History behind the doc's answer: receive 0..2 used (UTXO left on 2), change 0..2 used and emptied,
+      // a P2SH-P2WPKH UTXO on m/49'/0'/0'/0/7.
+      docs.spendAll(await address(84, 0, 0))
+      docs.spendAll(await address(84, 0, 1))
+      docs.fund(await address(84, 0, 2), { txid: txid(10), vout: 0, value: 10_000 })
+      for (let index = 0; index <= 2; index++) docs.spendAll(await address(84, 1, index))
+      docs.fund(await address(49, 0, 7), { txid: txid(11), vout: 1, value: 20_000 })
+      const namespace = bip122({ keys, chains: { [BIP122_MAINNET]: { provider: esplora(docsUrl) } } })
+      const wallet = createWalletRpc({ namespaces: [namespace], approve: () => true })
+      const response = await wallet.handle({
+        chainId: BIP122_MAINNET,
+        request: {
+          id: 1,
+          method: 'getAccountAddresses',
+          params: { account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', intentions: ['payment'] },
+        },
+      })
+      const entries = (response as { result: AddressEntry[] }).result
+      // WalletConnectFoundation/docs wallet-sdk/chain-support/bitcoin.mdx, dynamic wallet example.
+      expect(entries.map((entry) => [entry.path, entry.address])).toEqual([
+        ["m/84'/0'/0'/0/0", 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'],
+        ["m/84'/0'/0'/0/2", 'bc1qp59yckz4ae5c4efgw2s5wfyvrz0ala7rgvuz8z'],
+        ["m/49'/0'/0'/0/7", '3KHhcgwPgYF9hE77zaKy2G36dpkcNtvQ33'],
+        ["m/84'/0'/0'/0/3", 'bc1qgl5vlg0zdl7yvprgxj9fevsc6q6x5dmcyk3cn3'],
+        ["m/84'/0'/0'/0/4", 'bc1qm97vqzgj934vnaq9s53ynkyf9dgr05rargr04n'],
+        ["m/84'/0'/0'/1/3", 'bc1qv6vaedpeke2lxr3q0wek8dd7nzhut9w0eqkz9z'],
+        ["m/84'/0'/0'/1/4", 'bc1qetrkzfslk0d4kqjnu29fdh04tkav9vj3k36vuh'],
+      ])
+      await wallet.close()
+    } finally {
+      await docs.stop()
+    }
+  })
+})
+
 describe('getAccountAddresses without a chain provider', () => {
   it('returns the first external address and the unused minimum, as paths 0 and 1', async () => {
     const { wallet } = walletWith(false)
