@@ -1,0 +1,116 @@
+// The local chains sending vectors need, started once per run on 127.0.0.1 and stopped at the end.
+// Dev-only packages (@foundry-rs/anvil, @ton/sandbox) load through src/devchains with dynamic import().
+import type { ChainKind, FundingStep } from './vectors.js'
+
+export const localChainIds: Record<ChainKind, string> = {
+  anvil: 'eip155:31337',
+  'bitcoin-regtest': 'bip122:0f9188f13cb7b2c71f2a335e3a4fc328',
+  'ton-sandbox': 'ton:-3',
+}
+
+export type LocalChain = {
+  kind: ChainKind
+  chainId: string
+  /** The provider URL a wallet uses (Esplora, JSON-RPC, toncenter v2). */
+  url: string
+  fund(steps: readonly FundingStep[]): Promise<void>
+  /** The raw transaction behind a txid/hash, for the verifiers (bip122, eip155). */
+  rawTransaction(id: string): Promise<string | undefined>
+  stop(): Promise<void>
+}
+
+export type ChainPool = {
+  /** Starts the chain on first use; rejects with the reason when it cannot start here. */
+  get(kind: ChainKind): Promise<LocalChain>
+  stopAll(): Promise<void>
+}
+
+export function createChainPool(options: { now?: () => number } = {}): ChainPool {
+  const started = new Map<ChainKind, Promise<LocalChain>>()
+  return {
+    get(kind) {
+      let chain = started.get(kind)
+      if (!chain) {
+        chain = starters[kind](options)
+        started.set(kind, chain)
+      }
+      return chain
+    },
+    async stopAll() {
+      const chains = await Promise.allSettled(started.values())
+      started.clear()
+      for (const chain of chains) if (chain.status === 'fulfilled') await chain.value.stop()
+    },
+  }
+}
+
+const starters: Record<ChainKind, (options: { now?: () => number }) => Promise<LocalChain>> = {
+  async anvil() {
+    const { startAnvil } = await import('../devchains/anvil.js')
+    const node = await startAnvil({ chainId: 31337 })
+    return {
+      kind: 'anvil',
+      chainId: localChainIds.anvil,
+      url: node.url,
+      async fund(steps) {
+        for (const step of steps) {
+          await jsonRpc(node.url, 'anvil_setBalance', [step.address, `0x${BigInt(step.amount).toString(16)}`])
+        }
+      },
+      async rawTransaction(hash) {
+        const raw = await jsonRpc(node.url, 'eth_getRawTransactionByHash', [hash])
+        return typeof raw === 'string' ? raw : undefined
+      },
+      stop: node.stop,
+    }
+  },
+  async 'bitcoin-regtest'() {
+    const { startBitcoinRegtest } = await import('../devchains/bitcoinRegtest/index.js')
+    const chain = await startBitcoinRegtest()
+    return {
+      kind: 'bitcoin-regtest',
+      chainId: chain.chainId,
+      url: chain.url,
+      async fund(steps) {
+        for (const step of steps) chain.fund(step.address, BigInt(step.amount))
+      },
+      async rawTransaction(txid) {
+        const response = await fetch(`${chain.url}/tx/${txid}/hex`)
+        return response.ok ? (await response.text()).trim() : undefined
+      },
+      stop: chain.stop,
+    }
+  },
+  async 'ton-sandbox'(options) {
+    const { startTonSandbox } = await import('../devchains/tonSandbox.js')
+    const { serveToncenter } = await import('./toncenterFacade.js')
+    const sandbox = await startTonSandbox(options.now ? { clock: options.now } : {})
+    const facade = await serveToncenter(sandbox.provider)
+    return {
+      kind: 'ton-sandbox',
+      chainId: localChainIds['ton-sandbox'],
+      url: facade.url,
+      async fund(steps) {
+        for (const step of steps) await sandbox.fund(step.address, BigInt(step.amount))
+      },
+      async rawTransaction() {
+        return undefined
+      },
+      async stop() {
+        await facade.close()
+        await sandbox.stop()
+      },
+    }
+  },
+}
+
+export async function jsonRpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result?: unknown; error?: { message?: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message ?? 'error'}`)
+  return body.result
+}

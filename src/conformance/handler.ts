@@ -1,0 +1,40 @@
+// What the runner drives: a wallet built from a vector's configuration. MODULE (for `wallet-rpc conformance
+// MODULE`) exports `createHandler(config)` (named or default) returning one of these shapes.
+import type { WalletConfig } from './vectors.js'
+
+export type ConformanceRequest = {
+  chainId: string
+  origin?: string
+  request: { id: number; jsonrpc: '2.0'; method: string; params?: unknown }
+}
+
+export type HandleFunction = (input: ConformanceRequest) => Promise<unknown>
+export type HandlerObject = { handle: HandleFunction; close?: () => Promise<void> | void }
+export type Handler = HandleFunction | HandlerObject
+export type HandlerFactory = (config: WalletConfig) => Handler | Promise<Handler>
+
+export function asHandlerObject(handler: Handler): HandlerObject {
+  return typeof handler === 'function' ? { handle: handler } : handler
+}
+
+/** The built-in wallet: the same one `wallet-rpc handle` serves, configured from the vector. */
+export const createBuiltinHandler: HandlerFactory = async (config) => {
+  const { createCliWallet } = await import('../cli/wallet.js')
+  const byNamespace = (prefix: string) =>
+    new Map(Object.entries(config.providers).filter(([chainId]) => chainId.startsWith(`${prefix}:`)))
+  const wallet = await createCliWallet(
+    {
+      mnemonic: config.mnemonic,
+      tonMnemonic: config.tonMnemonic,
+      tonWallet: config.tonWallet ?? 'v5r1',
+      account: config.account,
+      approve: config.approve,
+      now: config.now,
+      esplora: byNamespace('bip122'),
+      toncenter: byNamespace('ton'),
+      rpc: byNamespace('eip155'),
+    },
+    () => {},
+  )
+  return { handle: (input) => wallet.handle(input), close: () => wallet.close() }
+}

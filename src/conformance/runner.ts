@@ -1,0 +1,202 @@
+// Runs conformance vectors against a handler factory: one result per case, never a pass without a check.
+import { isDeepStrictEqual } from 'node:util'
+import { verifiersByName } from '../verify/table.js'
+import { type ChainPool, createChainPool } from './chains.js'
+import { asHandlerObject, createBuiltinHandler, type HandlerFactory } from './handler.js'
+import {
+  type LoadedVectors,
+  loadVectors,
+  type VectorCase,
+  type VectorFile,
+  type WalletConfig,
+} from './vectors.js'
+
+export type CaseOutcome = 'pass' | 'fail' | 'pending'
+
+export type CaseResult = {
+  /** `eip155/personal_sign #1 hello world` */
+  label: string
+  file: string
+  outcome: CaseOutcome
+  reason?: string
+  ms: number
+}
+
+export type RunOptions = {
+  /** Default: the built-in handler. */
+  createHandler?: HandlerFactory
+  vectors?: LoadedVectors[]
+  /** Only cases whose label contains this text. */
+  filter?: string
+  /** Called after each case (the CLI prints it). */
+  onResult?: (result: CaseResult) => void
+  /** Cases that need a local chain are reported pending instead of started (offline quick runs). */
+  skipChains?: boolean
+}
+
+export type RunSummary = { results: CaseResult[]; passed: number; failed: number; pending: number }
+
+export async function runConformance(options: RunOptions = {}): Promise<RunSummary> {
+  const factory = options.createHandler ?? createBuiltinHandler
+  const vectors = options.vectors ?? loadVectors()
+  let clockSeconds = 0
+  const chains = createChainPool({ now: () => clockSeconds * 1000 })
+  const results: CaseResult[] = []
+  let nextId = 1
+  try {
+    for (const { file, vector } of vectors) {
+      for (const [index, testCase] of vector.cases.entries()) {
+        const label = `${vector.namespace}/${vector.method} #${index + 1} ${testCase.name}`
+        if (options.filter && !label.includes(options.filter)) continue
+        const wallet = { ...vector.wallet, ...testCase.wallet }
+        clockSeconds = wallet.now
+        const started = performance.now()
+        const { outcome, reason } = await runCase(
+          vector,
+          testCase,
+          wallet,
+          factory,
+          chains,
+          nextId++,
+          options,
+        )
+        const result: CaseResult = { label, file, outcome, ms: Math.round(performance.now() - started) }
+        if (reason !== undefined) result.reason = reason
+        results.push(result)
+        options.onResult?.(result)
+      }
+    }
+  } finally {
+    await chains.stopAll()
+  }
+  const count = (outcome: CaseOutcome) => results.filter((r) => r.outcome === outcome).length
+  return { results, passed: count('pass'), failed: count('fail'), pending: count('pending') }
+}
+
+async function runCase(
+  testCase: VectorCase,
+  wallet: Omit<WalletConfig, 'providers'>,
+  factory: HandlerFactory,
+  chains: ChainPool,
+  id: number,
+  options: RunOptions,
+): Promise<{ outcome: CaseOutcome; reason?: string }> {
+  const providers: Record<string, string> = {}
+  let chain: Awaited<ReturnType<ChainPool['get']>> | undefined
+  if (testCase.chain !== undefined) {
+    if (options.skipChains) return { outcome: 'pending', reason: `needs the local ${testCase.chain} chain` }
+    try {
+      chain = await chains.get(testCase.chain)
+    } catch (error) {
+      return { outcome: 'pending', reason: `${testCase.chain} unavailable here: ${messageOf(error)}` }
+    }
+    providers[chain.chainId] = chain.url
+    if (testCase.fund) await chain.fund(testCase.fund)
+  }
+  let handler: ReturnType<typeof asHandlerObject>
+  try {
+    handler = asHandlerObject(await factory({ ...wallet, providers }))
+  } catch (error) {
+    return { outcome: 'fail', reason: `the handler factory threw: ${messageOf(error)}` }
+  }
+  try {
+    const { chainId, origin, method, params } = testCase.request
+    const request = { id, jsonrpc: '2.0' as const, method, ...(params === undefined ? {} : { params }) }
+    let response: unknown
+    try {
+      response = await handler.handle({ chainId, request, ...(origin === undefined ? {} : { origin }) })
+    } catch (error) {
+      return { outcome: 'fail', reason: `the handler threw: ${messageOf(error)}` }
+    }
+    const reason = await judge(testCase, response, id, wallet, chain)
+    return reason === undefined ? { outcome: 'pass' } : { outcome: 'fail', reason }
+  } finally {
+    await handler.close?.()
+  }
+}
+
+/** Undefined when the response meets the expectation, else why not. */
+export async function judge(
+  testCase: VectorCase,
+  response: unknown,
+  id: number,
+  wallet: Omit<WalletConfig, 'providers'>,
+  chain?: { rawTransaction(id: string): Promise<string | undefined> },
+): Promise<string | undefined> {
+  if (typeof response !== 'object' || response === null) return 'the answer is not a JSON-RPC response'
+  const answer = response as { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown }
+  if (answer.jsonrpc !== '2.0') return 'the answer lacks jsonrpc "2.0"'
+  if (answer.id !== id) return `the answer's id ${JSON.stringify(answer.id)} is not the request's ${id}`
+  const expect = testCase.expect
+  const error = answer.error as { code?: unknown; message?: unknown; data?: { reason?: unknown } } | undefined
+  if (expect.error !== undefined) {
+    if (error === undefined) return `expected error ${expect.error.code}, got a result`
+    if (error.code !== expect.error.code)
+      return `expected error ${expect.error.code}, got ${describeError(error)}`
+    return undefined
+  }
+  if (error !== undefined) return `expected a result, got error ${describeError(error)}`
+  if (!('result' in answer)) return 'the answer has neither result nor error'
+  const result = answer.result
+  if ('result' in expect && !isDeepStrictEqual(result, expect.result)) {
+    return `result ${short(result)} is not the expected ${short(expect.result)}`
+  }
+  if (expect.resultIncludes !== undefined) {
+    if (typeof result !== 'object' || result === null) return `result ${short(result)} is not an object`
+    for (const [key, value] of Object.entries(expect.resultIncludes)) {
+      const got = (result as Record<string, unknown>)[key]
+      if (!isDeepStrictEqual(got, value)) return `result.${key} is ${short(got)}, expected ${short(value)}`
+    }
+  }
+  if (expect.verify !== undefined) {
+    const verifier = verifiersByName[expect.verify.function]
+    if (verifier === undefined) return `the vector names an unknown verifier ${expect.verify.function}`
+    const options = await verifyOptions(testCase, expect.verify, result, wallet, chain)
+    if (typeof options === 'string') return options
+    const verdict = verifier(testCase.request.params, result, options)
+    if (!verdict.valid) return `${expect.verify.function}: ${verdict.reason}`
+  }
+  return undefined
+}
+
+/** The vector's options plus what only the run knows: the wallet clock, the chain id, the broadcast tx. */
+async function verifyOptions(
+  testCase: VectorCase,
+  rule: NonNullable<VectorCase['expect']['verify']>,
+  result: unknown,
+  wallet: Omit<WalletConfig, 'providers'>,
+  chain?: { rawTransaction(id: string): Promise<string | undefined> },
+): Promise<Record<string, unknown> | string> {
+  const options: Record<string, unknown> = { ...rule.options }
+  const name = rule.function
+  if ((name === 'verifyTonSignData' || name === 'verifyTonSendMessage') && options.now === undefined) {
+    options.now = wallet.now
+  }
+  const evmChain = /^eip155:(\d+)$/.exec(testCase.request.chainId)?.[1]
+  if (evmChain !== undefined && options.chainId === undefined) options.chainId = Number(evmChain)
+  if (
+    (name === 'verifySendTransfer' || name === 'verifyEthSendTransaction') &&
+    options.rawTransaction === undefined
+  ) {
+    const id = name === 'verifySendTransfer' ? (result as { txid?: unknown } | null)?.txid : result
+    if (typeof id !== 'string') return 'the result carries no transaction id'
+    const raw = await chain?.rawTransaction(id)
+    if (raw === undefined) return `the chain does not know transaction ${id}`
+    options.rawTransaction = raw
+  }
+  return options
+}
+
+function describeError(error: { code?: unknown; message?: unknown; data?: { reason?: unknown } }): string {
+  const reason = typeof error.data?.reason === 'string' ? ` (${error.data.reason})` : ''
+  return `${String(error.code)} ${String(error.message)}${reason}`
+}
+
+function short(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error)
+}

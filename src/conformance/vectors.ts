@@ -1,0 +1,109 @@
+// The conformance vector format (`test-vectors/<namespace>/<method>.json`, marked
+// `"format": "wallet-rpc-conformance/1"`); test-vectors/README.md documents it for wallet teams.
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const vectorFormat = 'wallet-rpc-conformance/1'
+
+/** Local chains a case can need; the runner starts each one once, on 127.0.0.1. */
+export type ChainKind = 'anvil' | 'bitcoin-regtest' | 'ton-sandbox'
+
+/** What a handler factory receives: the wallet to build. */
+export type WalletConfig = {
+  /** BIP-39 mnemonic for bip122 and eip155. */
+  mnemonic?: string
+  /** TON's own 24-word mnemonic. */
+  tonMnemonic?: string
+  tonWallet?: 'v4r2' | 'v5r1'
+  /** Account index (bip122 `m/purpose'/coin'/N'`, eip155 `m/44'/60'/0'/0/N`, TON subwallet N). */
+  account: number
+  /** The wallet's clock, Unix seconds (signData timestamps, valid_until checks). */
+  now: number
+  /** How the user answers every review. */
+  approve: 'all' | 'none'
+  /** Chain providers by CAIP-2 id: bip122 → Esplora URL, eip155 → JSON-RPC URL, ton → toncenter v2 URL. */
+  providers: Record<string, string>
+}
+
+export type VectorRequest = { chainId: string; origin?: string; method: string; params?: unknown }
+
+export type Expectation = {
+  /** The exact result (deterministic signatures). */
+  result?: unknown
+  /** Fields the result object must have, with these exact values (others may be present). */
+  resultIncludes?: Record<string, unknown>
+  /** A `wallet-rpc/verify` function that must accept the result; `options` are passed as given (see README). */
+  verify?: { function: string; options?: Record<string, unknown> }
+  /** The JSON-RPC error code the wallet must answer instead of a result. */
+  error?: { code: number }
+}
+
+export type FundingStep = { address: string; amount: string }
+
+export type VectorCase = {
+  name: string
+  source?: string
+  /** Overrides of the file's wallet configuration. */
+  wallet?: Partial<Omit<WalletConfig, 'providers'>>
+  /** A local chain the case needs (sending methods). */
+  chain?: ChainKind
+  /** Coins sent to wallet addresses before the request (bip122: sats, ton: nanotons). */
+  fund?: FundingStep[]
+  request: VectorRequest
+  expect: Expectation
+}
+
+export type VectorFile = {
+  format: typeof vectorFormat
+  namespace: 'bip122' | 'ton' | 'eip155'
+  method: string
+  description?: string
+  source: string
+  license: string
+  wallet: Omit<WalletConfig, 'providers'>
+  cases: VectorCase[]
+}
+
+export type LoadedVectors = { file: string; vector: VectorFile }
+
+/** `test-vectors/` of this package (beside `src/` and `dist/`). */
+export function defaultVectorsDir(): string {
+  return fileURLToPath(new URL('../../test-vectors/', import.meta.url))
+}
+
+/** Every conformance vector file under `dir` (other JSON files there, e.g. spec vectors, are skipped). */
+export function loadVectors(dir: string = defaultVectorsDir()): LoadedVectors[] {
+  const out: LoadedVectors[] = []
+  for (const path of jsonFiles(dir)) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(readFileSync(path, 'utf8'))
+    } catch {
+      continue
+    }
+    if (!isVectorFile(parsed)) continue
+    out.push({ file: relative(dir, path), vector: parsed })
+  }
+  return out.sort((a, b) => a.file.localeCompare(b.file))
+}
+
+function jsonFiles(dir: string): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) out.push(...jsonFiles(path))
+    else if (name.endsWith('.json')) out.push(path)
+  }
+  return out
+}
+
+function isVectorFile(value: unknown): value is VectorFile {
+  if (typeof value !== 'object' || value === null) return false
+  const record = value as Record<string, unknown>
+  if (record.format !== vectorFormat) return false
+  if (typeof record.source !== 'string' || typeof record.license !== 'string') {
+    throw new Error(`vector file for ${String(record.method)} lacks source or license`)
+  }
+  return Array.isArray(record.cases) && typeof record.wallet === 'object'
+}
