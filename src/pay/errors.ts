@@ -68,6 +68,14 @@ export class PayNetworkError extends PayError {
   }
 }
 
+/** The caller's `signal` aborted the flow. Whatever was already submitted stays submitted. Code `aborted`. */
+export class PayAbortedError extends PayError {
+  override name = 'PayAbortedError'
+  constructor() {
+    super('aborted', 'The payment flow was cancelled.')
+  }
+}
+
 /** The gateway answered 2xx with a body that does not have the documented shape. Code `invalid_response`. */
 export class PayProtocolError extends PayError {
   override name = 'PayProtocolError'

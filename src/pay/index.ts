@@ -45,6 +45,7 @@ export {
   GatewayError,
   InvalidPaymentLinkError,
   OptionUnavailableError,
+  PayAbortedError,
   PayActionError,
   PayError,
   type PayErrorOptions,

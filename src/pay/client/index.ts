@@ -4,6 +4,7 @@ import {
   CollectDataError,
   InvalidPaymentLinkError,
   OptionUnavailableError,
+  PayAbortedError,
   PaymentExpiredError,
   PayProtocolError,
   PayTimeoutError,
@@ -109,6 +110,11 @@ export type PayHooks = {
   onAction?: (event: { index: number; total: number; chainId: string; method: string }) => void
   /** Every status `confirm` reports, final or not. */
   onStatus?: (status: PaymentStatus) => void
+  /**
+   * Cancels the flow: checked before every step (each action, each poll) and passed to every request, so a
+   * long poll ends at once. Results the gateway already accepted stay accepted.
+   */
+  signal?: AbortSignal
 }
 
 export type PayResult = {
@@ -259,7 +265,11 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
   }
 
   /** Build actions become one or more walletRpc actions (rule 2); a build never resolves into another build. */
-  async function resolveActions(paymentId: string, option: RawOption): Promise<WalletRpcAction[]> {
+  async function resolveActions(
+    paymentId: string,
+    option: RawOption,
+    signal: AbortSignal | undefined,
+  ): Promise<WalletRpcAction[]> {
     const resolved: WalletRpcAction[] = []
     for (const action of option.actions) {
       if (action.type === 'walletRpc') {
@@ -271,6 +281,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         {},
         { optionId: option.id, data: action.data.data },
         fetchResponseSchema,
+        { signal },
       )
       for (const built of body.actions as Action[]) {
         if (built.type !== 'walletRpc') throw new PayProtocolError('fetch returned a build action again.')
@@ -301,13 +312,14 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         query,
         body,
         confirmResponseSchema,
-        maxPollMs,
+        { extraTimeoutMs: maxPollMs, signal: hooks.signal },
       )
       progress.confirmed = true
       hooks.onStatus?.(status.status)
       if (status.isFinal) return status
       if (clock() >= deadline) throw new PayTimeoutError(status.status)
       await sleep(status.pollInMs ?? defaultPollMs)
+      throwIfAborted(hooks.signal)
     }
   }
 
@@ -320,7 +332,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     progress: { confirmed: boolean },
   ): Promise<PayResult> {
     assertOpen(payment, option)
-    const actions = await resolveActions(paymentId, option)
+    const actions = await resolveActions(paymentId, option, hooks.signal)
     const reason = unavailableReason(option, actions, capabilitiesOf(wallet.supported()))
     if (reason !== undefined)
       throw new OptionUnavailableError(`Option ${option.id} is unavailable: ${reason}.`)
@@ -334,9 +346,13 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         option: describeOption(option),
         origin,
       },
-      () => assertOpen(payment, option),
+      () => {
+        throwIfAborted(hooks.signal)
+        assertOpen(payment, option)
+      },
       hooks.onAction,
     )
+    throwIfAborted(hooks.signal)
     assertOpen(payment, option)
     const final = await confirmUntilFinal(paymentId, option.id, results, collectedData, hooks, progress)
     return {
@@ -356,6 +372,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
 
     async pay(paymentIdOrLink, optionId, hooks = {}) {
       const paymentId = paymentIdOf(paymentIdOrLink)
+      throwIfAborted(hooks.signal)
       // Options from getOptions are reused only when they carry the payment info (expiry, merchant, amount).
       const given = hooks.options
       let payment =
@@ -364,6 +381,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
       assertOpen(payment, option)
       // Data is collected before anything is signed: abandoning the form leaves nothing signed.
       const collectedData = await collect(paymentId, option, hooks)
+      throwIfAborted(hooks.signal)
       const progress = { confirmed: false }
       try {
         return await attemptOption(paymentId, payment, option, collectedData, hooks, progress)
@@ -388,6 +406,10 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
       ),
     resolvedVersion: () => transport.resolvedVersion(),
   }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new PayAbortedError()
 }
 
 function authOf(options: CreatePayClientOptions): GatewayAuth {

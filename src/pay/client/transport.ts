@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import {
   GatewayError,
+  PayAbortedError,
   type PayError,
   PaymentExpiredError,
   PayNetworkError,
@@ -36,7 +37,7 @@ export type Transport = {
     query: Record<string, string>,
     body: unknown,
     schema: v.GenericSchema<unknown, T>,
-    extraTimeoutMs?: number,
+    extras?: { extraTimeoutMs?: number; signal?: AbortSignal | undefined },
   ): Promise<GatewayResponse<T>>
   /** The `Pay-Version` the gateway resolved on its last success response. */
   resolvedVersion(): string | undefined
@@ -90,6 +91,7 @@ export function createTransport(options: TransportOptions): Transport {
     url: string,
     body: string,
     timeoutMs: number,
+    cancel: AbortSignal | undefined,
   ): Promise<{ status: number; ok: boolean; version: string | undefined; json: unknown }> {
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(new Error('request timed out')), timeoutMs)
@@ -99,7 +101,7 @@ export function createTransport(options: TransportOptions): Transport {
         headers: headers(),
         body,
         redirect: 'error',
-        signal: controller.signal,
+        signal: cancel === undefined ? controller.signal : AbortSignal.any([controller.signal, cancel]),
       })
       const text = await response.text()
       return {
@@ -116,7 +118,7 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     resolvedVersion: () => lastVersion,
 
-    async post(path, query, payload, schema, extraTimeoutMs = 0) {
+    async post(path, query, payload, schema, { extraTimeoutMs = 0, signal } = {}) {
       const search = new URLSearchParams(query).toString()
       const url = `${baseUrl}${path}${search === '' ? '' : `?${search}`}`
       const body = JSON.stringify(payload)
@@ -124,10 +126,13 @@ export function createTransport(options: TransportOptions): Transport {
       for (let attemptIndex = 0; attemptIndex <= options.retry.retries; attemptIndex++) {
         if (attemptIndex > 0)
           await options.sleep(backoffDelayMs(attemptIndex - 1, options.retry, options.random))
+        if (signal?.aborted) throw new PayAbortedError()
         let response: Awaited<ReturnType<typeof attempt>>
         try {
-          response = await attempt(url, body, options.requestTimeoutMs + extraTimeoutMs)
+          response = await attempt(url, body, options.requestTimeoutMs + extraTimeoutMs, signal)
         } catch (error) {
+          // A cancellation by the caller is final; only the gateway's failures are retried.
+          if (signal?.aborted) throw new PayAbortedError()
           lastFailure = new PayNetworkError(undefined, { cause: new Error(scrub(describe(error))) })
           continue
         }

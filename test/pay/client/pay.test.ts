@@ -4,6 +4,7 @@ import {
   formatAmount,
   InvalidPaymentLinkError,
   OptionUnavailableError,
+  PayAbortedError,
   PayActionError,
   PaymentExpiredError,
   PayProtocolError,
@@ -439,5 +440,74 @@ describe('formatAmount (what the approval shows)', () => {
     ],
   ])('%j → %s', (amount, text) => {
     expect(formatAmount(amount)).toBe(text)
+  })
+})
+
+describe('cancellation (hooks.signal)', () => {
+  it('an aborted signal stops before anything is asked or sent', async () => {
+    const { client, gateway, executed } = setup({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+    })
+    const controller = new AbortController()
+    controller.abort()
+    const error = await client.pay('pay_1', 'opt_1', { signal: controller.signal }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PayAbortedError)
+    expect(error).toMatchObject({ code: 'aborted' })
+    expect(gateway.requests).toHaveLength(0)
+    expect(executed).toHaveLength(0)
+  })
+
+  it('aborting while the user approves stops before the next action; nothing is confirmed', async () => {
+    const controller = new AbortController()
+    const { client, gateway, executed } = setup(
+      {
+        options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+        fetch: [fetched],
+        confirm: [succeeded],
+      },
+      {
+        approve: () => {
+          controller.abort()
+          return true
+        },
+      },
+    )
+    await expect(client.pay('pay_1', 'opt_1', { signal: controller.signal })).rejects.toBeInstanceOf(
+      PayAbortedError,
+    )
+    expect(executed.map((call) => call.method)).toEqual(['eth_sendTransaction'])
+    expect(gateway.calls('confirm')).toHaveLength(0)
+  })
+
+  it('aborting ends a long poll at once and is not retried', async () => {
+    const controller = new AbortController()
+    let confirms = 0
+    const gateway = scriptedGateway({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [fetched],
+    })
+    const fetch = async (url: string, init: RequestInit): Promise<Response> => {
+      if (!url.includes('/confirm')) return gateway.fetch(url, init)
+      confirms++
+      // The gateway holds the long poll; the wallet's user cancels meanwhile.
+      return new Promise<Response>((_resolve, reject) => {
+        init.signal?.addEventListener('abort', () => reject(init.signal?.reason))
+        controller.abort()
+      })
+    }
+    const time = fakeTime()
+    const client = createPayClient({
+      baseUrl: 'https://api.pay.example.com',
+      apiKey: 'svc_test_key',
+      wallet: fakeWallet().wallet,
+      fetch,
+      clock: time.clock,
+      sleep: time.sleep,
+    })
+    await expect(client.pay('pay_1', 'opt_1', { signal: controller.signal })).rejects.toBeInstanceOf(
+      PayAbortedError,
+    )
+    expect(confirms).toBe(1)
+    expect(time.state.sleeps).toEqual([])
   })
 })
