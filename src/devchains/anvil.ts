@@ -63,12 +63,15 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   // If the host process exits without calling stop(), the node must not outlive it.
   const killOnExit = () => child.kill('SIGKILL')
   process.once('exit', killOnExit)
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
+  const exited = new Promise<void>((resolve) => {
+    const done = () => {
       process.off('exit', killOnExit)
       resolve()
-    }),
-  )
+    }
+    child.once('exit', done)
+    // A failed spawn emits 'error' and may never emit 'exit'.
+    child.once('error', done)
+  })
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
     await exited
