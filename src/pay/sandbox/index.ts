@@ -16,12 +16,19 @@ import { type WebhookDelivery, WebhookDispatcher, type WebhookEndpoint } from '.
 export type { PaySandboxControl } from './control.js'
 export type { ActionLayout } from './gatewayOptions.js'
 export { knownTokens, sandboxCollector, sandboxSpender, sandboxTokenAddress } from './gatewayOptions.js'
-export type { EventType, PaymentEvent, TokenConfig } from './model.js'
-export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from './receiver.js'
+export type { EventType, PaymentEvent, PaymentStatus, TokenConfig } from './model.js'
+export {
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  WebhookInbox,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from './receiver.js'
 export type { FeeConfig } from './state.js'
 export type { ChainReader } from './verifyResults.js'
 export type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhookDelivery.js'
 export { retryScheduleMs } from './webhookDelivery.js'
+export { eventTypes }
 
 /** The API version this sandbox describes (the spec's version). */
 export const sandboxApiVersion = '2026-02-18'
@@ -241,6 +248,3 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     },
   }
 }
-
-export type { PaymentStatus } from './model.js'
-export { eventTypes }
