@@ -104,6 +104,12 @@ const sendMessageCases: Case[] = [
     data: { rule: 'ton.valid_until_expired' },
   },
   {
+    name: 'valid_until equal to now (the contract needs valid_until > now)',
+    params: { valid_until: now, messages: [one()] },
+    code: -32602,
+    data: { rule: 'ton.valid_until_expired' },
+  },
+  {
     name: 'valid_until in the past, in milliseconds',
     params: { valid_until: (now - 1) * 1000, messages: [one()] },
     code: -32602,
