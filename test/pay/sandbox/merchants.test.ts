@@ -122,7 +122,9 @@ describe('crypto settlements', () => {
     expect((await call('GET', path)).body.data).toEqual([
       expect.objectContaining({ id, asset, destination: moved }),
     ])
-    expect((await call('PUT', `${path}/stl_unknown`, { body: { destination: moved } })).status).toBe(404)
+    const unknown = await call('PUT', `${path}/stl_unknown`, { body: { destination: moved } })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.code).toBe('settlement_not_found')
   })
 
   it('an unknown merchant is 404 merchant_not_found', async () => {

@@ -294,7 +294,9 @@ describe('secrets', () => {
     const sandbox = await sandboxWith({})
     const call = api(sandbox)
     const receiver = await receiverFor(sandbox)
-    expect((await call('GET', '/v1/webhook-endpoint')).status).toBe(404)
+    const missing = await call('GET', '/v1/webhook-endpoint')
+    expect(missing.status).toBe(404)
+    expect(missing.body.code).toBe('webhook_endpoint_not_found')
     for (const url of [
       'http://example.com/hook',
       'ftp://127.0.0.1/x',
@@ -344,7 +346,9 @@ describe('secrets', () => {
     )
     const again = await receiver.waitFor((entry) => entry.outcome === 'duplicate')
     expect(again.status).toBe(200)
-    expect((await call('POST', '/v1/webhook-endpoint/deliveries/msg_nope/resend')).status).toBe(404)
+    const noDelivery = await call('POST', '/v1/webhook-endpoint/deliveries/msg_nope/resend')
+    expect(noDelivery.status).toBe(404)
+    expect(noDelivery.body.code).toBe('delivery_not_found')
     expect(
       (await call('POST', '/v1/webhook-endpoint/test', { body: { type: 'payment.refunded' } })).status,
     ).toBe(400)
