@@ -3,13 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { verifiersByName } from '../verify/table.js'
 import { type ChainPool, createChainPool } from './chains.js'
 import { asHandlerObject, createBuiltinHandler, type HandlerFactory } from './handler.js'
-import {
-  type LoadedVectors,
-  loadVectors,
-  type VectorCase,
-  type VectorFile,
-  type WalletConfig,
-} from './vectors.js'
+import { type LoadedVectors, loadVectors, type VectorCase, type WalletConfig } from './vectors.js'
 
 export type CaseOutcome = 'pass' | 'fail' | 'pending'
 
@@ -51,15 +45,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunSumma
         const wallet = { ...vector.wallet, ...testCase.wallet }
         clockSeconds = wallet.now
         const started = performance.now()
-        const { outcome, reason } = await runCase(
-          vector,
-          testCase,
-          wallet,
-          factory,
-          chains,
-          nextId++,
-          options,
-        )
+        const { outcome, reason } = await runCase(testCase, wallet, factory, chains, nextId++, options)
         const result: CaseResult = { label, file, outcome, ms: Math.round(performance.now() - started) }
         if (reason !== undefined) result.reason = reason
         results.push(result)
