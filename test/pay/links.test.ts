@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { defaultCheckoutHost, isPaymentLink, parsePaymentLink } from '../../src/pay/index.js'
 
@@ -109,6 +110,59 @@ describe('parsePaymentLink refuses lookalikes, other schemes and bad ids', () =>
     expect(isPaymentLink(pairing)).toBe(false)
     expect(isPaymentLink(`${pairing}&pay=${encodeURIComponent('https://pay.walletconnect.com/pay_5')}`)).toBe(
       true,
+    )
+  })
+})
+
+describe('parsePaymentLink properties (fast-check)', () => {
+  const trustedHosts = ['pay.example.com']
+  const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,10}[a-z0-9])?$/)
+  const id = fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/).map((rest) => `pay_${rest}`)
+
+  it('never throws, and anything it returns is a well-formed id', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.webUrl({ withQueryParameters: true, withFragments: true })),
+        (input) => {
+          const result = parsePaymentLink(input, { trustedHosts })
+          expect(result === null || /^pay_[A-Za-z0-9_-]{1,128}$/.test(result)).toBe(true)
+        },
+      ),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('accepts every form on the trusted host and any subdomain of it', () => {
+    fc.assert(
+      fc.property(
+        fc.array(label, { maxLength: 3 }),
+        id,
+        fc.constantFrom(0, 1, 2),
+        (subdomains, payId, form) => {
+          const host = [...subdomains, 'pay.example.com'].join('.')
+          const link = form === 0 ? `https://${host}/${payId}` : `https://${host}/?pid=${payId}`
+          const input = form === 2 ? `wc:t@2?relay-protocol=irn&pay=${encodeURIComponent(link)}` : link
+          expect(parsePaymentLink(input, { trustedHosts })).toBe(payId)
+        },
+      ),
+    )
+  })
+
+  it('refuses every host that is neither the trusted host nor a subdomain of it', () => {
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 1, maxLength: 4 }), id, (labels, payId) => {
+        const host = labels.join('.')
+        fc.pre(host !== 'pay.example.com' && !host.endsWith('.pay.example.com'))
+        for (const input of [
+          `https://${host}/${payId}`,
+          `https://${host}.pay.example.com.evil/${payId}`,
+          `https://pay.example.com.${host}/${payId}`,
+          `https://pay.example.com@${host}/${payId}`,
+          `https://${host}pay.example.com/${payId}`,
+        ]) {
+          expect(parsePaymentLink(input, { trustedHosts })).toBeNull()
+        }
+      }),
     )
   })
 })
