@@ -4,12 +4,17 @@ import { Address, beginCell, Cell, contractAddress, loadStateInit } from '@ton/c
 import nacl from 'tweetnacl'
 import { describe, expect, it } from 'vitest'
 import type { JsonRpcSuccess } from '../../src/core/jsonrpc.js'
+import { createWalletRpc } from '../../src/createWalletRpc.js'
 import {
   crc32,
+  ed25519,
   signDataDigest,
   signDataMessage,
   type TonSignDataResult,
   tep81Domain,
+  ton,
+  tonKeys,
+  tweetnaclEd25519,
 } from '../../src/ton/index.js'
 import { nobleSha256, sha256 } from '../../src/ton/sha256.js'
 import { fixtureSeedHex, request, tonWallet, vectors } from './fixtures.js'
@@ -224,6 +229,29 @@ describe('ton_signData results verify with an independent verifier', () => {
     const result = (response as JsonRpcSuccess<TonSignDataResult>).result
     expect(result.domain).toBe('dapp.example')
     expect(result.payload).toEqual({ type: 'text', text: 'x', domain: 'bank.example' })
+  })
+
+  it('gives the same answer with the tweetnacl backend (runtimes without node:crypto)', async () => {
+    const seed = Buffer.from(fixtureSeedHex, 'hex')
+    const answers = []
+    for (const backend of [tweetnaclEd25519, await ed25519()]) {
+      const rpc = createWalletRpc({
+        namespaces: [ton({ keys: tonKeys.fromSecretKey(seed, { backend }) })],
+        approve: () => true,
+        clock: () => now * 1000,
+      })
+      answers.push(
+        await rpc.handle({
+          chainId: 'ton:-239',
+          request: request('ton_signData', fixture.cases[0].payload),
+          origin: 'https://example.com',
+        }),
+      )
+    }
+    expect((answers[0] as JsonRpcSuccess<TonSignDataResult>).result.signature).toBe(
+      fixture.cases[0].signature,
+    )
+    expect(answers[0]).toEqual(answers[1])
   })
 
   it('takes the timestamp from the injected clock', async () => {
