@@ -68,6 +68,8 @@ export type TransactionDraft = {
   fees: Fees
   accessList: AccessList | undefined
   nonce: number | undefined
+  /** What the node estimated, when a provider was asked (a dapp-set gas below it is flagged). */
+  gasEstimate: bigint | undefined
 }
 
 /** Gas limits are capped at this share of the block gas limit so one transaction never claims a whole block. */
@@ -132,7 +134,13 @@ export async function planTransaction(
   const needsChain = request.gas === undefined || !feesComplete(request)
   const access = needsChain ? accessOf(chain) : chain.access
   const fees = await fillFees(access, request)
-  const gas = await fillGas(env, access, request, { from, to, value, data, fees: estimateFees(fees) })
+  const { gas, gasEstimate } = await fillGas(env, access, request, {
+    from,
+    to,
+    value,
+    data,
+    fees: estimateFees(fees),
+  })
   return {
     from,
     chainId: chain.chainId,
@@ -143,6 +151,7 @@ export async function planTransaction(
     fees,
     accessList: request.accessList,
     nonce: request.nonce === undefined ? undefined : Number(request.nonce),
+    gasEstimate,
   }
 }
 
@@ -208,8 +217,9 @@ async function fillGas(
   access: ChainAccess | undefined,
   request: TransactionRequest,
   estimate: EstimateRequest,
-): Promise<bigint> {
-  if (access === undefined) return request.gas! // signing-only chain: planTransaction required every field
+): Promise<{ gas: bigint; gasEstimate: bigint | undefined }> {
+  // Signing-only chain: planTransaction required every field.
+  if (access === undefined) return { gas: request.gas!, gasEstimate: undefined }
   // eth_call first: its failure carries the clearest node reason (revert data, insufficient funds).
   await access.simulate(estimate)
   const [estimated, block] = await Promise.all([access.estimateGas(estimate), access.latestBlock()])
@@ -220,12 +230,12 @@ async function fillGas(
         path: '0.gas',
       })
     }
-    return request.gas
+    return { gas: request.gas, gasEstimate: estimated }
   }
   const padded = (estimated * BigInt(100 + env.gasMarginPercent)) / 100n
   const cap = (blockGasLimit * blockGasCapPercent) / 100n
   // The margin never pushes the limit past the cap, and the cap never cuts below what the node estimated.
-  return padded < cap ? padded : estimated > cap ? estimated : cap
+  return { gas: padded < cap ? padded : estimated > cap ? estimated : cap, gasEstimate: estimated }
 }
 
 /** viem's serializable form of a draft with its nonce decided. */
@@ -285,6 +295,7 @@ export type ReviewedTransaction = {
   gas: bigint
   fees: Fees
   nonce: number | undefined
+  gasEstimate?: bigint | undefined
 }
 
 /** Amounts at or above 2^128 exceed any real token supply: the approval is unlimited in effect. */
@@ -341,6 +352,13 @@ export function transactionReview(
   ]
   if (tx.nonce !== undefined) items.push(item('Nonce', String(tx.nonce)))
   const warnings: ReviewWarning[] = []
+  if (tx.gasEstimate !== undefined && tx.gas < tx.gasEstimate) {
+    warnings.push({
+      code: 'tx.gas_below_estimate',
+      severity: 'caution',
+      message: `The gas limit ${tx.gas} set by the site is below the node's estimate ${tx.gasEstimate}; the transaction may fail and still cost its fee.`,
+    })
+  }
   if (tx.to === undefined) {
     warnings.push({
       code: 'tx.contract_creation',

@@ -106,6 +106,15 @@ describe('eth_sendTransaction on anvil', () => {
     expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
   })
 
+  it('a dapp gas limit below the estimate is flagged', async () => {
+    const target = '0x1111111111111111111111111111111111111112'
+    await anvilRpc('anvil_setCode', [target, '0x60006000556001600155']) // two SSTOREs: far above 21000
+    await h.result<Hex>('eth_signTransaction', [{ from: account0, to: target, gas: '0x5300' }])
+    const warning = h.reviews.at(-1)!.warnings.find((entry) => entry.code === 'tx.gas_below_estimate')
+    expect(warning?.severity).toBe('caution')
+    expect(warning?.message).toMatch(/^The gas limit 21248 set by the site is below the node's estimate \d+;/)
+  })
+
   it('gas is the estimate plus the margin, below the block gas limit', async () => {
     const hash = await h.result<Hex>('eth_sendTransaction', [{ from: account1, to: recipient, value: '0x2' }])
     const [transaction, block] = await Promise.all([chain.getTransaction({ hash }), chain.getBlock()])
