@@ -1,6 +1,7 @@
 import type { AnyMethod, MethodTable } from '../../core/namespace.js'
 import type { Bip122Wallet } from '../types.js'
 import { getAccountAddresses } from './getAccountAddresses.js'
+import { sendTransfer } from './sendTransfer.js'
 import { signMessage } from './signMessage.js'
 import { signPsbt } from './signPsbt.js'
 
@@ -15,6 +16,7 @@ export const bip122MethodFactories = {
   getAccountAddresses,
   signMessage,
   signPsbt,
+  sendTransfer,
 } as const satisfies Record<string, MethodFactory>
 
 export function createMethodTable(wallet: Bip122Wallet): MethodTable {

@@ -1,0 +1,392 @@
+import * as bitcoin from 'bitcoinjs-lib'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type BitcoinRegtest, startBitcoinRegtest } from '../../src/devchains/bitcoinRegtest/index.js'
+import { foreignParty, type Harness, network, startHarness } from './psbtFixture.js'
+
+// sendTransfer through the real router and esplora() provider against the embedded regtest chain. Each
+// test gets its own chain so UTXO sets do not leak between them.
+
+const recipient = foreignParty('sendTransfer recipient')
+let chain: BitcoinRegtest
+let h: Harness
+
+beforeAll(async () => {
+  chain = await startBitcoinRegtest()
+  h = await startHarness({ chain })
+})
+afterAll(async () => {
+  await h.stop()
+  await chain.stop()
+})
+
+type Call = Awaited<ReturnType<Harness['call']>>
+
+function transactionOf(txid: string) {
+  return bitcoin.Transaction.fromBuffer(chain.chain.rawTransaction(txid)!)
+}
+
+describe('sendTransfer', () => {
+  it('pays the recipient, writes the memo, sends change to a fresh internal address, and the chain accepts it', async () => {
+    const funding = await h.address(84, 0, 0)
+    chain.fund(funding.address, 100_000)
+    const eventsBefore = h.events.length
+    const response = await h.call('sendTransfer', {
+      account: h.accountId,
+      recipientAddress: recipient.address,
+      amount: '30000',
+      memo: '636861726c6579206c6f766573206865',
+    })
+    expect(response.error).toBeUndefined()
+    const { txid } = response.result as { txid: string }
+    expect(chain.chain.mempool.has(txid)).toBe(true)
+    const tx = transactionOf(txid)
+    expect(tx.ins.every((input) => input.sequence === 0xfffffffd)).toBe(true)
+    const [pay, memo, change] = tx.outs
+    expect(bitcoin.address.fromOutputScript(pay!.script, network)).toBe(recipient.address)
+    expect(pay!.value).toBe(30_000n)
+    expect(Buffer.from(memo!.script).toString('hex')).toBe('6a10636861726c6579206c6f766573206865')
+    expect(memo!.value).toBe(0n)
+    const changeOwner = await h.namespace.wallet
+      .chain(chain.chainId)
+      .then(({ account }) => account.findScript(change!.script))
+    expect(changeOwner).toMatchObject({ purpose: 84, change: 1 })
+    expect(changeOwner!.address).not.toBe(h.accountId)
+    const fee = 100_000n - 30_000n - change!.value
+    expect(Number(fee)).toBeGreaterThanOrEqual(tx.virtualSize() * 2)
+    const review = h.approvals.at(-1)!
+    expect(review.title).toBe('Send bitcoin')
+    expect(JSON.stringify(review.items)).toContain('charley loves he')
+    expect(review.warnings.map((w) => w.code)).toEqual(['transfer.memo_public'])
+    chain.mine(1)
+    expect(chain.chain.isConfirmed(txid)).toBe(true)
+    await vi.waitFor(
+      () => expect(h.events.slice(eventsBefore).map((e) => e.name)).toContain('bip122_addressesChanged'),
+      {
+        timeout: 30_000,
+      },
+    )
+  })
+
+  it('the next transfer uses the next fresh change address', async () => {
+    const first = await h.call('sendTransfer', {
+      account: h.accountId,
+      recipientAddress: recipient.address,
+      amount: '5000',
+    })
+    expect(first.error).toBeUndefined()
+    const second = await h.call('sendTransfer', {
+      account: h.accountId,
+      recipientAddress: recipient.address,
+      amount: '5000',
+    })
+    expect(second.error).toBeUndefined()
+    const changeOf = (call: Call) => transactionOf((call.result as { txid: string }).txid).outs.at(-1)!.script
+    expect(Buffer.from(changeOf(first)).equals(Buffer.from(changeOf(second)))).toBe(false)
+    chain.mine(1)
+  })
+
+  it('sends change to changeAddress when it is ours; refuses one that is not (4100)', async () => {
+    const mine = await h.address(84, 0, 5)
+    const ok = await h.call('sendTransfer', {
+      account: h.accountId,
+      recipientAddress: recipient.address,
+      amount: '4000',
+      changeAddress: mine.address,
+    })
+    expect(ok.error).toBeUndefined()
+    const outs = transactionOf((ok.result as { txid: string }).txid).outs
+    expect(outs.some((out) => bitcoin.address.fromOutputScript(out.script, network) === mine.address)).toBe(
+      true,
+    )
+    const refused = await h.call('sendTransfer', {
+      account: h.accountId,
+      recipientAddress: recipient.address,
+      amount: '4000',
+      changeAddress: foreignParty('not ours').address,
+    })
+    expect(refused.error?.code).toBe(4100)
+    chain.mine(1)
+  })
+
+  it('leaves no dust change: a remainder below the limit goes to the fee', async () => {
+    const fresh = await startBitcoinRegtest()
+    const wallet = await startHarness({ chain: fresh })
+    try {
+      fresh.fund((await wallet.address(84, 0, 0)).address, 10_000)
+      // One P2WPKH input, two outputs ≈ 141 vB at 2 sat/vB: 10 000 − 9 500 − 282 leaves 218 < 294 sat.
+      const response = await wallet.call('sendTransfer', {
+        account: wallet.accountId,
+        recipientAddress: recipient.address,
+        amount: '9500',
+      })
+      expect(response.error).toBeUndefined()
+      const tx = bitcoin.Transaction.fromBuffer(
+        fresh.chain.rawTransaction((response.result as { txid: string }).txid)!,
+      )
+      expect(tx.outs).toHaveLength(1)
+      expect(JSON.stringify(wallet.approvals.at(-1)!.items)).toContain(
+        'none (a remainder below the dust limit goes to the fee)',
+      )
+    } finally {
+      await wallet.stop()
+      await fresh.stop()
+    }
+  })
+
+  it('never spends taproot (ordinal) coins in a plain transfer', async () => {
+    const fresh = await startBitcoinRegtest()
+    const wallet = await startHarness({ chain: fresh })
+    try {
+      fresh.fund((await wallet.address(86, 0, 0)).address, 500_000)
+      const response = await wallet.call('sendTransfer', {
+        account: wallet.accountId,
+        recipientAddress: recipient.address,
+        amount: '1000',
+      })
+      expect(response.error).toMatchObject({ code: -32602, data: { path: 'amount' } })
+      expect(JSON.stringify(response.error?.data)).toContain('insufficient funds')
+    } finally {
+      await wallet.stop()
+      await fresh.stop()
+    }
+  })
+})
+
+describe('sendTransfer: parameter refusals (exact codes)', () => {
+  const cases: Array<[string, Record<string, unknown>, number, string]> = [
+    // The WalletConnect docs' example recipient: its bech32m checksum is wrong.
+    [
+      'bad checksum (WalletConnect docs example)',
+      { recipientAddress: 'bc1pmzfrwwndsqmk5yh69yjr5lfgfg4ev8c0tsc06e' },
+      -32602,
+      'recipientAddress',
+    ],
+    [
+      'mainnet recipient on regtest',
+      { recipientAddress: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' },
+      -32602,
+      'recipientAddress',
+    ],
+    ['not an address', { recipientAddress: 'hello' }, -32602, 'recipientAddress'],
+    ['amount zero', { amount: '0' }, -32602, 'amount'],
+    ['amount negative', { amount: '-5' }, -32602, 'amount'],
+    ['amount fractional', { amount: '1.5' }, -32602, 'amount'],
+    ['amount as a number', { amount: 1000 }, -32602, 'amount'],
+    ['amount with leading zero', { amount: '01000' }, -32602, 'amount'],
+    ['amount above the supply', { amount: '2100000000000001' }, -32602, 'amount'],
+    ['amount below dust', { amount: '293' }, -32602, 'amount'],
+    ['memo not hex', { memo: 'zz' }, -32602, 'memo'],
+    ['memo odd length', { memo: 'abc' }, -32602, 'memo'],
+    ['memo with 0x', { memo: '0x1234' }, -32602, 'memo'],
+    ['memo over 80 bytes', { memo: 'ab'.repeat(81) }, -32602, 'memo'],
+    ['memo empty', { memo: '' }, -32602, 'memo'],
+    [
+      'changeAddress of another network',
+      { changeAddress: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' },
+      -32602,
+      'changeAddress',
+    ],
+    ['insufficient funds', { amount: '2000000000000000' }, -32602, 'amount'],
+  ]
+  for (const [name, overrides, code, path] of cases) {
+    it(`${name} → ${code} at ${path}`, async () => {
+      const approvals = h.approvals.length
+      const response = await h.call('sendTransfer', {
+        account: h.accountId,
+        recipientAddress: recipient.address,
+        amount: '1000',
+        ...overrides,
+      })
+      expect(response.error).toMatchObject({ code, data: { path } })
+      expect(h.approvals.length).toBe(approvals)
+    })
+  }
+
+  it('an account that is not ours → 4100', async () => {
+    const response = await h.call('sendTransfer', {
+      account: recipient.address,
+      recipientAddress: recipient.address,
+      amount: '1000',
+    })
+    expect(response.error?.code).toBe(4100)
+  })
+
+  it('an 80-byte memo is accepted and mined', async () => {
+    const response = await h.call('sendTransfer', {
+      account: h.accountId,
+      recipientAddress: recipient.address,
+      amount: '1000',
+      memo: 'ab'.repeat(80),
+    })
+    expect(response.error).toBeUndefined()
+    chain.mine(1)
+    expect(chain.chain.isConfirmed((response.result as { txid: string }).txid)).toBe(true)
+  })
+
+  it('a chain fee rate above the wallet cap → -32602 transfer.fee_rate_cap', async () => {
+    chain.chain.feeRate = 5_000
+    try {
+      const response = await h.call('sendTransfer', {
+        account: h.accountId,
+        recipientAddress: recipient.address,
+        amount: '1000',
+      })
+      expect(response.error).toMatchObject({ code: -32602, data: { rule: 'transfer.fee_rate_cap' } })
+    } finally {
+      chain.chain.feeRate = 2
+    }
+  })
+})
+
+describe('sendTransfer: concurrency and faults', () => {
+  it('20 concurrent transfers never pick the same coin; all are accepted', async () => {
+    const fresh = await startBitcoinRegtest()
+    const wallet = await startHarness({ chain: fresh })
+    try {
+      for (let i = 0; i < 20; i++) fresh.fund((await wallet.address(84, 0, i % 4)).address, 50_000)
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          wallet.call('sendTransfer', {
+            account: wallet.accountId,
+            recipientAddress: recipient.address,
+            amount: '20000',
+          }),
+        ),
+      )
+      expect(responses.map((r) => JSON.stringify(r.error ?? null))).toEqual(Array(20).fill('null'))
+      const spent = responses.flatMap((r) =>
+        bitcoin.Transaction.fromBuffer(
+          fresh.chain.rawTransaction((r.result as { txid: string }).txid)!,
+        ).ins.map((input) => `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`),
+      )
+      expect(new Set(spent).size).toBe(spent.length)
+      fresh.mine(1)
+      for (const response of responses)
+        expect(fresh.chain.isConfirmed((response.result as { txid: string }).txid)).toBe(true)
+    } finally {
+      await wallet.stop()
+      await fresh.stop()
+    }
+  })
+
+  it('20 concurrent transfers over 5 coins: the unfundable ones are refused cleanly, no coin twice', async () => {
+    const fresh = await startBitcoinRegtest()
+    const wallet = await startHarness({ chain: fresh })
+    try {
+      for (let i = 0; i < 5; i++) fresh.fund((await wallet.address(84, 0, i)).address, 50_000)
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          wallet.call('sendTransfer', {
+            account: wallet.accountId,
+            recipientAddress: recipient.address,
+            amount: '40000',
+          }),
+        ),
+      )
+      const accepted = responses.filter((r) => r.error === undefined)
+      const refused = responses.filter((r) => r.error !== undefined)
+      expect(accepted.length).toBeGreaterThanOrEqual(5)
+      for (const response of refused) {
+        expect(response.error).toMatchObject({ code: -32602, data: { path: 'amount' } })
+      }
+      const spent = accepted.flatMap((r) =>
+        bitcoin.Transaction.fromBuffer(
+          fresh.chain.rawTransaction((r.result as { txid: string }).txid)!,
+        ).ins.map((input) => `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`),
+      )
+      expect(new Set(spent).size).toBe(spent.length)
+    } finally {
+      await wallet.stop()
+      await fresh.stop()
+    }
+  })
+
+  for (const fault of [{ kind: 'http500' }, { kind: 'wrongTxid' }] as const) {
+    it(`broadcast ${fault.kind} → -32603 with the reason, sent once, coins released`, async () => {
+      const fresh = await startBitcoinRegtest()
+      const wallet = await startHarness({ chain: fresh })
+      try {
+        fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
+        fresh.injectBroadcastFault(fault)
+        const failed = await wallet.call('sendTransfer', {
+          account: wallet.accountId,
+          recipientAddress: recipient.address,
+          amount: '10000',
+        })
+        expect(failed.error?.code).toBe(-32603)
+        expect(JSON.stringify(failed.error?.data)).toMatch(fault.kind === 'http500' ? /500/ : /expected/)
+        expect(fresh.broadcastCount()).toBe(1)
+        if (fault.kind === 'http500') {
+          // Released: the same coin funds the next transfer.
+          const retried = await wallet.call('sendTransfer', {
+            account: wallet.accountId,
+            recipientAddress: recipient.address,
+            amount: '10000',
+          })
+          expect(retried.error).toBeUndefined()
+          expect(fresh.broadcastCount()).toBe(2)
+        }
+      } finally {
+        await wallet.stop()
+        await fresh.stop()
+      }
+    })
+  }
+
+  it('broadcast timeout → -32603, not retried', async () => {
+    const fresh = await startBitcoinRegtest()
+    const wallet = await startHarness({ chain: fresh, timeoutMs: 1_500 })
+    try {
+      fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
+      fresh.injectBroadcastFault({ kind: 'hang' })
+      const failed = await wallet.call('sendTransfer', {
+        account: wallet.accountId,
+        recipientAddress: recipient.address,
+        amount: '10000',
+      })
+      expect(failed.error?.code).toBe(-32603)
+      expect(fresh.broadcastCount()).toBe(1)
+    } finally {
+      await wallet.stop()
+      await fresh.stop()
+    }
+  })
+
+  it('a declined transfer holds its coins only until the reservation expires', async () => {
+    const fresh = await startBitcoinRegtest()
+    let now = 1_800_000_000_000
+    let answer = false
+    const wallet = await startHarness({
+      chain: fresh,
+      clock: () => now,
+      approve: () => answer,
+      policy: { reservationMs: 60_000 },
+    })
+    try {
+      fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
+      const declined = await wallet.call('sendTransfer', {
+        account: wallet.accountId,
+        recipientAddress: recipient.address,
+        amount: '10000',
+      })
+      expect(declined.error?.code).toBe(5000)
+      answer = true
+      const meanwhile = await wallet.call('sendTransfer', {
+        account: wallet.accountId,
+        recipientAddress: recipient.address,
+        amount: '10000',
+      })
+      expect(meanwhile.error).toMatchObject({ code: -32602, data: { path: 'amount' } })
+      now += 60_001
+      const later = await wallet.call('sendTransfer', {
+        account: wallet.accountId,
+        recipientAddress: recipient.address,
+        amount: '10000',
+      })
+      expect(later.error).toBeUndefined()
+    } finally {
+      await wallet.stop()
+      await fresh.stop()
+    }
+  })
+})
