@@ -9,7 +9,12 @@ export type ConformanceRequest = {
 }
 
 export type HandleFunction = (input: ConformanceRequest) => Promise<unknown>
-export type HandlerObject = { handle: HandleFunction; close?: () => Promise<void> | void }
+export type HandlerObject = {
+  handle: HandleFunction
+  /** The session properties (`ton_getPublicKey`, `ton_getStateInit`, …); TON sending vectors need them. */
+  sessionProperties?: () => Promise<Record<string, string>>
+  close?: () => Promise<void> | void
+}
 export type Handler = HandleFunction | HandlerObject
 export type HandlerFactory = (config: WalletConfig) => Handler | Promise<Handler>
 
@@ -36,5 +41,9 @@ export const createBuiltinHandler: HandlerFactory = async (config) => {
     },
     () => {},
   )
-  return { handle: (input) => wallet.handle(input), close: () => wallet.close() }
+  return {
+    handle: (input) => wallet.handle(input),
+    sessionProperties: () => wallet.sessionProperties(),
+    close: () => wallet.close(),
+  }
 }

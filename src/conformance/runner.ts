@@ -3,7 +3,13 @@ import { isDeepStrictEqual } from 'node:util'
 import { verifiersByName } from '../verify/table.js'
 import { type ChainPool, createChainPool } from './chains.js'
 import { asHandlerObject, createBuiltinHandler, type HandlerFactory } from './handler.js'
-import { type LoadedVectors, loadVectors, type VectorCase, type WalletConfig } from './vectors.js'
+import {
+  type Expectation,
+  type LoadedVectors,
+  loadVectors,
+  type VectorCase,
+  type WalletConfig,
+} from './vectors.js'
 
 export type CaseOutcome = 'pass' | 'fail' | 'pending'
 
@@ -77,7 +83,6 @@ async function runCase(
       return { outcome: 'pending', reason: `${testCase.chain} unavailable here: ${messageOf(error)}` }
     }
     providers[chain.chainId] = chain.url
-    if (testCase.fund) await chain.fund(testCase.fund)
   }
   let handler: ReturnType<typeof asHandlerObject>
   try {
@@ -86,6 +91,14 @@ async function runCase(
     return { outcome: 'fail', reason: `the handler factory threw: ${messageOf(error)}` }
   }
   try {
+    const session = await sessionOf(handler, testCase)
+    if (typeof session === 'string') return { outcome: 'fail', reason: session }
+    if (chain && testCase.fund) {
+      const steps = testCase.fund.map((step) =>
+        step.address === '$wallet' ? { ...step, address: session.tonAddress ?? '' } : step,
+      )
+      await chain.fund(steps)
+    }
     const { chainId, origin, method, params } = testCase.request
     const request = { id, jsonrpc: '2.0' as const, method, ...(params === undefined ? {} : { params }) }
     let response: unknown
@@ -94,11 +107,38 @@ async function runCase(
     } catch (error) {
       return { outcome: 'fail', reason: `the handler threw: ${messageOf(error)}` }
     }
-    const reason = await judge(testCase, response, id, wallet, chain)
+    const reason = await judge(testCase, response, id, { wallet, chain, session: session.properties })
     return reason === undefined ? { outcome: 'pass' } : { outcome: 'fail', reason }
   } finally {
     await handler.close?.()
   }
+}
+
+type Session = { properties: Record<string, string>; tonAddress?: string }
+
+/** TON cases verify against (and fund) the wallet the session announces. */
+async function sessionOf(
+  handler: ReturnType<typeof asHandlerObject>,
+  testCase: VectorCase,
+): Promise<Session | string> {
+  if (!testCase.request.chainId.startsWith('ton:')) return { properties: {} }
+  if (!handler.sessionProperties) return 'TON vectors need the handler object to expose sessionProperties()'
+  const properties = await handler.sessionProperties()
+  const stateInit = properties.ton_getStateInit
+  if (stateInit === undefined) return { properties }
+  try {
+    const { Cell, contractAddress, loadStateInit } = await import('@ton/core')
+    const init = loadStateInit(Cell.fromBase64(stateInit).beginParse())
+    return { properties, tonAddress: contractAddress(0, init).toRawString() }
+  } catch {
+    return 'ton_getStateInit is not a StateInit BoC'
+  }
+}
+
+export type JudgeContext = {
+  wallet: Omit<WalletConfig, 'providers'>
+  chain?: { rawTransaction(id: string): Promise<string | undefined> } | undefined
+  session?: Record<string, string>
 }
 
 /** Undefined when the response meets the expectation, else why not. */
@@ -106,14 +146,30 @@ export async function judge(
   testCase: VectorCase,
   response: unknown,
   id: number,
-  wallet: Omit<WalletConfig, 'providers'>,
-  chain?: { rawTransaction(id: string): Promise<string | undefined> },
+  context: JudgeContext,
 ): Promise<string | undefined> {
   if (typeof response !== 'object' || response === null) return 'the answer is not a JSON-RPC response'
   const answer = response as { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown }
   if (answer.jsonrpc !== '2.0') return 'the answer lacks jsonrpc "2.0"'
   if (answer.id !== id) return `the answer's id ${JSON.stringify(answer.id)} is not the request's ${id}`
-  const expect = testCase.expect
+  return meets(testCase, testCase.expect, answer, context)
+}
+
+async function meets(
+  testCase: VectorCase,
+  expect: Expectation,
+  answer: { result?: unknown; error?: unknown },
+  context: JudgeContext,
+): Promise<string | undefined> {
+  if (expect.oneOf !== undefined) {
+    const reasons: string[] = []
+    for (const alternative of expect.oneOf) {
+      const reason = await meets(testCase, alternative, answer, context)
+      if (reason === undefined) return undefined
+      reasons.push(reason)
+    }
+    return `none of the accepted answers: ${reasons.join('; ')}`
+  }
   const error = answer.error as { code?: unknown; message?: unknown; data?: { reason?: unknown } } | undefined
   if (expect.error !== undefined) {
     if (error === undefined) return `expected error ${expect.error.code}, got a result`
@@ -137,7 +193,7 @@ export async function judge(
   if (expect.verify !== undefined) {
     const verifier = verifiersByName[expect.verify.function]
     if (verifier === undefined) return `the vector names an unknown verifier ${expect.verify.function}`
-    const options = await verifyOptions(testCase, expect.verify, result, wallet, chain)
+    const options = await verifyOptions(testCase, expect.verify, result, context)
     if (typeof options === 'string') return options
     const verdict = verifier(testCase.request.params, result, options)
     if (!verdict.valid) return `${expect.verify.function}: ${verdict.reason}`
@@ -150,13 +206,14 @@ async function verifyOptions(
   testCase: VectorCase,
   rule: NonNullable<VectorCase['expect']['verify']>,
   result: unknown,
-  wallet: Omit<WalletConfig, 'providers'>,
-  chain?: { rawTransaction(id: string): Promise<string | undefined> },
+  context: JudgeContext,
 ): Promise<Record<string, unknown> | string> {
   const options: Record<string, unknown> = { ...rule.options }
   const name = rule.function
-  if ((name === 'verifyTonSignData' || name === 'verifyTonSendMessage') && options.now === undefined) {
-    options.now = wallet.now
+  if (name === 'verifyTonSignData' || name === 'verifyTonSendMessage') {
+    options.now ??= context.wallet.now
+    options.publicKey ??= context.session?.ton_getPublicKey
+    options.stateInit ??= context.session?.ton_getStateInit
   }
   const evmChain = /^eip155:(\d+)$/.exec(testCase.request.chainId)?.[1]
   if (evmChain !== undefined && options.chainId === undefined) options.chainId = Number(evmChain)
@@ -166,7 +223,7 @@ async function verifyOptions(
   ) {
     const id = name === 'verifySendTransfer' ? (result as { txid?: unknown } | null)?.txid : result
     if (typeof id !== 'string') return 'the result carries no transaction id'
-    const raw = await chain?.rawTransaction(id)
+    const raw = await context.chain?.rawTransaction(id)
     if (raw === undefined) return `the chain does not know transaction ${id}`
     options.rawTransaction = raw
   }

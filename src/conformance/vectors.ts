@@ -37,8 +37,11 @@ export type Expectation = {
   verify?: { function: string; options?: Record<string, unknown> }
   /** The JSON-RPC error code the wallet must answer instead of a result. */
   error?: { code: number }
+  /** Alternatives: the answer passes when it meets any one (e.g. a refusal, or a correct signature). */
+  oneOf?: Expectation[]
 }
 
+/** `address` may be `$wallet`: the TON wallet address behind the handler's `ton_getStateInit`. */
 export type FundingStep = { address: string; amount: string }
 
 export type VectorCase = {
