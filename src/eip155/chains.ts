@@ -49,6 +49,10 @@ export class ChainAccess {
     return this.#call(() => this.client.getTransactionCount({ address, blockTag: 'pending' }))
   }
 
+  balance(address: Address): Promise<bigint> {
+    return this.#call(() => this.client.getBalance({ address, blockTag: 'pending' }))
+  }
+
   /** Gas limit and base fee (undefined before London or on chains without EIP-1559) of the latest block. */
   latestBlock(): Promise<{ gasLimit: bigint; baseFeePerGas: bigint | undefined }> {
     return this.#call(async () => {

@@ -141,6 +141,7 @@ export async function planTransaction(
     data,
     fees: estimateFees(fees),
   })
+  if (access !== undefined) await assertAffordable(access, from, value + gas * maxFeeOf(fees))
   return {
     from,
     chainId: chain.chainId,
@@ -201,6 +202,21 @@ async function fillFees(access: ChainAccess | undefined, request: TransactionReq
   const maxFeePerGas = request.maxFeePerGas ?? baseFeePerGas * 2n + maxPriorityFeePerGas
   if (maxPriorityFeePerGas > maxFeePerGas) maxPriorityFeePerGas = maxFeePerGas
   return { type: 'eip1559', maxFeePerGas, maxPriorityFeePerGas }
+}
+
+const maxFeeOf = (fees: Fees) => (fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice)
+
+/**
+ * The worst-case cost must be covered before the user is asked: nodes check only the value in eth_call
+ * and some skip fees in eth_estimateGas, then refuse the broadcast after approval. Worded like geth.
+ */
+async function assertAffordable(access: ChainAccess, from: Address, cost: bigint): Promise<void> {
+  const balance = await access.balance(from)
+  if (balance < cost) {
+    throw new ProviderError(
+      `insufficient funds for gas * price + value: address ${from} have ${balance} want ${cost}`,
+    )
+  }
 }
 
 const estimateFees = (fees: Fees): EstimateRequest['fees'] =>

@@ -187,6 +187,27 @@ describe('eth_sendTransaction on anvil', () => {
     expect(review.items).toContainEqual({ label: 'Amount (USDC, as the token reports)', value: '2.5' })
   })
 
+  it('a value the balance covers but not with the max fee is refused before approval', async () => {
+    const poor = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720' // dev account #9, not in the wallet's keys
+    const w = harness({
+      keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: 9 }),
+      chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }],
+    })
+    await anvilRpc('anvil_setBalance', [poor, toHex(parseEther('1'))])
+    const error = errorOf(
+      await w.call('eth_sendTransaction', [
+        { from: poor, to: recipient, value: toHex(parseEther('1') - 1000n) },
+      ]),
+    )
+    expect(error.code).toBe(-32603)
+    expect((error.data as { reason: string }).reason).toMatch(
+      new RegExp(
+        `^insufficient funds for gas \\* price \\+ value: address ${poor} have ${parseEther('1')} want \\d+$`,
+      ),
+    )
+    expect(w.reviews).toEqual([])
+  })
+
   it('contract creation is flagged in the review and deploys', async () => {
     const hash = await h.result<Hex>('eth_sendTransaction', [{ from: account3, data: deployRevertingInit }])
     const review = h.reviews.at(-1)!
