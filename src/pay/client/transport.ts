@@ -139,9 +139,12 @@ export function createTransport(options: TransportOptions): Transport {
         if (response.ok) {
           const parsed = v.safeParse(schema, response.json)
           if (!parsed.success) {
+            // valibot quotes the value it received, so the message is scrubbed like any gateway text.
             const issue = parsed.issues[0]
             throw new PayProtocolError(
-              `The gateway answered ${path.split('/').pop()} with an unexpected body at ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
+              scrub(
+                `The gateway answered ${path.split('/').pop()} with an unexpected body at ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
+              ),
             )
           }
           lastVersion = response.version
@@ -177,7 +180,7 @@ function toError(status: number, body: unknown, scrub: (text: string) => string)
   const extra = {
     status,
     ...(parsed.success && parsed.output.details !== undefined
-      ? { details: JSON.parse(scrub(JSON.stringify(parsed.output.details) ?? 'null')) as unknown }
+      ? { details: scrubDeep(parsed.output.details, scrub) }
       : {}),
     ...(parsed.success && parsed.output.issues !== undefined
       ? {
@@ -195,4 +198,14 @@ function toError(status: number, body: unknown, scrub: (text: string) => string)
     return new RouteExpiredError(message, code === undefined ? extra : { ...extra, code })
   }
   return new GatewayError(code ?? `http_${status}`, message ?? `The gateway answered HTTP ${status}.`, extra)
+}
+
+/** The value with the secret removed from every string in it, object keys included. */
+function scrubDeep(value: unknown, scrub: (text: string) => string): unknown {
+  if (typeof value === 'string') return scrub(value)
+  if (Array.isArray(value)) return value.map((entry) => scrubDeep(entry, scrub))
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value).map(([key, entry]) => [scrub(key), scrubDeep(entry, scrub)]),
+  )
 }

@@ -232,6 +232,36 @@ describe('the API key never leaks', () => {
     expect(leaks(error)).toBe(false)
   })
 
+  it('not when a 2xx body of the wrong shape carries it (the schema message quotes what it received)', async () => {
+    const error = await client({ options: [{ status: 200, body: { options: apiKey } }] })
+      .pay.getOptions('pay_1')
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PayProtocolError)
+    expect((error as PayError).shortMessage).toContain('[redacted]')
+    expect(leaks(error)).toBe(false)
+  })
+
+  it('not in error details, whatever JSON escaping the key would need', async () => {
+    const quotedKey = 'svc_test_"quoted"\\key'
+    const gateway = scriptedGateway({
+      options: [
+        {
+          status: 400,
+          body: { code: 'params_validation', message: 'bad', details: { [quotedKey]: [quotedKey] } },
+        },
+      ],
+    })
+    const error = await createPayClient({
+      baseUrl: 'https://api.pay.example.com',
+      apiKey: quotedKey,
+      wallet: fakeWallet().wallet,
+      fetch: gateway.fetch,
+    })
+      .getOptions('pay_1')
+      .catch((e: unknown) => e)
+    expect((error as PayError).details).toEqual({ '[redacted]': ['[redacted]'] })
+  })
+
   it('not in a network failure, nor in the client object', async () => {
     const gateway = {
       fetch: async () => {
