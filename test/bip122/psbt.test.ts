@@ -1,0 +1,201 @@
+import { readFileSync } from 'node:fs'
+import * as btc from '@scure/btc-signer'
+import { BIP32Factory } from 'bip32'
+import { mnemonicToSeedSync } from 'bip39'
+import * as bitcoin from 'bitcoinjs-lib'
+import * as tiny from 'tiny-secp256k1'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { BIP122_REGTEST } from '../../src/bip122/chains.js'
+import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
+import { bip122 } from '../../src/bip122/namespace.js'
+import { writeSignatures } from '../../src/bip122/psbt/apply.js'
+import { psbtFromUnsignedTransaction } from '../../src/bip122/psbt/build.js'
+import { decodePsbt } from '../../src/bip122/psbt/decode.js'
+import { signInputs } from '../../src/bip122/transaction/sign.js'
+import { parseTransaction, type Transaction } from '../../src/bip122/transaction/transaction.js'
+import type { Account, AccountAddress, Purpose } from '../../src/bip122/types.js'
+import { WalletRpcError } from '../../src/core/errors.js'
+import { mnemonic, network } from './psbtFixture.js'
+
+const vectors = JSON.parse(
+  readFileSync(new URL('../../test-vectors/bip122/bip174-bip371-psbt-vectors.json', import.meta.url), 'utf8'),
+) as Record<'bip174Invalid' | 'bip371Invalid' | 'bip371Valid', { case: string; base64: string }[]>
+
+describe('PSBT decoding against the BIP-174 and BIP-371 vectors', () => {
+  for (const vector of [...vectors.bip174Invalid, ...vectors.bip371Invalid]) {
+    it(`refuses: ${vector.case}`, () => {
+      let caught: unknown
+      try {
+        decodePsbt(vector.base64)
+      } catch (error) {
+        caught = error
+      }
+      expect(caught).toBeInstanceOf(WalletRpcError)
+      expect((caught as WalletRpcError).code).toBe(-32602)
+      expect((caught as WalletRpcError).data).toMatchObject({ path: 'psbt' })
+    })
+  }
+  for (const vector of vectors.bip371Valid) {
+    it(`accepts: ${vector.case}`, () => {
+      const decoded = decodePsbt(vector.base64)
+      expect(decoded.tx.inputs).toHaveLength(1)
+      expect(decoded.prevoutSources).toEqual(['witnessUtxo'])
+    })
+  }
+
+  it('refuses non-canonical base64 and oversized PSBTs', () => {
+    const valid = vectors.bip371Valid[0]!.base64
+    const reason = (run: () => unknown) => {
+      try {
+        run()
+      } catch (error) {
+        return ((error as WalletRpcError).data as { reason: string }).reason
+      }
+      return 'did not throw'
+    }
+    expect(reason(() => decodePsbt('cHNidP8BAB=='))).toBe('PSBT is not canonical base64')
+    expect(reason(() => decodePsbt(valid, { maxBytes: 100, maxInputs: 10, maxOutputs: 10 }))).toBe(
+      'PSBT larger than 100 bytes',
+    )
+    expect(reason(() => decodePsbt(valid, { maxBytes: 1e6, maxInputs: 0, maxOutputs: 10 }))).toBe(
+      'PSBT has more than 0 inputs',
+    )
+  })
+})
+
+// ---- our signing path against bitcoinjs-lib's and @scure/btc-signer's ------------------------------------
+
+const bip32 = BIP32Factory(tiny)
+const root = bip32.fromSeed(mnemonicToSeedSync(mnemonic))
+let account: Account
+
+beforeAll(async () => {
+  const namespace = bip122({ keys: hdKeys({ mnemonic }), chains: { [BIP122_REGTEST]: {} } })
+  account = (await namespace.wallet.chain(BIP122_REGTEST)).account
+})
+
+/** The private key of `owner`, derived independently with bip32 from the mnemonic. */
+function privateKeyOf(owner: AccountAddress): Uint8Array {
+  return root.derivePath(owner.path!).privateKey!
+}
+
+function unsignedTransaction(count: number, owners: AccountAddress[]): Transaction {
+  return {
+    version: 2,
+    locktime: 0,
+    inputs: Array.from({ length: count }, (_, i) => ({
+      txid: Uint8Array.from({ length: 32 }, (_, j) => (i * 31 + j * 7 + 1) & 0xff),
+      vout: i % 3,
+      sequence: 0xfffffffd,
+      scriptSig: new Uint8Array(0),
+      witness: [],
+    })),
+    outputs: [
+      { script: owners[0]!.scriptPubKey, value: 12_345n },
+      { script: Uint8Array.from([0x6a, 0x02, 0xca, 0xfe]), value: 0n },
+    ],
+  }
+}
+
+describe('linear PSBT building and signing agree with bitcoinjs-lib and @scure/btc-signer', () => {
+  const kinds: Array<[string, Purpose]> = [
+    ['P2PKH', 44],
+    ['P2SH-P2WPKH', 49],
+    ['P2WPKH', 84],
+    ['P2TR', 86],
+  ]
+  for (const [name, purpose] of kinds) {
+    it(`${name}: byte-identical PSBT, byte-identical signatures, same signed transaction`, async () => {
+      const owners = await Promise.all([0, 1, 2].map((index) => account.address(purpose, 0, index)))
+      const tx = unsignedTransaction(12, owners)
+      const prevouts = tx.inputs.map((_, i) => ({
+        script: owners[i % 3]!.scriptPubKey,
+        value: BigInt(10_000 + i),
+      }))
+      const parents = tx.inputs.map((_, i) =>
+        bitcoin.Transaction.fromHex(
+          // A parent whose output `vout` pays the prevout (only P2PKH needs it; the hash then names the input).
+          parentHex(prevouts[i]!, tx.inputs[i]!.vout),
+        ),
+      )
+      if (purpose === 44) {
+        tx.inputs.forEach((input, i) => {
+          input.txid.set(parents[i]!.getHash())
+        })
+      }
+      const update = (i: number) => {
+        const owner = owners[i % 3]!
+        const fields: Parameters<bitcoin.Psbt['updateInput']>[1] =
+          purpose === 44
+            ? { nonWitnessUtxo: parents[i]!.toBuffer() }
+            : { witnessUtxo: { script: prevouts[i]!.script, value: prevouts[i]!.value } }
+        if (purpose === 49) fields.redeemScript = owner.redeemScript!
+        if (purpose === 86) fields.tapInternalKey = owner.internalKey!
+        return fields
+      }
+
+      // Reference: bitcoinjs-lib's own addInput/addOutput and signInput.
+      const reference = new bitcoin.Psbt({ network })
+      tx.inputs.forEach((input, i) => {
+        reference.addInput({ hash: input.txid, index: input.vout, sequence: input.sequence, ...update(i) })
+      })
+      for (const output of tx.outputs) reference.addOutput(output)
+
+      // Ours: the minimal BIP-174 buffer, then updateInput.
+      const ours = psbtFromUnsignedTransaction(tx)
+      tx.inputs.forEach((_, i) => {
+        ours.updateInput(i, update(i))
+      })
+      for (let i = 0; i < tx.outputs.length; i++) ours.data.outputs[i]!.unknownKeyVals ??= []
+      expect(ours.toBase64()).toBe(reference.toBase64())
+
+      const zeros = new Uint8Array(32)
+      tx.inputs.forEach((_, i) => {
+        const owner = owners[i % 3]!
+        const privateKey = privateKeyOf(owner)
+        const signer =
+          purpose === 86
+            ? tweakedSigner(privateKey, owner.publicKey, zeros)
+            : { publicKey: owner.publicKey, sign: (hash: Uint8Array) => tiny.sign(hash, privateKey) }
+        reference.signInput(i, signer)
+      })
+      const decoded = decodePsbt(ours.toBase64())
+      const signatures = await signInputs(
+        account,
+        parseTransaction(decoded.psbt.data.globalMap.unsignedTx.toBuffer()),
+        decoded.prevouts,
+        tx.inputs.map((_, index) => ({ index, owner: owners[index % 3]!, hashType: purpose === 86 ? 0 : 1 })),
+        { auxRand: zeros },
+      )
+      writeSignatures(decoded.psbt, signatures)
+      expect(decoded.psbt.toBase64()).toBe(reference.toBase64())
+
+      // A third implementation finalizes our PSBT: scure must produce bitcoinjs-lib's signed transaction.
+      reference.finalizeAllInputs()
+      const expected = reference.extractTransaction().toHex()
+      const scure = btc.Transaction.fromPSBT(decoded.psbt.toBuffer(), { allowLegacyWitnessUtxo: true })
+      scure.finalize()
+      expect(scure.hex).toBe(expected)
+    })
+  }
+})
+
+function parentHex(prevout: { script: Uint8Array; value: bigint }, vout: number): string {
+  const parent = new bitcoin.Transaction()
+  parent.version = 2
+  parent.addInput(new Uint8Array(32).fill(9), 0)
+  for (let i = 0; i <= vout; i++) {
+    parent.addOutput(i === vout ? prevout.script : Uint8Array.of(0x51), i === vout ? prevout.value : 1n)
+  }
+  return parent.toHex()
+}
+
+function tweakedSigner(privateKey: Uint8Array, publicKey: Uint8Array, auxRand: Uint8Array) {
+  const even = publicKey[0] === 3 ? tiny.privateNegate(privateKey) : privateKey
+  const tweaked = tiny.privateAdd(even, bitcoin.crypto.taggedHash('TapTweak', publicKey.subarray(1)))!
+  return {
+    publicKey: Uint8Array.from([2, ...tiny.xOnlyPointFromScalar(tweaked)]),
+    sign: (hash: Uint8Array) => tiny.sign(hash, tweaked),
+    signSchnorr: (hash: Uint8Array) => tiny.signSchnorr(hash, tweaked, auxRand),
+  }
+}
