@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto'
+import type { CoreTypes } from '@walletconnect/types'
+
+/**
+ * A WalletConnect relay small enough to read, on 127.0.0.1 and a random port, so the real
+ * `@walletconnect/core` of a dapp and of a wallet can talk without the network. It forwards the relay
+ * JSON-RPC the SDK speaks (relay spec: `irn_subscribe`, `irn_batchSubscribe`, `irn_unsubscribe`,
+ * `irn_publish`, `irn_batchFetchMessages`, and the session methods `wc_proposeSession` /
+ * `wc_approveSession`, which publish and subscribe the sender in one call). Messages stay end-to-end
+ * encrypted: it routes ciphertext by topic, as the real relay does, and keeps messages for topics nobody
+ * subscribed to yet.
+ */
+export type LocalRelay = { url: string; methods: string[]; close(): Promise<void> }
+
+type Socket = {
+  send(data: string): void
+  on(event: 'message', listener: (data: unknown) => void): void
+  on(event: 'close', listener: () => void): void
+  terminate(): void
+}
+type Server = {
+  on(event: 'connection', listener: (socket: Socket) => void): void
+  on(event: 'listening', listener: () => void): void
+  address(): { port: number }
+  clients: Set<Socket>
+  close(callback: () => void): void
+}
+
+type Delivery = { topic: string; message: string; publishedAt: number; tag: number }
+
+/** The params of every relay method handled here (each method uses its own subset). */
+type RelayParams = {
+  topic: string
+  topics: string[]
+  message: string
+  tag: number
+  subscriptions: Array<{ topic: string }>
+  pairingTopic: string
+  sessionTopic: string
+  sessionProposal: string
+  sessionProposalResponse: string
+  sessionSettlementRequest: string
+}
+
+export async function startLocalRelay(): Promise<LocalRelay> {
+  // `ws` ships inside @walletconnect/core's dependency tree without type declarations.
+  const wsModule: string = 'ws'
+  const { WebSocketServer } = (await import(wsModule)) as {
+    WebSocketServer: new (options: { host: string; port: number }) => Server
+  }
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 })
+  const subscriptions = new Map<string, Map<Socket, string>>()
+  const mailbox = new Map<string, Delivery[]>()
+  const methods: string[] = []
+  let nextId = 1
+
+  const deliver = (socket: Socket, subscriptionId: string, data: Delivery) =>
+    socket.send(
+      JSON.stringify({
+        id: Date.now() * 1000 + (nextId++ % 1000),
+        jsonrpc: '2.0',
+        method: 'irn_subscription',
+        params: { id: subscriptionId, data },
+      }),
+    )
+
+  server.on('connection', (socket) => {
+    const subscribe = (topic: string): string => {
+      const id = randomBytes(32).toString('hex')
+      const subscribers = subscriptions.get(topic) ?? new Map<Socket, string>()
+      subscribers.set(socket, id)
+      subscriptions.set(topic, subscribers)
+      for (const data of mailbox.get(topic) ?? []) deliver(socket, id, data)
+      mailbox.delete(topic)
+      return id
+    }
+    const publish = (topic: string, message: string, tag: number): void => {
+      const data = { topic, message, publishedAt: Date.now(), tag }
+      const others = [...(subscriptions.get(topic) ?? [])].filter(([subscriber]) => subscriber !== socket)
+      if (others.length === 0) mailbox.set(topic, [...(mailbox.get(topic) ?? []), data])
+      for (const [subscriber, id] of others) deliver(subscriber, id, data)
+    }
+    socket.on('close', () => {
+      for (const subscribers of subscriptions.values()) subscribers.delete(socket)
+    })
+    socket.on('message', (raw) => {
+      const request = JSON.parse(String(raw)) as {
+        id: number
+        method?: string
+        params?: Record<string, never>
+      }
+      if (request.method === undefined) return // a client's acknowledgement of irn_subscription
+      methods.push(request.method)
+      const params = request.params ?? ({} as RelayParams)
+      let result: unknown = true
+      switch (request.method) {
+        case 'irn_subscribe':
+          result = subscribe(params.topic)
+          break
+        case 'irn_batchSubscribe':
+          result = params.topics.map(subscribe)
+          break
+        case 'irn_unsubscribe':
+          subscriptions.get(params.topic)?.delete(socket)
+          break
+        case 'irn_batchUnsubscribe':
+          for (const { topic } of params.subscriptions) {
+            subscriptions.get(topic)?.delete(socket)
+          }
+          break
+        case 'irn_batchFetchMessages':
+          result = { messages: [], hasMore: false }
+          break
+        case 'irn_publish':
+          publish(params.topic, params.message, params.tag)
+          break
+        case 'wc_proposeSession':
+          subscribe(params.pairingTopic)
+          publish(params.pairingTopic, params.sessionProposal, 1100)
+          break
+        case 'wc_approveSession':
+          subscribe(params.sessionTopic)
+          publish(params.pairingTopic, params.sessionProposalResponse, 1101)
+          publish(params.sessionTopic, params.sessionSettlementRequest, 1102)
+          break
+        default:
+          socket.send(
+            JSON.stringify({
+              id: request.id,
+              jsonrpc: '2.0',
+              error: { code: -32601, message: `local relay: ${request.method}` },
+            }),
+          )
+          return
+      }
+      socket.send(JSON.stringify({ id: request.id, jsonrpc: '2.0', result }))
+    })
+  })
+  await new Promise<void>((resolve) => server.on('listening', resolve))
+
+  return {
+    url: `ws://127.0.0.1:${server.address().port}`,
+    methods,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of server.clients) client.terminate()
+        server.close(resolve)
+      }),
+  }
+}
+
+/** In-memory storage for a Core, so tests neither read nor write files. */
+export function memoryStorage(): NonNullable<CoreTypes.Options['storage']> {
+  const items = new Map<string, unknown>()
+  return {
+    getKeys: async () => [...items.keys()],
+    getEntries: async <T = unknown>() => [...items.entries()] as [string, T][],
+    getItem: async <T = unknown>(key: string) => items.get(key) as T | undefined,
+    setItem: async <T = unknown>(key: string, value: T) => {
+      items.set(key, value)
+    },
+    removeItem: async (key: string) => {
+      items.delete(key)
+    },
+  }
+}
