@@ -108,7 +108,9 @@ export function createTransport(options: TransportOptions): Transport {
         status: response.status,
         ok: response.ok,
         version: response.headers.get('pay-version') ?? undefined,
-        json: parseJson(text),
+        // Scrubbed once, here: whatever the gateway echoes (error bodies, option ids, anything a schema
+        // message quotes) can then never carry the key into an error.
+        json: scrubDeep(parseJson(text), scrub),
       }
     } finally {
       clearTimeout(timer)
@@ -139,18 +141,15 @@ export function createTransport(options: TransportOptions): Transport {
         if (response.ok) {
           const parsed = v.safeParse(schema, response.json)
           if (!parsed.success) {
-            // valibot quotes the value it received, so the message is scrubbed like any gateway text.
             const issue = parsed.issues[0]
             throw new PayProtocolError(
-              scrub(
-                `The gateway answered ${path.split('/').pop()} with an unexpected body at ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
-              ),
+              `The gateway answered ${path.split('/').pop()} with an unexpected body at ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
             )
           }
           lastVersion = response.version
           return { body: parsed.output, version: response.version }
         }
-        const failure = toError(response.status, response.json, scrub)
+        const failure = toError(response.status, response.json)
         if (!isRetryableStatus(response.status)) throw failure
         lastFailure = failure
       }
@@ -172,32 +171,23 @@ function describe(error: unknown): string {
   return String(error)
 }
 
-/** Maps a non-2xx answer to its typed error, keeping the gateway's code and message (secret scrubbed). */
-function toError(status: number, body: unknown, scrub: (text: string) => string): PayError {
+/** Maps a non-2xx answer (already scrubbed) to its typed error, keeping the gateway's code and message. */
+function toError(status: number, body: unknown): PayError {
   const parsed = v.safeParse(errorBodySchema, body)
-  const code = parsed.success ? scrub(parsed.output.code) : undefined
-  const message = parsed.success ? scrub(parsed.output.message) : undefined
+  const gateway = parsed.success ? parsed.output : undefined
   const extra = {
     status,
-    ...(parsed.success && parsed.output.details !== undefined
-      ? { details: scrubDeep(parsed.output.details, scrub) }
-      : {}),
-    ...(parsed.success && parsed.output.issues !== undefined
-      ? {
-          issues: parsed.output.issues.map((issue) => ({
-            field: scrub(issue.field),
-            message: scrub(issue.message),
-          })),
-        }
-      : {}),
+    ...(gateway?.details === undefined ? {} : { details: gateway.details }),
+    ...(gateway?.issues === undefined ? {} : { issues: gateway.issues }),
   }
-  if (status === 410) {
-    return new PaymentExpiredError(message, code === undefined ? extra : { ...extra, code })
-  }
-  if (status === 409) {
-    return new RouteExpiredError(message, code === undefined ? extra : { ...extra, code })
-  }
-  return new GatewayError(code ?? `http_${status}`, message ?? `The gateway answered HTTP ${status}.`, extra)
+  const withCode = gateway === undefined ? extra : { ...extra, code: gateway.code }
+  if (status === 410) return new PaymentExpiredError(gateway?.message, withCode)
+  if (status === 409) return new RouteExpiredError(gateway?.message, withCode)
+  return new GatewayError(
+    gateway?.code ?? `http_${status}`,
+    gateway?.message ?? `The gateway answered HTTP ${status}.`,
+    extra,
+  )
 }
 
 /** The value with the secret removed from every string in it, object keys included. */
