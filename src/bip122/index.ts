@@ -8,6 +8,7 @@ export {
   outputScriptOf,
 } from './chains.js'
 export { ecc, loadSecp256k1, type Secp256k1, type Secp256k1Backend, secp256k1Backend } from './ecc.js'
+export { type ExternalSignerOptions, externalSigner } from './keys/externalSigner.js'
 export { type HdKeysOptions, hdKeys } from './keys/hdKeys.js'
 export { type SingleKeyOptions, singleKey } from './keys/singleKey.js'
 export { bitcoinMessageHash } from './message/bip137.js'
