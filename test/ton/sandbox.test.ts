@@ -3,7 +3,7 @@ import { EmulationError } from '@ton/sandbox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { JsonRpcFailure, JsonRpcSuccess } from '../../src/core/jsonrpc.js'
 import { startTonSandbox, type TonSandbox } from '../../src/devchains/tonSandbox.js'
-import type { TonChainProvider } from '../../src/ton/index.js'
+import { type TonChainProvider, walletContract } from '../../src/ton/index.js'
 import { bounceableDestination, plainDestination, request, tonWallet } from './fixtures.js'
 
 /**
@@ -195,6 +195,27 @@ for (const version of ['v4r2', 'v5r1'] as const) {
       const response = await send({ messages: [{ address: plainDestination, amount: 1 }] }, 5)
       expect('result' in response).toBe(true)
       expect((await sandbox.blockchain.runGetMethod(address, 'seqno')).stackReader.readNumber()).toBe(3)
+    })
+
+    it('a message carrying a StateInit deploys its destination; up to the wallet limit in one request', async () => {
+      // The destination is another wallet contract: its address is the hash of the StateInit we attach.
+      const child = walletContract(new Uint8Array(32).fill(9), { version: 'v4r2' })
+      const childAddress = child.address.toString({ bounceable: true, urlSafe: true })
+      const count = version === 'v4r2' ? 4 : 6
+      const requested = [
+        { address: childAddress, amount: '50000000', stateInit: child.stateInitBoc },
+        ...Array.from({ length: count - 1 }, (_, index) => ({
+          address: plainDestination,
+          amount: String(index + 1),
+        })),
+      ]
+      const response = await send({ messages: requested }, 6)
+      expect('result' in response).toBe(true)
+      assertSuccess(sandbox, sandbox.sent.length - 1)
+      expect(outMessages(sandbox, sandbox.sent.length - 1)).toHaveLength(count)
+      expect((await sandbox.blockchain.getContract(child.address)).accountState?.type).toBe('active')
+      expect(JSON.stringify(wallet.reviews.at(-1)?.warnings)).toContain('ton.deploy')
+      expect(JSON.stringify(wallet.reviews.at(-1)?.warnings)).not.toContain('ton.state_init_mismatch')
     })
   })
 }
