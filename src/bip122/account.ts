@@ -300,18 +300,19 @@ function toEntry(entry: AccountAddress): AddressEntry {
     : { address: entry.address, publicKey: entry.publicKeyHex, path: entry.path, intention: entry.intention }
 }
 
-/** Runs at most `size` tasks at once. */
+/** Runs at most `size` tasks at once; a finishing task hands its slot straight to the next waiting one. */
 function limiter(size: number) {
   let active = 0
   const queue: Array<() => void> = []
   return async <T>(task: () => Promise<T>): Promise<T> => {
     if (active >= size) await new Promise<void>((resolve) => queue.push(resolve))
-    active++
+    else active++
     try {
       return await task()
     } finally {
-      active--
-      queue.shift()?.()
+      const next = queue.shift()
+      if (next) next()
+      else active--
     }
   }
 }

@@ -23,7 +23,9 @@ import type { Account, AccountAddress, Bip122Wallet } from '../types.js'
  *   (31+ P2PKH, 35+ P2SH-P2WPKH, 39+ P2WPKH). `messageHash` = the magic-prefixed double SHA-256.
  *   Taproot has no BIP-137 form: without `protocol` a P2TR address signs BIP-322; asking `ecdsa` for one is -32602.
  * - `bip322`: BIP-322 simple signature = the serialized witness, hex, no `smp` prefix (what bip322-js verifies).
- *   P2WPKH and P2SH-P2WPKH sign BIP-143 SIGHASH_ALL, P2TR signs BIP-341 SIGHASH_DEFAULT (64 bytes). P2PKH
+ *   P2WPKH and P2SH-P2WPKH sign BIP-143 SIGHASH_ALL, P2TR signs BIP-341 SIGHASH_DEFAULT (64 bytes). For
+ *   P2SH-P2WPKH this is the witness-only form bip322-js and Xverse produce and verify (BIP-322 itself would
+ *   want the `ful` form there, which today's dapp verifiers do not read). P2PKH
  *   gets the legacy BIP-137 signature, as BIP-322 allows. `messageHash` = the BIP-322 tagged message hash.
  * The message is the UTF-8 encoding of the string.
  */
