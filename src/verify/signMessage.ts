@@ -76,21 +76,25 @@ export function verifySignMessage(
     }
     const protocol = params.protocol ?? 'ecdsa'
     if (protocol !== 'ecdsa' && protocol !== 'bip322') fail(`unknown protocol ${String(protocol)}`)
+    const address = addressOnNetwork(result.address, options.network)
+    const loose = options.allowLooseBip137 === true
+    // BIP-137 has no taproot header: `protocol` is a preference, so a taproot answer to "ecdsa" is BIP-322.
+    const useBip322 = protocol === 'bip322' || address.type === 'p2tr'
+    const signed = useBip322
+      ? checkBip322(address, params.message, result.signature, loose)
+      : checkBip137Text(address, params.message, result.signature, loose)
     if (result.messageHash !== undefined) {
       const expected =
-        protocol === 'ecdsa' ? bitcoinMessageHash(params.message) : bip322MessageHash(params.message)
+        signed === 'magic' ? bitcoinMessageHash(params.message) : bip322MessageHash(params.message)
       if (
         typeof result.messageHash !== 'string' ||
         result.messageHash.toLowerCase() !== hex.encode(expected)
       ) {
-        fail(`messageHash is not the ${protocol === 'ecdsa' ? 'BIP-137 magic hash' : 'BIP-322 tagged hash'}`)
+        fail(
+          `messageHash is not the ${signed === 'magic' ? 'BIP-137 magic hash' : 'BIP-322 tagged hash'} that was signed`,
+        )
       }
     }
-    const check =
-      protocol === 'ecdsa'
-        ? verifyBip137(result.address, params.message, result.signature, options)
-        : verifyBip322(result.address, params.message, result.signature, options)
-    if (!check.valid) fail(check.reason)
   })
 }
 
@@ -102,11 +106,28 @@ export function verifyBip137(
   options: Pick<VerifySignMessageOptions, 'network' | 'allowLooseBip137'> = {},
 ): VerifyResult {
   return guarded(() => {
-    const decoded = addressOnNetwork(address, options.network)
-    const { prefix, bytes } = decodeSignatureText(signature)
-    if (prefix !== undefined) fail(`a ${prefix}-prefixed signature is BIP-322, not BIP-137`)
-    checkBip137(decoded, bitcoinMessageHash(message), bytes, options.allowLooseBip137 === true)
+    checkBip137Text(
+      addressOnNetwork(address, options.network),
+      message,
+      signature,
+      options.allowLooseBip137 === true,
+    )
   })
+}
+
+/** Which digest a valid signature signed: the BIP-137 magic hash or the BIP-322 tagged hash. */
+type SignedHash = 'magic' | 'tagged'
+
+function checkBip137Text(
+  address: DecodedAddress,
+  message: string,
+  signature: string,
+  loose: boolean,
+): SignedHash {
+  const { prefix, bytes } = decodeSignatureText(signature)
+  if (prefix !== undefined) fail(`a ${prefix}-prefixed signature is BIP-322, not BIP-137`)
+  checkBip137(address, bitcoinMessageHash(message), bytes, loose)
+  return 'magic'
 }
 
 /** A BIP-322 signature (simple, full, or legacy for P2PKH), prefixed or not. */
@@ -117,20 +138,36 @@ export function verifyBip322(
   options: Pick<VerifySignMessageOptions, 'network' | 'allowLooseBip137'> = {},
 ): VerifyResult {
   return guarded(() => {
-    const decoded = addressOnNetwork(address, options.network)
-    const { prefix, bytes } = decodeSignatureText(signature)
-    const messageHash = bip322MessageHash(message)
-    if (prefix === 'pof') fail('proof-of-funds signatures need the UTXO set and are not verified here')
-    if (prefix === 'ful') return checkFull(decoded, messageHash, bytes)
-    // Unprefixed: BIP-322 lets verifiers assume "simple"; P2PKH uses the legacy (BIP-137) format.
-    if (decoded.type === 'p2pkh' || (prefix === undefined && looksLikeBip137(bytes))) {
-      if (decoded.type !== 'p2pkh' && options.allowLooseBip137 !== true) {
-        fail('BIP-322 allows the legacy format only for P2PKH addresses')
-      }
-      return checkBip137(decoded, bitcoinMessageHash(message), bytes, options.allowLooseBip137 === true)
-    }
-    checkSimple(decoded, messageHash, decodeWitness(bytes))
+    checkBip322(
+      addressOnNetwork(address, options.network),
+      message,
+      signature,
+      options.allowLooseBip137 === true,
+    )
   })
+}
+
+function checkBip322(
+  address: DecodedAddress,
+  message: string,
+  signature: string,
+  loose: boolean,
+): SignedHash {
+  const { prefix, bytes } = decodeSignatureText(signature)
+  const messageHash = bip322MessageHash(message)
+  if (prefix === 'pof') fail('proof-of-funds signatures need the UTXO set and are not verified here')
+  if (prefix === 'ful') {
+    checkFull(address, messageHash, bytes)
+    return 'tagged'
+  }
+  // Unprefixed: BIP-322 lets verifiers assume "simple"; P2PKH uses the legacy (BIP-137) format.
+  if (address.type === 'p2pkh' || (prefix === undefined && looksLikeBip137(bytes))) {
+    if (address.type !== 'p2pkh' && !loose) fail('BIP-322 allows the legacy format only for P2PKH addresses')
+    checkBip137(address, bitcoinMessageHash(message), bytes, loose)
+    return 'magic'
+  }
+  checkSimple(address, messageHash, decodeWitness(bytes))
+  return 'tagged'
 }
 
 function addressOnNetwork(address: string, network: BitcoinNetwork | undefined): DecodedAddress {
