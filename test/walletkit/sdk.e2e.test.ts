@@ -147,6 +147,21 @@ describe('the real WalletKit and a real dapp SignClient', () => {
     expect(reviews).toHaveLength(before)
   })
 
+  it('answers requests sent together, through the SDK request queue, each once', async () => {
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        request<Array<{ address: string }>>(BIP122_MAINNET, 'getAccountAddresses', {
+          account: bitcoinAccount,
+        }),
+      ),
+    )
+    expect(answers.map((addresses) => addresses[0]?.address)).toEqual([
+      bitcoinAccount,
+      bitcoinAccount,
+      bitcoinAccount,
+    ])
+  })
+
   it('answers personal_sign with a signature an independent implementation recovers', async () => {
     const message = '0x48656c6c6f2c2057616c6c6574436f6e6e656374'
     const signature = await request<string>('eip155:1', 'personal_sign', [message, ethereumAccount])
