@@ -24,7 +24,7 @@ const rememberedKeys = 4096
  * - `session_proposal`: builds the approved namespaces (CAIP-10 accounts for every configured chain the
  *   dapp asked for, methods, events, session properties), asks `options.approveSession`, approves, then
  *   announces the session so bip122 emits `bip122_addressesChanged`. Proposals it cannot serve are
- *   rejected with 5100/5101/5102, declined ones with 5000.
+ *   rejected with 5100/5101/5102/5104; declined ones, and dapps the Verify API flags, with 5000.
  * - `session_request`: answered exactly once through `wallet.handle()`; expired requests answer 8000 and
  *   requests from a dapp the Verify API flags (scam or invalid origin) are refused before any review.
  * - wallet events: sent with `emitSessionEvent` to the sessions that approved that event on that chain.

@@ -44,8 +44,9 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
  * namespace serves and its events, each intersected with what the dapp asked for; plus the session
  * properties of the approved namespaces.
  *
- * Throws `SessionProposalRefusedError` (5100 chains, 5101 methods, 5102 events) when a required namespace
- * cannot be met or no requested chain is configured.
+ * Throws `SessionProposalRefusedError` (5100 chains, 5101 methods, 5102 events, 5104 malformed key) when a
+ * required namespace cannot be met or no requested chain is configured. An account the SDK would refuse
+ * (one containing `:`) is left out and reported to `onError`, so approval cannot fail on it.
  */
 export async function buildSessionApproval(
   wallet: Pick<WalletRpcLike, 'supported' | 'accounts' | 'sessionProperties'>,
