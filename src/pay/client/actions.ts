@@ -3,7 +3,7 @@ import { PayActionError, PayProtocolError } from '../errors.js'
 import type { Action, Amount, RawOption, WalletRpcAction } from './shapes.js'
 
 /** chainId → methods the wallet serves there. */
-export type Capabilities = Map<string, ReadonlySet<string>>
+type Capabilities = Map<string, ReadonlySet<string>>
 
 export function capabilitiesOf(supported: readonly SupportedNamespace[]): Capabilities {
   const capabilities: Capabilities = new Map()
@@ -59,7 +59,7 @@ export function chainOfAccount(account: string): string | undefined {
 }
 
 /** Decodes an action's params: an array (OpenAPI) or the JSON text of one (spec, SDK). */
-export function paramsOf(action: WalletRpcAction, index: number): unknown {
+function paramsOf(action: WalletRpcAction, index: number): unknown {
   const raw = action.data.params
   if (typeof raw !== 'string') return raw
   let parsed: unknown
@@ -88,7 +88,7 @@ export function formatAmount(amount: Amount | undefined): string | undefined {
   return `${whole}${fraction === '' ? '' : `.${fraction}`} ${symbol}`
 }
 
-export type ActionContext = {
+type ActionContext = {
   paymentId: string
   merchant: string | undefined
   amount: string | undefined

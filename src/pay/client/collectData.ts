@@ -51,7 +51,7 @@ function schemaOf(schema: CollectData['schema']): JsonSchema | undefined {
 export type CollectedData = { fields: { id: string; value: string }[] }
 
 /** The field ids a form must offer and the ones it must fill, from the JSON schema and the `fields` list. */
-export function formFields(requirement: Extract<CollectDataRequirement, { required: true }>): {
+function formFields(requirement: Extract<CollectDataRequirement, { required: true }>): {
   known: Set<string>
   required: Set<string>
 } {

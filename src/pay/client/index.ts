@@ -10,7 +10,7 @@ import {
   PayTimeoutError,
   RouteExpiredError,
 } from '../errors.js'
-import { isPaymentId, type PaymentLinkOptions, parsePaymentLink } from '../links.js'
+import { type PaymentLinkOptions, parsePaymentLink } from '../links.js'
 import {
   accountKey,
   capabilitiesOf,
@@ -167,7 +167,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
 
   const paymentIdOf = (input: string): string => {
     const id = parsePaymentLink(input, linkOptions)
-    if (id === null || !isPaymentId(id)) throw new InvalidPaymentLinkError()
+    if (id === null) throw new InvalidPaymentLinkError()
     return id
   }
   const path = (paymentId: string, endpoint: string) =>

@@ -8,7 +8,7 @@ import * as v from 'valibot'
 
 const nullish = <T extends v.GenericSchema>(schema: T) => v.nullish(schema)
 
-export const amountSchema = v.looseObject({
+const amountSchema = v.looseObject({
   unit: v.string(),
   value: v.string(),
   display: nullish(
@@ -24,7 +24,7 @@ export const amountSchema = v.looseObject({
 export type Amount = v.InferOutput<typeof amountSchema>
 
 /** `params` is an array in the OpenAPI and "JSON-encoded" in the spec and the SDK: both are accepted. */
-export const walletRpcActionSchema = v.object({
+const walletRpcActionSchema = v.object({
   type: v.literal('walletRpc'),
   data: v.looseObject({
     chain_id: v.pipe(
@@ -37,16 +37,15 @@ export const walletRpcActionSchema = v.object({
 })
 export type WalletRpcAction = v.InferOutput<typeof walletRpcActionSchema>
 
-export const buildActionSchema = v.object({
+const buildActionSchema = v.object({
   type: v.literal('build'),
   data: v.looseObject({ data: v.string() }),
 })
-export type BuildAction = v.InferOutput<typeof buildActionSchema>
 
-export const actionSchema = v.variant('type', [walletRpcActionSchema, buildActionSchema])
+const actionSchema = v.variant('type', [walletRpcActionSchema, buildActionSchema])
 export type Action = v.InferOutput<typeof actionSchema>
 
-export const collectDataFieldSchema = v.looseObject({
+const collectDataFieldSchema = v.looseObject({
   id: v.string(),
   name: v.optional(v.string()),
   type: v.optional(v.string()),
@@ -55,14 +54,14 @@ export const collectDataFieldSchema = v.looseObject({
 export type CollectDataField = v.InferOutput<typeof collectDataFieldSchema>
 
 /** Per option and at response level: a web-view `url`, a JSON `schema` (object or JSON text), and/or `fields`. */
-export const collectDataSchema = v.looseObject({
+const collectDataSchema = v.looseObject({
   url: nullish(v.string()),
   schema: nullish(v.union([v.record(v.string(), v.unknown()), v.string()])),
   fields: nullish(v.array(collectDataFieldSchema)),
 })
 export type CollectData = v.InferOutput<typeof collectDataSchema>
 
-export const optionSchema = v.looseObject({
+const optionSchema = v.looseObject({
   id: v.pipe(v.string(), v.minLength(1)),
   account: v.optional(v.string()),
   amount: v.optional(amountSchema),
@@ -74,7 +73,7 @@ export const optionSchema = v.looseObject({
 })
 export type RawOption = v.InferOutput<typeof optionSchema>
 
-export const paymentInfoSchema = v.looseObject({
+const paymentInfoSchema = v.looseObject({
   status: v.optional(v.string()),
   amount: v.optional(amountSchema),
   /** Unix seconds. */
@@ -91,7 +90,7 @@ export const optionsResponseSchema = v.looseObject({
 
 export const fetchResponseSchema = v.looseObject({ actions: v.array(actionSchema) })
 
-export const paymentStatusSchema = v.picklist([
+const paymentStatusSchema = v.picklist([
   'requires_action',
   'processing',
   'succeeded',

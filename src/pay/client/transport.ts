@@ -16,7 +16,7 @@ export type GatewayAuth = { apiKey: string } | { appId: string; clientId: string
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>
 
-export type TransportOptions = {
+type TransportOptions = {
   baseUrl: string
   auth: GatewayAuth
   fetch: FetchLike
@@ -29,7 +29,7 @@ export type TransportOptions = {
   requestTimeoutMs: number
 }
 
-export type GatewayResponse<T> = { body: T; version: string | undefined }
+type GatewayResponse<T> = { body: T; version: string | undefined }
 
 export type Transport = {
   post<T>(
@@ -46,7 +46,7 @@ export type Transport = {
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]'])
 
 /** https only, except plain http on loopback (the local sandbox): the API key must never cross a network in clear. */
-export function normalizeBaseUrl(baseUrl: string): string {
+function normalizeBaseUrl(baseUrl: string): string {
   let url: URL
   try {
     url = new URL(baseUrl)
