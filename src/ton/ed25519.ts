@@ -79,26 +79,41 @@ export async function loadNodeEd25519(): Promise<Ed25519Backend | undefined> {
     },
     verify(publicKey, message, signature) {
       if (!isVerifiable(publicKey, signature)) return false
-      const key = crypto.createPublicKey({
-        key: Buffer.from(concatBytes(spkiPrefix, publicKey)),
-        format: 'der',
-        type: 'spki',
-      })
-      return crypto.verify(null, message, key, signature)
+      try {
+        const key = crypto.createPublicKey({
+          key: Buffer.from(concatBytes(spkiPrefix, publicKey)),
+          format: 'der',
+          type: 'spki',
+        })
+        return crypto.verify(null, message, key, signature)
+      } catch {
+        // A public key that is not a curve point: nothing verifies under it.
+        return false
+      }
     },
   }
-  // Some runtimes ship node:crypto without Ed25519 (or with a different answer); only a backend that
-  // reproduces tweetnacl on a fixed key is trusted.
+  // Some runtimes ship node:crypto without Ed25519 (or with a different answer); the backend is trusted only
+  // if it reproduces RFC 8032 §7.1 TEST 2.
   try {
-    const seed = new Uint8Array(32).fill(7)
-    const message = Uint8Array.of(1, 2, 3)
-    const ours = backend.fromSeed(seed).sign(message)
-    const reference = tweetnaclEd25519.fromSeed(seed).sign(message)
-    return equalBytes(ours, reference) ? backend : undefined
+    const key = backend.fromSeed(fromHex(rfc8032Test2.seed))
+    const signature = key.sign(Uint8Array.of(0x72))
+    return equalBytes(key.publicKey, fromHex(rfc8032Test2.publicKey)) &&
+      equalBytes(signature, fromHex(rfc8032Test2.signature))
+      ? backend
+      : undefined
   } catch {
     return undefined
   }
 }
+
+const rfc8032Test2 = {
+  seed: '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
+  publicKey: '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+  signature:
+    '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+}
+
+const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g)!, (byte) => Number.parseInt(byte, 16))
 
 let fastest: Promise<Ed25519Backend> | undefined
 
