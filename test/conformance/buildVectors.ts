@@ -11,6 +11,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { base64, hex } from '@scure/base'
 import * as btc from '@scure/btc-signer'
+import { beginCell } from '@ton/core'
 import { BIP32Factory } from 'bip32'
 import { mnemonicToSeedSync } from 'bip39'
 import {
@@ -42,12 +43,11 @@ const eth = {
   anvil: 'eip155:31337',
   me: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
   key: Buffer.from('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', 'hex'),
-  other: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  other: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as const,
 }
 const ethWallet = { mnemonic: junk, account: 0, now, approve: 'all' as const }
 const ethSource =
   "test…junk mnemonic, m/44'/60'/0'/0/0 (viem src/accounts/mnemonicToAccount.test.ts); WalletConnect eip155 RPC reference; error codes per wallet-rpc ARCHITECTURE.md (EIP-1193 4100, CAIP-25 5000/5100/5101, JSON-RPC -32602)"
-const rejected = { ...ethWallet, approve: 'none' as const }
 
 total += write({
   namespace: 'eip155',
@@ -1045,7 +1045,7 @@ total += write({
 
 const dest = 'UQDmnxDMhId6v1Ofg_h5KR5coWlFG6e86Ro3pc7Tq4CA07-i'
 const bounceable = 'EQDmnxDMhId6v1Ofg_h5KR5coWlFG6e86Ro3pc7Tq4CA0-Jn'
-const comment = 'te6cckEBAQEADAAAFAAAAABoZWxsb2M9LcA='
+const comment = beginCell().storeUint(0, 32).storeStringTail('hello').endCell().toBoc().toString('base64')
 const fundWallet = [{ address: '$wallet', amount: '5000000000' }]
 const send = (params: unknown) => ({ chainId: 'ton:-3', method: 'ton_sendMessage', params })
 total += write({
