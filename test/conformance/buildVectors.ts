@@ -1,5 +1,5 @@
 // Writes the conformance vectors test-vectors/<namespace>/<method>.json.
-// Run: npx tsx test/conformance/buildVectors.ts
+// Run: npx tsx test/conformance/buildVectors.ts && npx biome format --write test-vectors
 // Exact results are published values (BIP-137/322 research recomputations, viem and eth-sig-util test vectors,
 // TON Connect layouts reproduced from walletkit's fixture) or computed here with libraries independent of the
 // wallet's signer (@metamask/eth-sig-util, @scure/btc-signer). Everything else is a verification rule.
