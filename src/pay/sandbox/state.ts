@@ -10,6 +10,7 @@ import {
   type Payment,
   type PaymentEvent,
   type PaymentStatus,
+  type Route,
 } from './model.js'
 
 export type FeeConfig = {
@@ -223,8 +224,7 @@ export class SandboxState {
       merchant_id: payment.merchantId,
       reference_id: payment.referenceId,
       amount: payment.amount,
-      token_amount:
-        chosen === undefined ? null : { unit: tokenUnit(chosen), value: String(chosen.tokenValue) },
+      token_amount: chosen === undefined ? null : tokenAmount(chosen),
       buyer: chosen === undefined ? null : { account_caip10: chosen.account },
       tx_id: `test:${payment.id}`,
       created_at: iso(payment.createdAt),
@@ -259,8 +259,24 @@ export class SandboxState {
   }
 }
 
-export const tokenUnit = (route: { chainId: string; token: { address: string } }): string =>
-  `caip19/${route.chainId}/erc20:${route.token.address}`
+/** The route's token amount (`caip19/` unit, minor units): the status `optionAmount`, the webhook `token_amount`. */
+export const tokenAmount = (route: Route): MinorAmount => ({
+  unit: `caip19/${route.chainId}/erc20:${route.token.address}`,
+  value: String(route.tokenValue),
+})
+
+/** The spec's TokenAmount with its display, as gateway options and list items show it. */
+export function tokenAmountWithDisplay(route: Route): Record<string, unknown> {
+  return {
+    ...tokenAmount(route),
+    display: {
+      assetSymbol: route.token.symbol,
+      assetName: route.token.name,
+      decimals: route.token.decimals,
+      networkName: route.token.networkName,
+    },
+  }
+}
 
 export function fiatDisplay(amount: MinorAmount): Record<string, unknown> {
   const currency = currencyOf(amount.unit)

@@ -5,7 +5,7 @@ import { type Route as HttpRoute, ok, type RequestContext } from '../context.js'
 import { badRequest, PayHttpError } from '../errors.js'
 import { caip19Of, createRoute, resolveBuild, sandboxCollector, tokenFor } from '../gatewayOptions.js'
 import type { Payment, Route } from '../model.js'
-import { fiatDisplay, tokenUnit } from '../state.js'
+import { fiatDisplay, tokenAmountWithDisplay } from '../state.js'
 import { validateBody } from '../validate.js'
 import { checkResult } from '../verifyResults.js'
 import { statusJson } from './payments.js'
@@ -69,18 +69,7 @@ function optionJson(context: RequestContext, payment: Payment, route: Route) {
   return {
     id: route.optionId,
     account: route.account,
-    amount: {
-      unit: tokenUnit(route),
-      value: String(route.tokenValue),
-      display: {
-        assetSymbol: route.token.symbol,
-        assetName: route.token.name,
-        decimals: route.token.decimals,
-        iconUrl: null,
-        networkName: route.token.networkName,
-        networkIconUrl: null,
-      },
-    },
+    amount: tokenAmountWithDisplay(route),
     etaS: 5,
     expiresAt: Math.floor(route.expiresAt / 1000),
     actions: route.actions,

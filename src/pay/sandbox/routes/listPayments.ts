@@ -4,7 +4,7 @@ import { currencyOf, toStandardUnit } from '../currencies.js'
 import { type Issue, invalidListParams } from '../errors.js'
 import { iso } from '../ids.js'
 import type { Payment } from '../model.js'
-import { fiatDisplay, type SandboxState, tokenUnit } from '../state.js'
+import { fiatDisplay, type SandboxState, tokenAmountWithDisplay } from '../state.js'
 
 /** The list endpoint's status vocabulary has no `cancelled`: a cancelled payment is listed (and filtered) as failed. */
 const listStatuses = ['requires_action', 'processing', 'succeeded', 'failed', 'expired'] as const
@@ -276,16 +276,7 @@ export function listItem(state: SandboxState, payment: Payment): Record<string, 
     fiatAmount: fiatDisplay(payment.amount),
   }
   if (route !== undefined) {
-    item.tokenAmount = {
-      unit: tokenUnit(route),
-      value: String(route.tokenValue),
-      display: {
-        assetSymbol: route.token.symbol,
-        assetName: route.token.name,
-        decimals: route.token.decimals,
-        networkName: route.token.networkName,
-      },
-    }
+    item.tokenAmount = tokenAmountWithDisplay(route)
     item.buyer = { accountCaip10: route.account }
     item.transaction = {
       networkId: route.chainId.slice('eip155:'.length),

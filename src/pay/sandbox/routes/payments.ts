@@ -3,7 +3,7 @@ import { header, ok, type RequestContext, type Route } from '../context.js'
 import { currencyOf, supportedCurrencyCodes } from '../currencies.js'
 import { badRequest, PayHttpError } from '../errors.js'
 import type { Merchant, Payment } from '../model.js'
-import { tokenUnit } from '../state.js'
+import { tokenAmount } from '../state.js'
 import { fiatAmountSchema, isHttpsUrl, referenceIdSchema, validateBody } from '../validate.js'
 
 /** The merchant named by `Merchant-Id`: missing → 400 params_validation, unknown → 404 merchant_not_found. */
@@ -80,7 +80,7 @@ export function statusJson(context: RequestContext, payment: Payment) {
     pollInMs: final ? null : context.sandbox.config.pollInMs,
     info: {
       txId: `test:${payment.id}`,
-      optionAmount: route === undefined ? null : { unit: tokenUnit(route), value: String(route.tokenValue) },
+      optionAmount: route === undefined ? null : tokenAmount(route),
     },
   }
 }
