@@ -8,7 +8,7 @@ export const collectFields = [
   { id: 'country', name: 'Country of residence (ISO 3166-1 alpha-2)', type: 'text', required: false },
 ] as const
 
-export const collectSchema = {
+const collectSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   required: collectFields.filter((field) => field.required).map((field) => field.id),

@@ -32,5 +32,3 @@ export const invalidListParams = (issues: Issue[]): PayHttpError =>
       issues,
     },
   )
-
-export const notFound = (code: string, message: string): PayHttpError => new PayHttpError(404, code, message)

@@ -13,11 +13,11 @@ export const retryScheduleMs: readonly number[] = [
 
 const day = 24 * 60 * 60 * 1000
 /** The spec: after rotation the old secret stays valid 24 hours. */
-export const rotationOverlapMs = day
+const rotationOverlapMs = day
 /** The spec: replay reaches back at most 14 days. */
 export const replayReachMs = 14 * day
 /** The spec: an endpoint whose every delivery failed for 5 days is disabled. */
-export const disableAfterMs = 5 * day
+const disableAfterMs = 5 * day
 
 export type WebhookAttempt = {
   attempt: number

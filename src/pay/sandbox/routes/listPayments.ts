@@ -33,7 +33,7 @@ const caip2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/
 const referencePattern = /^[A-Za-z0-9 /:.,+-]+$/
 const symbolPattern = /^[A-Za-z0-9.]{1,20}$/
 
-export type ListQuery = {
+type ListQuery = {
   startTs?: number
   endTs?: number
   tokenSymbols: string[]
@@ -48,7 +48,7 @@ export type ListQuery = {
 }
 
 /** Every rule of the spec's query table; all problems are reported together as 400 invalid_params. */
-export function parseListQuery(query: URLSearchParams): ListQuery {
+function parseListQuery(query: URLSearchParams): ListQuery {
   const issues: Issue[] = []
   const problem = (field: string, message: string) => issues.push({ field, message })
   for (const name of new Set(query.keys())) {
@@ -221,7 +221,7 @@ function matches(payment: Payment, query: ListQuery): boolean {
 }
 
 /** Keyset pagination over (sort key, payment id): stable while payments are added between pages. */
-export function listPage(state: SandboxState, query: ListQuery) {
+function listPage(state: SandboxState, query: ListQuery) {
   const selected = [...state.payments.values()].filter((payment) => {
     state.refresh(payment)
     return matches(payment, query)
@@ -262,7 +262,7 @@ function stats(selected: Payment[]) {
 }
 
 /** The spec's list item. */
-export function listItem(state: SandboxState, payment: Payment): Record<string, unknown> {
+function listItem(state: SandboxState, payment: Payment): Record<string, unknown> {
   const merchant = state.merchants.get(payment.merchantId)
   const route = payment.chosen?.route
   const fee = state.fee(payment)

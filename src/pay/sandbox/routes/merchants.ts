@@ -6,7 +6,7 @@ import { iso, newId } from '../ids.js'
 import type { CryptoSettlement, Merchant } from '../model.js'
 import { validateBody } from '../validate.js'
 
-export const merchantJson = (merchant: Merchant) => ({
+const merchantJson = (merchant: Merchant) => ({
   id: merchant.id,
   name: merchant.name,
   email: merchant.email,

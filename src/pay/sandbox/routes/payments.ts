@@ -7,7 +7,7 @@ import { tokenAmount } from '../state.js'
 import { fiatAmountSchema, isHttpsUrl, referenceIdSchema, validateBody } from '../validate.js'
 
 /** The merchant named by `Merchant-Id`: missing → 400 params_validation, unknown → 404 merchant_not_found. */
-export function requireMerchant(context: RequestContext): Merchant {
+function requireMerchant(context: RequestContext): Merchant {
   const id = header(context, 'merchant-id')
   if (id === undefined) {
     throw badRequest('the Merchant-Id header is required', [{ field: 'Merchant-Id', message: 'required' }])
@@ -18,7 +18,7 @@ export function requireMerchant(context: RequestContext): Merchant {
 }
 
 /** The payment in the path, only if it belongs to the Merchant-Id merchant (otherwise 404 like an unknown id). */
-export function merchantPayment(context: RequestContext): Payment {
+function merchantPayment(context: RequestContext): Payment {
   const merchant = requireMerchant(context)
   const payment = context.sandbox.state.payment(context.params.id!)
   if (payment.merchantId !== merchant.id) {
@@ -27,7 +27,7 @@ export function merchantPayment(context: RequestContext): Payment {
   return payment
 }
 
-export function checkCurrency(amount: { unit: string; value: string }): { unit: string; value: string } {
+function checkCurrency(amount: { unit: string; value: string }): { unit: string; value: string } {
   if (currencyOf(amount.unit) === undefined) {
     throw badRequest(`unsupported currency; the sandbox knows ${supportedCurrencyCodes.join(', ')}`, [
       { field: 'amount.unit', message: 'unsupported currency' },
@@ -93,7 +93,7 @@ export const paymentStatus: Route = {
 }
 
 /** The merchant checkout API's status vocabulary: `pending` for requires_action; cancelled shows as failed. */
-export function checkoutStatus(payment: Payment): string {
+function checkoutStatus(payment: Payment): string {
   if (payment.status === 'requires_action') return 'pending'
   if (payment.status === 'cancelled') return 'failed'
   return payment.status

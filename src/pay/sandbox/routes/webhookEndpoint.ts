@@ -12,7 +12,7 @@ import { sampleEvent } from './sampleEvent.js'
  * endpoint per mode, so a singular resource). HTTPS is required, except plain HTTP to a loopback host so a
  * local receiver can listen.
  */
-export function isAllowedWebhookUrl(value: string): boolean {
+function isAllowedWebhookUrl(value: string): boolean {
   let url: URL
   try {
     url = new URL(value)
