@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { currencyOf, supportedCurrencyCodes } from './currencies.js'
 import { badRequest, type Issue } from './errors.js'
 
 /** Parses with a valibot schema; every issue becomes `{field, message}` in a 400 params_validation body. */
@@ -13,7 +14,14 @@ export function validateBody<Output>(schema: v.GenericSchema<unknown, Output>, v
 }
 
 export const fiatAmountSchema = v.object({
-  unit: v.pipe(v.string(), v.regex(/^iso4217\/[A-Z]{3}$/, 'must be iso4217/<CODE>')),
+  unit: v.pipe(
+    v.string(),
+    v.regex(/^iso4217\/[A-Z]{3}$/, 'must be iso4217/<CODE>'),
+    v.check(
+      (unit) => currencyOf(unit) !== undefined,
+      `unsupported currency; the sandbox knows ${supportedCurrencyCodes.join(', ')}`,
+    ),
+  ),
   value: v.pipe(
     v.string(),
     v.regex(/^[1-9][0-9]{0,30}$/, 'must be a positive whole number of minor units, as a string'),
