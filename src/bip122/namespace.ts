@@ -28,7 +28,10 @@ export type Bip122Options = {
   gapLimit?: number
   /** How long a discovery is reused by getAccountAddresses and lookups. Default 10 000 ms. */
   cacheMs?: number
-  /** Chain whose listing is `sessionProperties.bip122_getAccountAddresses`. Default: the first chain. */
+  /**
+   * Chain whose listing is `sessionProperties.bip122_getAccountAddresses`. Default: the first chain with a
+   * provider, else the first chain.
+   */
   sessionPropertiesChain?: string
   /** signPsbt/sendTransfer policy: fee caps, PSBT limits, UTXO reservation time (`psbt/policy.ts`). */
   policy?: Bip122Policy
@@ -56,7 +59,12 @@ export function bip122(options: Bip122Options): Bip122Namespace {
   for (const chainId of chainIds) {
     if (!chainById(chainId)) throw new TypeError(`bip122: unknown chain ${chainId}`)
   }
-  const propertiesChain = options.sessionPropertiesChain ?? chainIds[0]!
+  // WalletConnect session properties are per session, not per chain: list the chain the wallet actually
+  // watches (the first with a provider), else the first chain.
+  const propertiesChain =
+    options.sessionPropertiesChain ??
+    chainIds.find((chainId) => chainOptions[chainId]?.provider) ??
+    chainIds[0]!
   if (!chainIds.includes(propertiesChain)) throw new TypeError('bip122: sessionPropertiesChain is not served')
 
   let host: NamespaceHost | undefined

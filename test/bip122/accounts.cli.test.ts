@@ -92,6 +92,9 @@ describe('CLI wiring of bip122', () => {
       })
       // Receive 0 is used (it holds the UTXO), so the unused receive suggestions start at 1.
       expect(listed.result.map((entry: { path: string }) => entry.path)).toContain("m/84'/1'/0'/0/2")
+      // The session property lists the chain that has a provider (here regtest), as `wallet-rpc properties` prints.
+      const properties = await wallet.sessionProperties()
+      expect(JSON.parse(properties.bip122_getAccountAddresses!)).toEqual(listed.result)
       await wallet.close()
     } finally {
       await fake.stop()
