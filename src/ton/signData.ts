@@ -33,8 +33,8 @@ const bin = utf8.encode('bin')
  */
 export function signDataMessage(input: SignDataInput & { payload: { type: 'text' | 'binary' } }): Uint8Array {
   const { payload, address, domain, timestamp } = input
-  const domainBytes = utf8.encode(domain)
-  const data = payload.type === 'text' ? utf8.encode(payload.text) : payload.bytes
+  const domainBytes = utf8Bytes(domain)
+  const data = payload.type === 'text' ? utf8Bytes(payload.text) : payload.bytes
   const out = new Uint8Array(prefix.length + 4 + 32 + 4 + domainBytes.length + 8 + 3 + 4 + data.length)
   const view = new DataView(out.buffer)
   let at = 0
@@ -44,14 +44,30 @@ export function signDataMessage(input: SignDataInput & { payload: { type: 'text'
   out.set(address.hash, at + 4)
   view.setUint32(at + 36, domainBytes.length)
   at += 40
-  out.set(domainBytes, at)
+  write(out, at, domainBytes)
   at += domainBytes.length
   view.setUint32(at, Math.floor(timestamp / 2 ** 32))
   view.setUint32(at + 4, timestamp >>> 0)
   out.set(payload.type === 'text' ? txt : bin, at + 8)
   view.setUint32(at + 11, data.length)
-  out.set(data, at + 15)
+  write(out, at + 15, data)
   return out
+}
+
+/** UTF-8 bytes, or the string itself when it is ASCII (its bytes are its char codes; no encoder call). */
+function utf8Bytes(text: string): Uint8Array | string {
+  for (let index = 0; index < text.length; index++) {
+    if (text.charCodeAt(index) > 0x7f) return utf8.encode(text)
+  }
+  return text
+}
+
+function write(out: Uint8Array, at: number, bytes: Uint8Array | string): void {
+  if (typeof bytes !== 'string') {
+    out.set(bytes, at)
+    return
+  }
+  for (let index = 0; index < bytes.length; index++) out[at + index] = bytes.charCodeAt(index)
 }
 
 /** TEP-81 DNS wire form the cell variant uses: `app.example.com` → `com\0example\0app\0`. */
