@@ -1,5 +1,6 @@
 export { type ChainPool, createChainPool, type LocalChain, localChainIds } from './chains.js'
 export {
+  asHandlerObject,
   type ConformanceRequest,
   createBuiltinHandler,
   type HandleFunction,
