@@ -18,7 +18,6 @@ import { type BitcoinRegtest, startBitcoinRegtest } from '../../src/devchains/bi
  * router, an approval spy and an event log. Foreign parties sign with bitcoinjs-lib + tiny-secp256k1.
  */
 
-bitcoin.initEccLib(tiny)
 export const network = bitcoin.networks.regtest
 export const chainId = BIP122_REGTEST
 export const mnemonic =

@@ -67,6 +67,22 @@ describe('sendTransfer', () => {
     )
   })
 
+  it('pays a taproot (bech32m) recipient', async () => {
+    const taprootRecipient = bitcoin.payments.p2tr({
+      internalPubkey: recipient.publicKey.subarray(1),
+      network,
+    }).address!
+    const response = await h.call('sendTransfer', {
+      account: h.accountId,
+      recipientAddress: taprootRecipient,
+      amount: '7000',
+    })
+    expect(response.error).toBeUndefined()
+    const out = transactionOf((response.result as { txid: string }).txid).outs[0]!
+    expect(bitcoin.address.fromOutputScript(out.script, network)).toBe(taprootRecipient)
+    chain.mine(1)
+  })
+
   it('the next transfer uses the next fresh change address', async () => {
     const first = await h.call('sendTransfer', {
       account: h.accountId,

@@ -100,8 +100,11 @@ export const signPsbt = (wallet: Bip122Wallet) =>
 
     async execute(_context, plan): Promise<SignPsbtResult> {
       const { psbt, tx, prevouts } = plan.decoded
-      for (const { index, key } of plan.addTapInternalKey) psbt.updateInput(index, { tapInternalKey: key })
-      for (const { index, script } of plan.addRedeemScript) psbt.updateInput(index, { redeemScript: script })
+      // BIP-174 layer directly (see writeSignatures): constant work per input.
+      for (const { index, key } of plan.addTapInternalKey)
+        psbt.data.updateInput(index, { tapInternalKey: key })
+      for (const { index, script } of plan.addRedeemScript)
+        psbt.data.updateInput(index, { redeemScript: script })
       const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign)
       if (!plan.broadcast) {
         writeSignatures(psbt, signatures)

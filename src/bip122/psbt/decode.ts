@@ -1,8 +1,13 @@
-import { Psbt } from 'bitcoinjs-lib'
+import { initEccLib, Psbt } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../../core/errors.js'
+import { ecc } from '../ecc.js'
 import { equalBytes } from '../transaction/bytes.js'
 import type { Prevout } from '../transaction/sighash.js'
 import { parseTransaction, type Transaction, transactionId, txidToHash } from '../transaction/transaction.js'
+
+// bitcoinjs-lib needs a secp256k1 backend for anything taproot (P2TR scripts, finalizing key-path inputs,
+// bech32m addresses); without one it throws "No ECC Library provided". Ours, checked once at load.
+initEccLib(ecc)
 
 export type PsbtInput = Psbt['data']['inputs'][number]
 

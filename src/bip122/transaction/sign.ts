@@ -19,6 +19,17 @@ export type InputSignature =
   /** 64 bytes for SIGHASH_DEFAULT, else 65 with the hash type byte. */
   | { index: number; kind: 'schnorr'; signature: Uint8Array }
 
+/** BIP-143 scriptCode of a P2WPKH/P2SH-P2WPKH key (the P2PKH script of its hash), computed once per address. */
+const scriptCodes = new WeakMap<AccountAddress, Uint8Array>()
+function witnessScriptCode(owner: AccountAddress): Uint8Array {
+  let code = scriptCodes.get(owner)
+  if (!code) {
+    code = p2pkhScript(hash160(owner.publicKey))
+    scriptCodes.set(owner, code)
+  }
+  return code
+}
+
 /** The digest input `index` signs, for the script type of its owner. */
 export function signatureHash(cache: SighashCache, input: InputToSign, prevout: Prevout): Uint8Array {
   const { owner, index, hashType } = input
@@ -27,7 +38,7 @@ export function signatureHash(cache: SighashCache, input: InputToSign, prevout: 
       return cache.legacy(index, owner.scriptPubKey, hashType)
     case 'p2wpkh':
     case 'p2sh-p2wpkh':
-      return cache.witnessV0(index, p2pkhScript(hash160(owner.publicKey)), prevout.value, hashType)
+      return cache.witnessV0(index, witnessScriptCode(owner), prevout.value, hashType)
     case 'p2tr':
       return cache.taprootKeyPath(index, hashType)
   }
