@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { CollectDataError, collectDataRequirement, createPayClient } from '../../../src/pay/index.js'
-import {
-  fakeTime,
-  fakeWallet,
-  optionsBody,
-  type Reply,
-  scriptedGateway,
-  typedDataAction,
-  usdcOption,
-} from './fakes.js'
+import { CollectDataError, collectDataRequirement } from '../../../src/pay/index.js'
+import { optionsBody, payClientFixture, type Reply, typedDataAction, usdcOption } from './fakes.js'
 
 const url = 'https://pay.walletconnect.com/collect/opt_1'
 const schema = {
@@ -65,18 +57,7 @@ function setup(options: unknown[], extra: Record<string, unknown> = {}) {
     fetch: [{ status: 200, body: { actions: [typedDataAction] } }],
     confirm: [{ status: 200, body: { status: 'succeeded', isFinal: true } }],
   }
-  const gateway = scriptedGateway(script)
-  const time = fakeTime()
-  const fixture = fakeWallet()
-  const client = createPayClient({
-    baseUrl: 'https://api.pay.example.com',
-    apiKey: 'svc_test_key',
-    wallet: fixture.wallet,
-    fetch: gateway.fetch,
-    clock: time.clock,
-    sleep: time.sleep,
-  })
-  return { client, gateway, ...fixture }
+  return payClientFixture(script)
 }
 
 const collecting = usdcOption('opt_1', { collectData: { url, schema } })

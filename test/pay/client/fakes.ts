@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import { defineMethod, type Namespace } from '../../../src/core/namespace.js'
 import type { Review } from '../../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../../src/createWalletRpc.js'
+import { createPayClient } from '../../../src/pay/index.js'
 
 /**
  * Test doubles for the Pay client's unit tests: a fake EVM namespace behind the real router (so approval,
@@ -109,6 +110,36 @@ export function fakeTime(start = 1_800_000_000_000) {
       state.now += ms
     },
   }
+}
+
+type ClientOptions = {
+  apiKey?: string
+  random?: () => number
+  version?: string
+  maxPollMs?: number
+  pollTimeoutMs?: number
+}
+
+/** A Pay client over a scripted gateway and a fake wallet, on a clock that moves only when the client sleeps. */
+export function payClientFixture(
+  script: Record<string, Reply[]>,
+  options: Parameters<typeof fakeWallet>[0] & ClientOptions = {},
+) {
+  const { approve: _approve, namespaces: _namespaces, chains: _chains, ...clientOptions } = options
+  const gateway = scriptedGateway(script)
+  const time = fakeTime()
+  const fixture = fakeWallet(options)
+  const client = createPayClient({
+    baseUrl: 'https://api.pay.example.com',
+    apiKey: 'svc_test_key',
+    wallet: fixture.wallet,
+    fetch: gateway.fetch,
+    clock: time.clock,
+    sleep: time.sleep,
+    random: () => 0,
+    ...clientOptions,
+  })
+  return { client, gateway, time, ...fixture }
 }
 
 export const usd = (cents: string) => ({

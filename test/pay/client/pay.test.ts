@@ -17,33 +17,12 @@ import {
   fakeTonNamespace,
   fakeWallet,
   optionsBody,
-  type Reply,
+  payClientFixture,
   scriptedGateway,
   typedDataAction,
   usdcOption,
   walletRpcAction,
 } from './fakes.js'
-
-function setup(
-  script: Record<string, Reply[]>,
-  options: Parameters<typeof fakeWallet>[0] & { maxPollMs?: number; pollTimeoutMs?: number } = {},
-) {
-  const gateway = scriptedGateway(script)
-  const time = fakeTime()
-  const fixture = fakeWallet(options)
-  const client = createPayClient({
-    baseUrl: 'https://api.pay.example.com',
-    apiKey: 'svc_test_key',
-    wallet: fixture.wallet,
-    fetch: gateway.fetch,
-    clock: time.clock,
-    sleep: time.sleep,
-    random: () => 0,
-    ...(options.maxPollMs === undefined ? {} : { maxPollMs: options.maxPollMs }),
-    ...(options.pollTimeoutMs === undefined ? {} : { pollTimeoutMs: options.pollTimeoutMs }),
-  })
-  return { client, gateway, time, ...fixture }
-}
 
 const fetched = { status: 200, body: { actions: [typedDataAction] } }
 const succeeded = {
@@ -54,7 +33,7 @@ const processing = { status: 200, body: { status: 'processing', isFinal: false, 
 
 describe('getOptions', () => {
   it('sends every account of every configured chain in CAIP-10 form, and includePaymentInfo when asked', async () => {
-    const { client, gateway } = setup(
+    const { client, gateway } = payClientFixture(
       { options: [{ status: 200, body: optionsBody([usdcOption()]) }] },
       { chains: ['eip155:1', 'eip155:8453'], namespaces: [fakeTonNamespace()] },
     )
@@ -73,7 +52,7 @@ describe('getOptions', () => {
   })
 
   it('omits includePaymentInfo unless asked', async () => {
-    const { client, gateway } = setup({ options: [{ status: 200, body: { options: [] } }] })
+    const { client, gateway } = payClientFixture({ options: [{ status: 200, body: { options: [] } }] })
     const options = await client.getOptions('pay_1')
     expect(gateway.requests[0]!.url.search).toBe('')
     expect(options.info).toBeUndefined()
@@ -100,7 +79,7 @@ describe('getOptions', () => {
     const checksummed = usdcOption('opt_case', {
       account: `eip155:8453:${evmAddress.toUpperCase().replace('0X', '0x')}`,
     })
-    const { client } = setup({
+    const { client } = payClientFixture({
       options: [
         {
           status: 200,
@@ -123,7 +102,7 @@ describe('getOptions', () => {
   })
 
   it('refuses a link from an untrusted host before any request', async () => {
-    const { client, gateway } = setup({ options: [{ status: 200, body: { options: [] } }] })
+    const { client, gateway } = payClientFixture({ options: [{ status: 200, body: { options: [] } }] })
     await expect(client.getOptions('https://pay.walletconnect.com.evil.io/pay_1')).rejects.toBeInstanceOf(
       InvalidPaymentLinkError,
     )
@@ -136,7 +115,7 @@ describe('getOptions', () => {
 
 describe('pay', () => {
   it('fetches the build, runs approval then signature in order through the router, confirms, polls to succeeded', async () => {
-    const { client, gateway, executed, reviews, time } = setup({
+    const { client, gateway, executed, reviews, time } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption()]) }],
       fetch: [fetched],
       confirm: [processing, succeeded],
@@ -194,7 +173,7 @@ describe('pay', () => {
 
   it('iterates over every action a build resolves into (rule 2), keeping results in order', async () => {
     const personal = walletRpcAction('eip155:8453', 'personal_sign', ['0x68656c6c6f', evmAddress])
-    const { client, gateway, executed } = setup({
+    const { client, gateway, executed } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption()]) }],
       fetch: [{ status: 200, body: { actions: [typedDataAction, personal] } }],
       confirm: [succeeded],
@@ -215,7 +194,7 @@ describe('pay', () => {
       type: 'walletRpc',
       data: { chain_id: 'eip155:8453', method: 'personal_sign', params: ['0x01', evmAddress] },
     }
-    const { client, executed } = setup({
+    const { client, executed } = payClientFixture({
       options: [{ status: 200, body: optionsBody([{ id: 'opt_1', actions: [arrayParams] }]) }],
       confirm: [succeeded],
     })
@@ -224,7 +203,7 @@ describe('pay', () => {
   })
 
   it('stops at the first refused action: nothing after it runs and nothing is confirmed', async () => {
-    const { client, gateway, executed } = setup(
+    const { client, gateway, executed } = payClientFixture(
       {
         options: [{ status: 200, body: optionsBody([usdcOption()]) }],
         fetch: [fetched],
@@ -246,7 +225,9 @@ describe('pay', () => {
         walletRpcAction('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'solana_signTransaction', ['AQ==']),
       ],
     }
-    const { client, gateway, executed } = setup({ options: [{ status: 200, body: optionsBody([solana]) }] })
+    const { client, gateway, executed } = payClientFixture({
+      options: [{ status: 200, body: optionsBody([solana]) }],
+    })
     const error = await client.pay('pay_1', 'opt_sol').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(OptionUnavailableError)
     expect(error).toMatchObject({ code: 'option_unavailable' })
@@ -256,7 +237,7 @@ describe('pay', () => {
   })
 
   it('refuses a build that resolves onto a chain the wallet lacks, before signing anything', async () => {
-    const { client, executed, gateway } = setup({
+    const { client, executed, gateway } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption()]) }],
       fetch: [{ status: 200, body: { actions: [walletRpcAction('eip155:1', 'eth_signTypedData_v4', [])] } }],
     })
@@ -266,7 +247,7 @@ describe('pay', () => {
   })
 
   it('refuses a build that resolves into another build', async () => {
-    const { client, executed } = setup({
+    const { client, executed } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption()]) }],
       fetch: [{ status: 200, body: { actions: [{ type: 'build', data: { data: 'again' } }] } }],
     })
@@ -275,7 +256,7 @@ describe('pay', () => {
   })
 
   it('reuses options from getOptions instead of fetching them again', async () => {
-    const { client, gateway } = setup({
+    const { client, gateway } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption()]) }],
       fetch: [fetched],
       confirm: [succeeded],
@@ -286,7 +267,7 @@ describe('pay', () => {
   })
 
   it('returns a final failed status as the result', async () => {
-    const { client } = setup({
+    const { client } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption()]) }],
       fetch: [fetched],
       confirm: [{ status: 200, body: { status: 'failed', isFinal: true } }],
@@ -295,7 +276,7 @@ describe('pay', () => {
   })
 
   it('turns long polling off with maxPollMs 0 and gives up after the poll budget', async () => {
-    const { client, gateway } = setup(
+    const { client, gateway } = payClientFixture(
       {
         options: [{ status: 200, body: optionsBody([usdcOption()], {}, 1_900_000_000) }],
         fetch: [fetched],
@@ -314,7 +295,7 @@ describe('pay', () => {
 
 describe('expiry (rule 10) and the 410/409 answers', () => {
   it('blocks submission once expiresAt has passed on the injected clock: nothing fetched, nothing signed', async () => {
-    const { client, gateway, executed, time } = setup({
+    const { client, gateway, executed, time } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption()]) }],
       fetch: [fetched],
       confirm: [succeeded],
@@ -330,7 +311,7 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
   })
 
   it('stops between actions when the payment expires while the user is approving', async () => {
-    const fixture = setup(
+    const fixture = payClientFixture(
       {
         options: [{ status: 200, body: optionsBody([usdcOption()]) }],
         fetch: [fetched],
@@ -350,7 +331,7 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
   })
 
   it('honours an option expiresAt earlier than the payment', async () => {
-    const { client, executed, time } = setup({
+    const { client, executed, time } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption('opt_1', { expiresAt: 1_800_000_060 })]) }],
     })
     const options = await client.getOptions('pay_1', { includePaymentInfo: true })
@@ -363,7 +344,7 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
   })
 
   it('410 from fetch: the payment expired (final), nothing signed, no retry', async () => {
-    const { client, gateway, executed } = setup({
+    const { client, gateway, executed } = payClientFixture({
       options: [
         {
           status: 200,
@@ -381,7 +362,7 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
 
   it('409 on confirm: options are fetched again once and the renewed option is paid', async () => {
     const renewed = usdcOption('opt_2')
-    const { client, gateway, executed } = setup({
+    const { client, gateway, executed } = payClientFixture({
       options: [
         { status: 200, body: optionsBody([usdcOption('opt_1')]) },
         { status: 200, body: optionsBody([renewed]) },
@@ -404,7 +385,7 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
   })
 
   it('409 while polling an accepted confirm: reported, never re-signed', async () => {
-    const { client, gateway, executed } = setup({
+    const { client, gateway, executed } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption('opt_1')]) }],
       fetch: [fetched],
       confirm: [processing, { status: 409, body: { code: 'route_expired', message: 'Route expired' } }],
@@ -415,7 +396,7 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
   })
 
   it('409 twice: the refetch happens once, then RouteExpiredError', async () => {
-    const { client, gateway } = setup({
+    const { client, gateway } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption('opt_1')]) }],
       fetch: [{ status: 409, body: { code: 'route_expired', message: 'Route expired' } }],
     })
@@ -445,7 +426,7 @@ describe('formatAmount (what the approval shows)', () => {
 
 describe('cancellation (hooks.signal)', () => {
   it('an aborted signal stops before anything is asked or sent', async () => {
-    const { client, gateway, executed } = setup({
+    const { client, gateway, executed } = payClientFixture({
       options: [{ status: 200, body: optionsBody([usdcOption()]) }],
     })
     const controller = new AbortController()
@@ -459,7 +440,7 @@ describe('cancellation (hooks.signal)', () => {
 
   it('aborting while the user approves stops before the next action; nothing is confirmed', async () => {
     const controller = new AbortController()
-    const { client, gateway, executed } = setup(
+    const { client, gateway, executed } = payClientFixture(
       {
         options: [{ status: 200, body: optionsBody([usdcOption()]) }],
         fetch: [fetched],

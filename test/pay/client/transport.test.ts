@@ -10,25 +10,21 @@ import {
   PayProtocolError,
   RouteExpiredError,
 } from '../../../src/pay/index.js'
-import { fakeTime, fakeWallet, optionsBody, type Reply, scriptedGateway, usdcOption } from './fakes.js'
+import {
+  fakeTime,
+  fakeWallet,
+  optionsBody,
+  payClientFixture,
+  type Reply,
+  scriptedGateway,
+  usdcOption,
+} from './fakes.js'
 
 const apiKey = 'svc_test_s3cr3t-key-0123456789'
 
 function client(script: Record<string, Reply[]>, extra: { random?: () => number; version?: string } = {}) {
-  const gateway = scriptedGateway(script)
-  const time = fakeTime()
-  const { wallet } = fakeWallet()
-  const pay = createPayClient({
-    baseUrl: 'https://api.pay.example.com',
-    apiKey,
-    wallet,
-    fetch: gateway.fetch,
-    clock: time.clock,
-    sleep: time.sleep,
-    random: extra.random ?? (() => 0),
-    ...(extra.version === undefined ? {} : { version: extra.version }),
-  })
-  return { pay, gateway, time }
+  const fixture = payClientFixture(script, { apiKey, ...extra })
+  return { ...fixture, pay: fixture.client }
 }
 
 const ok = { status: 200, body: optionsBody([usdcOption()]) }
