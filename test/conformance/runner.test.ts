@@ -139,9 +139,8 @@ describe('wallet-rpc conformance', () => {
   it('fails a personal_sign that signs hex text as UTF-8, and a wallet that ignores the user', {
     timeout: 60_000,
   }, async () => {
-    const utf8 = broken(async (input, response) => response)
     const textSigner: HandlerFactory = async (config) => {
-      const inner = asHandlerObject(await utf8(config))
+      const inner = asHandlerObject(await createBuiltinHandler(config))
       return {
         handle: (input) => {
           if (input.request.method !== 'personal_sign') return inner.handle(input)
