@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../src/pay/sandbox/index.js'
-import { api } from './helpers.js'
+import { api, expectError } from './helpers.js'
 
 let sandbox: PaySandbox
 let call: ReturnType<typeof api>
@@ -17,22 +17,20 @@ afterAll(() => sandbox.stop())
 describe('Api-Key', () => {
   it('a missing key is 401 missing_api_key with the error body shape', async () => {
     const reply = await call('GET', '/v1/merchants', { headers: { 'api-key': undefined } })
-    expect(reply.status).toBe(401)
+    expectError(reply, 401, 'missing_api_key')
     expect(reply.body).toEqual({ message: expect.any(String), code: 'missing_api_key' })
   })
 
   it('another svc_test_ key and a non-svc key are 401 invalid_api_key', async () => {
     for (const key of ['svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'sk_live_123', 'svctest_x']) {
       const reply = await call('GET', '/v1/merchants', { headers: { 'api-key': key } })
-      expect(reply.status).toBe(401)
-      expect(reply.body.code).toBe('invalid_api_key')
+      expectError(reply, 401, 'invalid_api_key')
     }
   })
 
   it('a live svc_ key is 403: live mode is not simulated', async () => {
     const reply = await call('GET', '/v1/merchants', { headers: { 'api-key': 'svc_live0123456789' } })
-    expect(reply.status).toBe(403)
-    expect(reply.body.code).toBe('live_mode_not_simulated')
+    expectError(reply, 403, 'live_mode_not_simulated')
   })
 
   it('wallet routes accept App-Id with Client-Id; App-Id alone is 401; merchant routes refuse App-Id', async () => {
@@ -40,16 +38,13 @@ describe('Api-Key', () => {
     const listed = await call('GET', '/v1/payments', { headers: { ...app, 'client-id': 'wallet-1' } })
     expect(listed.status).toBe(200)
     const noClient = await call('GET', '/v1/payments', { headers: app })
-    expect(noClient.status).toBe(401)
-    expect(noClient.body.code).toBe('missing_api_key')
+    expectError(noClient, 401, 'missing_api_key')
     const wrongApp = await call('GET', '/v1/payments', {
       headers: { ...app, 'app-id': 'app_other', 'client-id': 'c' },
     })
-    expect(wrongApp.status).toBe(401)
-    expect(wrongApp.body.code).toBe('invalid_api_key')
+    expectError(wrongApp, 401, 'invalid_api_key')
     const merchants = await call('GET', '/v1/merchants', { headers: { ...app, 'client-id': 'wallet-1' } })
-    expect(merchants.status).toBe(401)
-    expect(merchants.body.code).toBe('missing_api_key')
+    expectError(merchants, 401, 'missing_api_key')
   })
 })
 
@@ -69,22 +64,19 @@ describe('Pay-Version', () => {
   it('malformed or impossible dates are 400 invalid_api_version', async () => {
     for (const version of ['latest', '2026-2-18', '2026-02-30', '2026-02-18.beta', '2026-13-01']) {
       const reply = await call('GET', '/v1/merchants', { headers: { 'pay-version': version } })
-      expect(reply.status).toBe(400)
-      expect(reply.body.code).toBe('invalid_api_version')
+      expectError(reply, 400, 'invalid_api_version')
     }
   })
 
   it('a well-formed unknown version is 400 unknown_api_version', async () => {
     const reply = await call('GET', '/v1/merchants', { headers: { 'pay-version': '2027-01-01' } })
-    expect(reply.status).toBe(400)
-    expect(reply.body.code).toBe('unknown_api_version')
+    expectError(reply, 400, 'unknown_api_version')
     expect(reply.body.details.supported).toContain('2026-02-18')
   })
 
   it('a known version older than the pin is 400 api_version_downgrade', async () => {
     const reply = await call('GET', '/v1/merchants', { headers: { 'pay-version': '2025-10-01' } })
-    expect(reply.status).toBe(400)
-    expect(reply.body.code).toBe('api_version_downgrade')
+    expectError(reply, 400, 'api_version_downgrade')
   })
 })
 
@@ -92,21 +84,18 @@ describe('routing and bodies', () => {
   it('unknown route 404 not_found, wrong method 405', async () => {
     expect((await call('GET', '/v1/nothing')).body.code).toBe('not_found')
     const wrong = await call('DELETE', '/v1/merchants')
-    expect(wrong.status).toBe(405)
-    expect(wrong.body.code).toBe('method_not_allowed')
+    expectError(wrong, 405, 'method_not_allowed')
   })
 
   it('invalid JSON is 400 params_validation; a non-JSON content type is 415', async () => {
     const headers = { 'idempotency-key': 'k-json' }
     const bad = await call('POST', '/v1/merchants', { raw: '{"merchantName":', headers })
-    expect(bad.status).toBe(400)
-    expect(bad.body.code).toBe('params_validation')
+    expectError(bad, 400, 'params_validation')
     const text = await call('POST', '/v1/merchants', {
       raw: 'hi',
       headers: { ...headers, 'content-type': 'text/plain' },
     })
-    expect(text.status).toBe(415)
-    expect(text.body.code).toBe('unsupported_media_type')
+    expectError(text, 415, 'unsupported_media_type')
   })
 
   it('a body over 1 MiB is 413', async () => {
@@ -114,7 +103,6 @@ describe('routing and bodies', () => {
       raw: JSON.stringify({ merchantName: 'x'.repeat(1_100_000) }),
       headers: { 'idempotency-key': 'k-big' },
     })
-    expect(reply.status).toBe(413)
-    expect(reply.body.code).toBe('payload_too_large')
+    expectError(reply, 413, 'payload_too_large')
   })
 })

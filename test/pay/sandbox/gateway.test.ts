@@ -1,7 +1,16 @@
 import { SignTypedDataVersion, signTypedData } from '@metamask/eth-sig-util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, sandboxCollector, startPaySandbox } from '../../../src/pay/sandbox/index.js'
-import { api, buyer, createPayment, payByHand, signTypedDataParams, stranger, usd } from './helpers.js'
+import {
+  api,
+  buyer,
+  createPayment,
+  expectError,
+  payByHand,
+  signTypedDataParams,
+  stranger,
+  usd,
+} from './helpers.js'
 
 const buyerKey = Buffer.from('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', 'hex')
 
@@ -107,8 +116,7 @@ describe('options', () => {
       { accounts: 'eip155:1:x' },
     ]) {
       const reply = await gateway(id, 'options', body)
-      expect(reply.status, JSON.stringify(body)).toBe(400)
-      expect(reply.body.code).toBe('params_validation')
+      expectError(reply, 400, 'params_validation', JSON.stringify(body))
     }
     const flag = await gateway(
       id,
@@ -116,17 +124,16 @@ describe('options', () => {
       { accounts: [`eip155:1:${buyer.address}`] },
       '?includePaymentInfo=yes',
     )
-    expect(flag.status).toBe(400)
+    expectError(flag, 400, 'params_validation')
   })
 
   it('unknown payment 404 payment_not_found; a final payment is 422 payment_not_payable', async () => {
     const unknown = await gateway('pay_unknown', 'options', { accounts: [`eip155:1:${buyer.address}`] })
-    expect(unknown.status).toBe(404)
-    expect(unknown.body.code).toBe('payment_not_found')
+    expectError(unknown, 404, 'payment_not_found')
     const id = await createPayment(sandbox, 'opt-4')
     sandbox.control.cancel(id)
     const final = await gateway(id, 'options', { accounts: [`eip155:1:${buyer.address}`] })
-    expect(final.status).toBe(422)
+    expectError(final, 422, 'payment_not_payable')
     expect(final.body).toMatchObject({ code: 'payment_not_payable', details: { status: 'cancelled' } })
   })
 
@@ -135,8 +142,7 @@ describe('options', () => {
     const option = await optionFor(id)
     sandbox.control.fail(id)
     const reply = await gateway(id, 'fetch', { optionId: option.id, data: option.actions[1].data.data })
-    expect(reply.status).toBe(422)
-    expect(reply.body.code).toBe('payment_not_payable')
+    expectError(reply, 422, 'payment_not_payable')
   })
 
   it('wallet authentication with App-Id + Client-Id works on the gateway', async () => {
@@ -184,14 +190,12 @@ describe('fetch', () => {
     const id = await createPayment(sandbox, 'fetch-2')
     const option = await optionFor(id)
     const wrong = await gateway(id, 'fetch', { optionId: option.id, data: 'build_forged' })
-    expect(wrong.status).toBe(400)
-    expect(wrong.body.code).toBe('params_validation')
+    expectError(wrong, 400, 'params_validation')
     const unknown = await gateway(id, 'fetch', { optionId: 'opt_nope', data: option.actions[1].data.data })
-    expect(unknown.status).toBe(404)
-    expect(unknown.body.code).toBe('option_not_found')
+    expectError(unknown, 404, 'option_not_found')
     sandbox.control.expireRoutes(id)
     const expired = await gateway(id, 'fetch', { optionId: option.id, data: option.actions[1].data.data })
-    expect(expired.status).toBe(409)
+    expectError(expired, 409, 'route_expired')
     expect(expired.body).toMatchObject({ code: 'route_expired', details: { optionId: option.id } })
     // Options again give a fresh route that works.
     const fresh = await optionFor(id)
@@ -216,8 +220,7 @@ describe('fetch', () => {
       const reply = await timedCall('POST', `/v1/gateway/payment/${id}/fetch`, {
         body: { optionId: option.id, data: option.actions[1].data.data },
       })
-      expect(reply.status).toBe(409)
-      expect(reply.body.code).toBe('route_expired')
+      expectError(reply, 409, 'route_expired')
     } finally {
       await timed.stop()
     }
@@ -293,7 +296,7 @@ describe('confirm', () => {
   })
 
   it('misaligned results, malformed items, a zero hash, or confirming before fetch fail the payment', async () => {
-    const cases: Array<[string, (option: any, signature: string) => unknown[], string | RegExp]> = [
+    const cases: Array<[string, (option: unknown, signature: string) => unknown[], string | RegExp]> = [
       ['one result', (_option, signature) => [{ type: 'walletRpc', data: [signature] }], /2 actions/],
       [
         'swapped order',
@@ -352,20 +355,17 @@ describe('confirm', () => {
     const option = await optionFor(id)
     for (const body of [{}, { optionId: option.id }, { optionId: option.id, results: 'x' }]) {
       const reply = await gateway(id, 'confirm', body)
-      expect(reply.status).toBe(400)
-      expect(reply.body.code).toBe('params_validation')
+      expectError(reply, 400, 'params_validation')
     }
     for (const query of ['?maxPollMs=-1', '?maxPollMs=abc', '?maxPollMs=60001']) {
       const reply = await gateway(id, 'confirm', { optionId: option.id, results: [] }, query)
-      expect(reply.status).toBe(400)
+      expectError(reply, 400, 'params_validation', query)
     }
     const unknown = await gateway(id, 'confirm', { optionId: 'opt_x', results: [] })
-    expect(unknown.status).toBe(404)
-    expect(unknown.body.code).toBe('option_not_found')
+    expectError(unknown, 404, 'option_not_found')
     sandbox.control.expireRoutes(id)
     const expired = await gateway(id, 'confirm', { optionId: option.id, results: [] })
-    expect(expired.status).toBe(409)
-    expect(expired.body.code).toBe('route_expired')
+    expectError(expired, 409, 'route_expired')
     expect(sandbox.control.payment(id).status).toBe('requires_action')
   })
 
@@ -410,8 +410,7 @@ describe('expiry (410)', () => {
       await gateway(id, 'cancel', {}),
     ]
     for (const reply of replies) {
-      expect(reply.status).toBe(410)
-      expect(reply.body.code).toBe('payment_expired')
+      expectError(reply, 410, 'payment_expired')
     }
     const status = await call('GET', `/v1/gateway/payment/${id}/status`)
     expect(status.body).toMatchObject({ status: 'expired', isFinal: true, pollInMs: null })
@@ -436,7 +435,7 @@ describe('payment info', () => {
     // JPY has no minor unit: 1500 yen at the sandbox's test rate 0.0067 USDC/yen = 10.05 USDC.
     const option = await optionFor(id)
     expect(option.amount.value).toBe('10050000')
-    expect((await call('GET', '/v1/gateway/payment/pay_nope')).status).toBe(404)
+    expectError(await call('GET', '/v1/gateway/payment/pay_nope'), 404, 'payment_not_found')
   })
 })
 
@@ -446,7 +445,7 @@ describe('cancel', () => {
     const reply = await gateway(id, 'cancel', {})
     expect(reply.body).toMatchObject({ status: 'cancelled', isFinal: true })
     expect(sandbox.control.payment(id).cancellation_reason).toBe('cancelled by the buyer')
-    expect((await gateway(id, 'cancel', {})).status).toBe(422)
+    expectError(await gateway(id, 'cancel', {}), 422, 'payment_not_payable')
   })
 })
 
@@ -496,15 +495,13 @@ describe('collectData', () => {
       { type: 'walletRpc', data: [signature] },
     ]
     const without = await gateway(id, 'confirm', { optionId: option.id, results })
-    expect(without.status).toBe(400)
-    expect(without.body.code).toBe('collect_data_required')
+    expectError(without, 400, 'collect_data_required')
     const incomplete = await gateway(id, 'confirm', {
       optionId: option.id,
       results,
       collectedData: { fields: [{ id: 'fullName', value: 'Ada Lovelace' }] },
     })
-    expect(incomplete.status).toBe(400)
-    expect(incomplete.body.code).toBe('params_validation')
+    expectError(incomplete, 400, 'params_validation')
     const complete = await gateway(
       id,
       'confirm',
@@ -530,14 +527,9 @@ describe('collectData', () => {
   it('the collect page refuses payments that collect nothing (409) and malformed data (400)', async () => {
     const id = await createPayment(sandbox, 'kyc-3')
     const post = (body: unknown) =>
-      fetch(`${sandbox.url}/collect/${id}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      })
+      call('POST', `/collect/${id}`, { body, headers: { 'api-key': undefined } })
     const none = await post({ fields: [{ id: 'fullName', value: 'X' }] })
-    expect(none.status).toBe(409)
-    expect(((await none.json()) as { code: string }).code).toBe('collect_data_not_required')
+    expectError(none, 409, 'collect_data_not_required')
     sandbox.control.requireCollectData(id)
     const bad = await post({
       fields: [
@@ -545,10 +537,9 @@ describe('collectData', () => {
         { id: 'dateOfBirth', value: '10/12/1815' },
       ],
     })
-    expect(bad.status).toBe(400)
-    expect(((await bad.json()) as { code: string }).code).toBe('params_validation')
+    expectError(bad, 400, 'params_validation')
     const unknownField = await post({ fields: [{ id: 'ssn', value: '1' }] })
-    expect(unknownField.status).toBe(400)
+    expectError(unknownField, 400, 'params_validation')
   })
 
   it('web-view flow: the form page stores the data, then confirm goes through without collectedData', async () => {

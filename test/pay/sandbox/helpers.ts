@@ -1,3 +1,4 @@
+import { expect } from 'vitest'
 import type { PaySandbox } from '../../../src/pay/sandbox/index.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests read JSON reply bodies field by field
@@ -29,6 +30,11 @@ export function api(sandbox: PaySandbox, defaults: Record<string, string> = {}) 
     } catch {}
     return { status: response.status, body, headers: response.headers }
   }
+}
+
+/** A refusal: the HTTP status and the exact `code` of the spec's error body, checked together. */
+export function expectError(reply: ApiReply, status: number, code: string, label?: string): void {
+  expect({ status: reply.status, code: reply.body?.code }, label).toEqual({ status, code })
 }
 
 export const usd = (value: string) => ({ unit: 'iso4217/USD', value })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../src/pay/sandbox/index.js'
-import { api, buyer, createPayment, payByHand, stranger, usd } from './helpers.js'
+import { api, buyer, createPayment, expectError, payByHand, stranger, usd } from './helpers.js'
 
 let sandbox: PaySandbox
 let call: ReturnType<typeof api>
@@ -173,7 +173,7 @@ describe('cursor pagination', () => {
     const cursor = encodeURIComponent(first.body.nextCursor)
     expect((await list(`?limit=3&sortBy=amount&cursor=${cursor}`)).status).toBe(200)
     const moved = await list(`?limit=1&sortBy=date&cursor=${cursor}`)
-    expect(moved.status).toBe(400)
+    expectError(moved, 400, 'invalid_params')
     expect(moved.body).toMatchObject({
       code: 'invalid_params',
       issues: [{ field: 'cursor', message: expect.any(String) }],
@@ -184,8 +184,7 @@ describe('cursor pagination', () => {
     const forged = Buffer.from(JSON.stringify({ v: 1, q: 'x', k: '1', id: 'pay_x' })).toString('base64url')
     for (const cursor of ['not*a*cursor', 'e30', forged, 'A'.repeat(600)]) {
       const reply = await list(`?cursor=${cursor}`)
-      expect(reply.status).toBe(400)
-      expect(reply.body.code).toBe('invalid_params')
+      expectError(reply, 400, 'invalid_params')
     }
   })
 })
@@ -243,8 +242,7 @@ describe('query rules: every violation is 400 invalid_params naming the field', 
   for (const [query, field] of cases) {
     it(`${query} → ${field}`, async () => {
       const reply = await list(query)
-      expect(reply.status).toBe(400)
-      expect(reply.body.code).toBe('invalid_params')
+      expectError(reply, 400, 'invalid_params')
       expect(reply.body.issues.map((issue: { field: string }) => issue.field)).toContain(field)
     })
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../src/pay/sandbox/index.js'
-import { api } from './helpers.js'
+import { api, expectError } from './helpers.js'
 
 let sandbox: PaySandbox
 let call: ReturnType<typeof api>
@@ -53,16 +53,14 @@ describe('POST /v1/merchants', () => {
       headers: { 'idempotency-key': key },
       body: { merchantName: 'B', merchantEmail: 'b@example.com' },
     })
-    expect(reply.status).toBe(409)
-    expect(reply.body.code).toBe('idempotency_key_reused')
+    expectError(reply, 409, 'idempotency_key_reused')
   })
 
   it('a missing Idempotency-Key is 400 params_validation naming the header', async () => {
     const reply = await call('POST', '/v1/merchants', {
       body: { merchantName: 'A', merchantEmail: 'a@example.com' },
     })
-    expect(reply.status).toBe(400)
-    expect(reply.body.code).toBe('params_validation')
+    expectError(reply, 400, 'params_validation')
     expect(reply.body.issues).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }])
   })
 
@@ -72,8 +70,7 @@ describe('POST /v1/merchants', () => {
       headers: { 'idempotency-key': key },
       body: { merchantName: '', merchantEmail: 'not-an-email' },
     })
-    expect(reply.status).toBe(400)
-    expect(reply.body.code).toBe('params_validation')
+    expectError(reply, 400, 'params_validation')
     expect(reply.body.issues.map((issue: { field: string }) => issue.field).sort()).toEqual([
       'merchantEmail',
       'merchantName',
@@ -106,15 +103,13 @@ describe('crypto settlements', () => {
     expect(created.status).toBe(201)
     const id = created.body.settlements[0].id as string
     const conflict = await call('POST', path, { body: { settlements: [{ asset, destination }] } })
-    expect(conflict.status).toBe(409)
-    expect(conflict.body.code).toBe('settlement_asset_conflict')
+    expectError(conflict, 409, 'settlement_asset_conflict')
     const otherChain = await call('POST', path, {
       body: {
         settlements: [{ asset: 'eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', destination }],
       },
     })
-    expect(otherChain.status).toBe(400)
-    expect(otherChain.body.code).toBe('params_validation')
+    expectError(otherChain, 400, 'params_validation')
     const moved = 'eip155:8453:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
     const updated = await call('PUT', `${path}/${id}`, { body: { destination: moved } })
     expect(updated.status).toBe(200)
@@ -123,13 +118,11 @@ describe('crypto settlements', () => {
       expect.objectContaining({ id, asset, destination: moved }),
     ])
     const unknown = await call('PUT', `${path}/stl_unknown`, { body: { destination: moved } })
-    expect(unknown.status).toBe(404)
-    expect(unknown.body.code).toBe('settlement_not_found')
+    expectError(unknown, 404, 'settlement_not_found')
   })
 
   it('an unknown merchant is 404 merchant_not_found', async () => {
     const reply = await call('GET', '/v1/merchants/mrch_unknown/settlements/crypto')
-    expect(reply.status).toBe(404)
-    expect(reply.body.code).toBe('merchant_not_found')
+    expectError(reply, 404, 'merchant_not_found')
   })
 })

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../src/pay/sandbox/index.js'
-import { api, usd } from './helpers.js'
+import { api, expectError, usd } from './helpers.js'
 
 let sandbox: PaySandbox
 let call: ReturnType<typeof api>
@@ -33,11 +33,10 @@ describe('POST /v1/payments', () => {
   it('Merchant-Id: missing is 400 params_validation, unknown is 404 merchant_not_found', async () => {
     const body = { referenceId: 'o', amount: usd('1') }
     const missing = await call('POST', '/v1/payments', { body, headers: { 'merchant-id': undefined } })
-    expect(missing.status).toBe(400)
+    expectError(missing, 400, 'params_validation')
     expect(missing.body.issues).toEqual([{ field: 'Merchant-Id', message: 'required' }])
     const unknown = await call('POST', '/v1/payments', { body, headers: { 'merchant-id': 'mrch_nobody' } })
-    expect(unknown.status).toBe(404)
-    expect(unknown.body.code).toBe('merchant_not_found')
+    expectError(unknown, 404, 'merchant_not_found')
   })
 
   it('refuses malformed amounts and references with 400 params_validation naming the field', async () => {
@@ -53,8 +52,7 @@ describe('POST /v1/payments', () => {
     ]
     for (const [body, field] of cases) {
       const reply = await call('POST', '/v1/payments', { body })
-      expect(reply.status, JSON.stringify(body)).toBe(400)
-      expect(reply.body.code).toBe('params_validation')
+      expectError(reply, 400, 'params_validation', JSON.stringify(body))
       expect(reply.body.issues.map((issue: { field: string }) => issue.field)).toContain(field)
     }
   })
@@ -80,8 +78,7 @@ describe('GET /v1/payments/{id}/status', () => {
 
   it('unknown id and another merchant’s payment are 404 payment_not_found', async () => {
     const unknown = await call('GET', '/v1/payments/pay_unknown/status')
-    expect(unknown.status).toBe(404)
-    expect(unknown.body.code).toBe('payment_not_found')
+    expectError(unknown, 404, 'payment_not_found')
     const other = await call('POST', '/v1/merchants', {
       headers: { 'idempotency-key': randomUUID() },
       body: { merchantName: 'Other', merchantEmail: 'other@example.com' },
@@ -90,8 +87,7 @@ describe('GET /v1/payments/{id}/status', () => {
     const foreign = await call('GET', `/v1/payments/${body.id}/status`, {
       headers: { 'merchant-id': other.body.merchant.id },
     })
-    expect(foreign.status).toBe(404)
-    expect(foreign.body.code).toBe('payment_not_found')
+    expectError(foreign, 404, 'payment_not_found')
   })
 
   it('requires Merchant-Id', async () => {
@@ -99,8 +95,7 @@ describe('GET /v1/payments/{id}/status', () => {
     const reply = await call('GET', `/v1/payments/${body.id}/status`, {
       headers: { 'merchant-id': undefined },
     })
-    expect(reply.status).toBe(400)
-    expect(reply.body.code).toBe('params_validation')
+    expectError(reply, 400, 'params_validation')
   })
 })
 
@@ -153,15 +148,14 @@ describe('merchant checkout API', () => {
       body,
       headers: { 'merchant-id': 'mrch_none' },
     })
-    expect(unknown.status).toBe(404)
-    expect(unknown.body.code).toBe('merchant_not_found')
+    expectError(unknown, 404, 'merchant_not_found')
     const bad = await call('POST', '/v1/merchant/payment', { body: { referenceId: 'chk-3' } })
-    expect(bad.status).toBe(400)
+    expectError(bad, 400, 'params_validation')
     const key = await call('POST', '/v1/merchant/payment', {
       body,
       headers: { 'api-key': 'svc_test_wrongwrongwrong' },
     })
-    expect(key.status).toBe(401)
+    expectError(key, 401, 'invalid_api_key')
   })
 
   it('status vocabulary: succeeded stays, cancelled shows as failed', async () => {
@@ -190,8 +184,7 @@ describe('lifecycle and test controls', () => {
     sandbox.control.fail(body.id, 'card declined in test')
     expect(() => sandbox.control.succeed(body.id)).toThrow(/cannot become succeeded/)
     const reply = await call('POST', `/_sandbox/payments/${body.id}/expire`)
-    expect(reply.status).toBe(409)
-    expect(reply.body.code).toBe('invalid_transition')
+    expectError(reply, 409, 'invalid_transition')
     expect(sandbox.control.payment(body.id)).toMatchObject({
       status: 'failed',
       failure_reason: 'card declined in test',
@@ -236,7 +229,7 @@ describe('lifecycle and test controls', () => {
         payment_state_version: 3,
         settlement: { settled: true },
       })
-      expect((await localCall('POST', `/_sandbox/payments/${body.id}/teleport`)).status).toBe(404)
+      expectError(await localCall('POST', `/_sandbox/payments/${body.id}/teleport`), 404, 'not_found')
       const events = (await localCall('GET', '/_sandbox/events')).body.data
       expect(events.map((event: { type: string }) => event.type)).toEqual([
         'payment.created',

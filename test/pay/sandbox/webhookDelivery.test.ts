@@ -9,7 +9,7 @@ import {
   type WebhookReceiver,
 } from '../../../src/pay/sandbox/index.js'
 import { verifyWebhook } from '../../../src/pay/webhooks.js'
-import { api, createPayment, payByHand } from './helpers.js'
+import { api, createPayment, expectError, payByHand } from './helpers.js'
 
 const cleanup: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -245,10 +245,9 @@ describe('deliveries', () => {
     })
     const tooOld = new Date(Date.now() - 15 * 24 * 60 * 60 * 1000).toISOString()
     const refused = await call('POST', '/v1/webhook-endpoint/replay', { body: { since: tooOld } })
-    expect(refused.status).toBe(400)
-    expect((await call('POST', '/v1/webhook-endpoint/replay', { body: { since: 'yesterday' } })).status).toBe(
-      400,
-    )
+    expectError(refused, 400, 'params_validation')
+    const malformed = await call('POST', '/v1/webhook-endpoint/replay', { body: { since: 'yesterday' } })
+    expectError(malformed, 400, 'params_validation')
   })
 
   it('only subscribed event types are delivered', async () => {
@@ -295,8 +294,7 @@ describe('secrets', () => {
     const call = api(sandbox)
     const receiver = await receiverFor(sandbox)
     const missing = await call('GET', '/v1/webhook-endpoint')
-    expect(missing.status).toBe(404)
-    expect(missing.body.code).toBe('webhook_endpoint_not_found')
+    expectError(missing, 404, 'webhook_endpoint_not_found')
     for (const url of [
       'http://example.com/hook',
       'ftp://127.0.0.1/x',
@@ -304,8 +302,7 @@ describe('secrets', () => {
       'nope',
     ]) {
       const refused = await call('PUT', '/v1/webhook-endpoint', { body: { url } })
-      expect(refused.status, url).toBe(400)
-      expect(refused.body.code).toBe('params_validation')
+      expectError(refused, 400, 'params_validation', url)
     }
     expect(
       (await call('PUT', '/v1/webhook-endpoint', { body: { url: 'https://merchant.example/hook' } })).status,
@@ -347,13 +344,13 @@ describe('secrets', () => {
     const again = await receiver.waitFor((entry) => entry.outcome === 'duplicate')
     expect(again.status).toBe(200)
     const noDelivery = await call('POST', '/v1/webhook-endpoint/deliveries/msg_nope/resend')
-    expect(noDelivery.status).toBe(404)
-    expect(noDelivery.body.code).toBe('delivery_not_found')
-    expect(
-      (await call('POST', '/v1/webhook-endpoint/test', { body: { type: 'payment.refunded' } })).status,
-    ).toBe(400)
+    expectError(noDelivery, 404, 'delivery_not_found')
+    const unknownType = await call('POST', '/v1/webhook-endpoint/test', {
+      body: { type: 'payment.refunded' },
+    })
+    expectError(unknownType, 400, 'params_validation')
     expect((await call('DELETE', '/v1/webhook-endpoint')).body).toEqual({ deleted: true })
-    expect((await call('GET', '/v1/webhook-endpoint/secret')).status).toBe(404)
+    expectError(await call('GET', '/v1/webhook-endpoint/secret'), 404, 'webhook_endpoint_not_found')
   })
 
   it('the reference receiver rejects a delivery signed with a secret it does not know (400)', async () => {
