@@ -286,4 +286,3 @@ async function descriptorOf(rpc: CoreRpc, script: Uint8Array): Promise<string> {
   const info = await rpc<{ descriptor: string }>('getdescriptorinfo', [`raw(${bytesToHex(script)})`])
   return info.descriptor
 }
-
