@@ -120,3 +120,24 @@ describe('no signature before approval', () => {
     expect(text).not.toContain('4646464646464646464646464646464646464646464646464646464646464646')
   })
 })
+
+describe('WalletKit session_request shape', () => {
+  it('personal_sign from a session_request event: review carries the verified origin, answer echoes the id', async () => {
+    const spy = spySigner()
+    const { wallet, reviews } = harness({ keys: accountKeys(spy.account), chains: [1] })
+    const response = await wallet.handle({
+      id: 1700000000001,
+      topic: 'a'.repeat(64),
+      params: { chainId: 'eip155:1', request: { method: 'personal_sign', params: ['0x68656c6c6f', owner] } },
+      verifyContext: { verified: { origin: 'https://app.example.com', validation: 'VALID' } },
+    })
+    expect(response).toMatchObject({ id: 1700000000001, result: expect.stringMatching(/^0x[0-9a-f]{130}$/) })
+    expect(reviews[0]).toMatchObject({
+      origin: 'https://app.example.com',
+      originValidation: 'VALID',
+      chainId: 'eip155:1',
+      method: 'personal_sign',
+      account: owner,
+    })
+  })
+})
