@@ -1,5 +1,5 @@
 import { ripemd160 } from '@noble/hashes/legacy.js'
-import { sha256 } from '@noble/hashes/sha2.js'
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { bech32, bech32m, createBase58check } from '@scure/base'
 import type { Network } from 'bitcoinjs-lib'
@@ -8,14 +8,33 @@ import type { AddressType, Purpose } from './types.js'
 
 /** Small byte helpers shared by the account model and message signing (no Buffer at boundaries). */
 
-export const base58check = createBase58check(sha256)
+type NodeCrypto = typeof import('node:crypto')
+// OpenSSL's SHA-256 where Node is (about 3x faster on the short inputs signing hashes), found without an
+// import so browsers and bundlers never see `node:crypto`; @noble/hashes elsewhere. Same bytes either way.
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
+
+export const sha256Backend: 'node:crypto' | '@noble/hashes' = nodeCrypto ? 'node:crypto' : '@noble/hashes'
+
+/** SHA-256 (one-shot, or over several parts without concatenating them). */
+export const sha256: (...parts: Uint8Array[]) => Uint8Array = nodeCrypto
+  ? (...parts) => {
+      const hash = nodeCrypto.createHash('sha256')
+      for (const part of parts) hash.update(part)
+      const digest = hash.digest()
+      return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
+    }
+  : (...parts) => nobleSha256(parts.length === 1 ? parts[0]! : concatBytes(...parts))
+
+export const base58check = createBase58check((data: Uint8Array) => sha256(data))
 
 export function hash160(data: Uint8Array): Uint8Array {
   return ripemd160(sha256(data))
 }
 
-export function sha256d(data: Uint8Array): Uint8Array {
-  return sha256(sha256(data))
+export function sha256d(...parts: Uint8Array[]): Uint8Array {
+  return sha256(sha256(...parts))
 }
 
 const tagPrefixes = new Map<string, Uint8Array>()
@@ -28,7 +47,7 @@ export function taggedHash(tag: string, ...data: Uint8Array[]): Uint8Array {
     prefix = concatBytes(tagHash, tagHash)
     tagPrefixes.set(tag, prefix)
   }
-  return sha256(concatBytes(prefix, ...data))
+  return sha256(prefix, ...data)
 }
 
 /** Bitcoin's CompactSize unsigned integer. */

@@ -77,19 +77,21 @@ describe('secp256k1 backends', () => {
 })
 
 describe('the portable fallback, end to end', () => {
-  it('signMessage through handle() gives the same bytes with WALLET_RPC_SECP256K1=noble', async () => {
+  it('signMessage through handle() gives the same bytes with WALLET_RPC_SECP256K1=noble and no node:crypto', async () => {
     const script = `
+      if (process.env.HIDE_NODE_CRYPTO) process.getBuiltinModule = undefined
       const { createWalletRpc } = await import('./src/createWalletRpc.ts')
       const { bip122, hdKeys, secp256k1Backend } = await import('./src/bip122/index.ts')
+      const { sha256Backend } = await import('./src/bip122/encoding.ts')
       const wallet = createWalletRpc({ namespaces: [bip122({ keys: hdKeys({ mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' }) })], approve: () => true })
       const answers = []
       for (const protocol of ['ecdsa', 'bip322']) {
         answers.push(await wallet.handle({ chainId: 'bip122:000000000019d6689c085ae165831e93', request: { id: 1, method: 'signMessage', params: { account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', message: 'fallback', protocol } } }))
       }
-      process.stdout.write(JSON.stringify({ backend: secp256k1Backend.name, answers }))
+      process.stdout.write(JSON.stringify({ backend: secp256k1Backend.name, sha256: sha256Backend, answers }))
     `
-    const runWith = async (backend: string | undefined) => {
-      const env = { ...process.env }
+    const runWith = async (backend: string | undefined, hideNodeCrypto = false) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ...(hideNodeCrypto ? { HIDE_NODE_CRYPTO: '1' } : {}) }
       if (backend === undefined) delete env.WALLET_RPC_SECP256K1
       else env.WALLET_RPC_SECP256K1 = backend
       const { stdout } = await promisify(execFile)(
@@ -97,11 +99,14 @@ describe('the portable fallback, end to end', () => {
         ['--import', 'tsx', '--input-type=module', '-e', script],
         { cwd: new URL('../..', import.meta.url).pathname, env },
       )
-      return JSON.parse(stdout) as { backend: string; answers: unknown[] }
+      return JSON.parse(stdout) as { backend: string; sha256: string; answers: unknown[] }
     }
-    const [portable, wasm] = await Promise.all([runWith('noble'), runWith(undefined)])
+    // Portable all the way: noble secp256k1 and @noble/hashes SHA-256 (as in a browser), against WASM + OpenSSL.
+    const [portable, wasm] = await Promise.all([runWith('noble', true), runWith(undefined)])
     expect(portable.backend).toBe('@bitcoinerlab/secp256k1')
     expect(wasm.backend).toBe('tiny-secp256k1')
+    expect(portable.sha256).toBe('@noble/hashes')
+    expect(wasm.sha256).toBe('node:crypto')
     expect(portable.answers).toEqual(wasm.answers)
     expect(JSON.stringify(portable.answers)).toContain('"signature"')
   })

@@ -6,7 +6,7 @@ const magicPrefix = utf8ToBytes('\x18Bitcoin Signed Message:\n')
 
 /** `sha256d("\x18Bitcoin Signed Message:\n" ‖ compactSize(len) ‖ message)`: what BIP-137 signs. */
 export function bitcoinMessageHash(message: Uint8Array): Uint8Array {
-  return sha256d(concatBytes(magicPrefix, compactSize(message.length), message))
+  return sha256d(magicPrefix, compactSize(message.length), message)
 }
 
 /** BIP-137 header base per address type (compressed keys): 31 P2PKH, 35 P2SH-P2WPKH, 39 P2WPKH. */

@@ -1,6 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes } from '@noble/hashes/utils.js'
-import { compactSize, p2pkhScript, sha256d, taggedHash } from '../encoding.js'
+import { compactSize, p2pkhScript, sha256, sha256d, taggedHash } from '../encoding.js'
 
 /**
  * BIP-322 "simple" signatures built directly: the virtual `to_spend` / `to_sign` transactions have one input
@@ -30,20 +29,18 @@ export function bip322MessageHash(message: Uint8Array): Uint8Array {
 /** txid (internal byte order) of `to_spend` for the message hash and the signer's scriptPubKey. */
 export function toSpendTxid(messageHash: Uint8Array, scriptPubKey: Uint8Array): Uint8Array {
   return sha256d(
-    concatBytes(
-      zero4, // version 0
-      Uint8Array.of(0x01), // one input
-      new Uint8Array(32), // prevout hash 0…0
-      Uint8Array.of(0xff, 0xff, 0xff, 0xff), // prevout index 0xFFFFFFFF
-      Uint8Array.of(0x22, 0x00, 0x20), // scriptSig: OP_0 PUSH32 <message hash>
-      messageHash,
-      zero4, // sequence 0
-      Uint8Array.of(0x01), // one output
-      zero8, // value 0
-      compactSize(scriptPubKey.length),
-      scriptPubKey,
-      zero4, // locktime 0
-    ),
+    zero4, // version 0
+    Uint8Array.of(0x01), // one input
+    new Uint8Array(32), // prevout hash 0…0
+    Uint8Array.of(0xff, 0xff, 0xff, 0xff), // prevout index 0xFFFFFFFF
+    Uint8Array.of(0x22, 0x00, 0x20), // scriptSig: OP_0 PUSH32 <message hash>
+    messageHash,
+    zero4, // sequence 0
+    Uint8Array.of(0x01), // one output
+    zero8, // value 0
+    compactSize(scriptPubKey.length),
+    scriptPubKey,
+    zero4, // locktime 0
   )
 }
 
@@ -66,19 +63,17 @@ export function segwitV0Sighash(toSpend: Uint8Array, publicKeyHash: Uint8Array):
   const outpoint = concatBytes(toSpend, zero4)
   const scriptCode = p2pkhScript(publicKeyHash)
   return sha256d(
-    concatBytes(
-      zero4, // version 0
-      sha256d(outpoint), // hashPrevouts
-      hashSequenceV0,
-      outpoint,
-      compactSize(scriptCode.length),
-      scriptCode,
-      zero8, // amount 0
-      zero4, // sequence 0
-      hashOutputsV0,
-      zero4, // locktime 0
-      sighashAll,
-    ),
+    zero4, // version 0
+    sha256d(outpoint), // hashPrevouts
+    hashSequenceV0,
+    outpoint,
+    compactSize(scriptCode.length),
+    scriptCode,
+    zero8, // amount 0
+    zero4, // sequence 0
+    hashOutputsV0,
+    zero4, // locktime 0
+    sighashAll,
   )
 }
 
@@ -89,9 +84,9 @@ export function taprootSighash(toSpend: Uint8Array, scriptPubKey: Uint8Array): U
     Uint8Array.of(0x00, 0x00), // epoch 0, hash_type DEFAULT
     zero4, // version 0
     zero4, // locktime 0
-    sha256(concatBytes(toSpend, zero4)), // sha_prevouts
+    sha256(toSpend, zero4), // sha_prevouts
     shaAmountsV1,
-    sha256(concatBytes(compactSize(scriptPubKey.length), scriptPubKey)), // sha_scriptpubkeys
+    sha256(compactSize(scriptPubKey.length), scriptPubKey), // sha_scriptpubkeys
     shaSequencesV1,
     shaOutputsV1,
     Uint8Array.of(0x00), // spend_type: key path, no annex
