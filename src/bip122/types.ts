@@ -93,7 +93,10 @@ export type KeyProvider = {
   signTaproot(path: KeyPath, hash: Uint8Array, auxRand?: Uint8Array): Promise<Uint8Array>
 }
 
-/** A hardware or MPC signer plugs in as a `KeyProvider` directly; this alias names that intent. */
+/**
+ * A hardware or MPC signer is a `KeyProvider`; wrap it with `externalSigner()` so every public key and
+ * signature it returns is checked before use.
+ */
 export type ExternalSigner = KeyProvider
 
 // ---------------------------------------------------------------------------------------------------------
