@@ -69,7 +69,6 @@ export class WebhookDispatcher {
   private readonly list: WebhookDelivery[] = []
   private readonly timers = new Set<NodeJS.Timeout>()
   private readonly inFlight = new Set<AbortController>()
-  private pendingCount = 0
   private idleWaiters: Array<() => void> = []
   private failingSince: number | null = null
   private stopped = false
@@ -103,22 +102,20 @@ export class WebhookDispatcher {
 
   /** Every secret a receiver should accept right now (the current one first, then any overlapping old one). */
   validSecrets(): string[] {
-    const now = this.options.clock()
-    this.secrets = this.secrets.filter((secret) => secret.validUntil === null || secret.validUntil > now)
-    return this.secrets.map((secret) => secret.value)
+    return this.liveSecrets().map((secret) => secret.value)
   }
 
   /** New current secret; the previous one stays valid (and keeps signing) for 24 hours. */
   rotateSecret(): { secret: string; previousSecretExpiresAt: string } {
     const now = this.options.clock()
     const validUntil = now + rotationOverlapMs
-    const previous = this.validSecrets()
+    const previous = this.liveSecrets()
     const current = newWebhookSecret()
     this.secrets = [
       { value: current, validUntil: null },
-      ...previous.map((value) => ({
-        value,
-        validUntil: Math.min(validUntil, this.expiryOf(value) ?? validUntil),
+      ...previous.map((secret) => ({
+        value: secret.value,
+        validUntil: Math.min(validUntil, secret.validUntil ?? validUntil),
       })),
     ]
     return { secret: current, previousSecretExpiresAt: iso(validUntil) }
@@ -145,7 +142,6 @@ export class WebhookDispatcher {
       nextAttemptAt: iso(this.options.clock()),
     }
     this.list.push(delivery)
-    this.pendingCount++
     this.schedule(delivery, 0)
     return delivery
   }
@@ -154,7 +150,6 @@ export class WebhookDispatcher {
   resend(deliveryId: string): WebhookDelivery | undefined {
     const delivery = this.list.find((entry) => entry.id === deliveryId)
     if (delivery === undefined || this.stopped) return undefined
-    if (delivery.state !== 'pending') this.pendingCount++
     delivery.state = 'pending'
     this.schedule(delivery, 0, true)
     return delivery
@@ -190,7 +185,7 @@ export class WebhookDispatcher {
 
   /** Resolves once no delivery is pending (delivered or finally failed). */
   idle(): Promise<void> {
-    if (this.pendingCount === 0) return Promise.resolve()
+    if (this.pendingCount() === 0) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
@@ -199,12 +194,19 @@ export class WebhookDispatcher {
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()
     for (const controller of this.inFlight) controller.abort()
-    this.pendingCount = 0
     this.releaseIdle()
   }
 
-  private expiryOf(value: string): number | null {
-    return this.secrets.find((secret) => secret.value === value)?.validUntil ?? null
+  /** The secrets still valid (expired ones are dropped). */
+  private liveSecrets(): Secret[] {
+    const now = this.options.clock()
+    this.secrets = this.secrets.filter((secret) => secret.validUntil === null || secret.validUntil > now)
+    return this.secrets
+  }
+
+  /** Deliveries still waiting for an attempt or a retry; none once stopped. */
+  private pendingCount(): number {
+    return this.stopped ? 0 : this.list.filter((delivery) => delivery.state === 'pending').length
   }
 
   private schedule(delivery: WebhookDelivery, delayMs: number, manual = false): void {
@@ -294,8 +296,7 @@ export class WebhookDispatcher {
   private finish(delivery: WebhookDelivery, state: 'delivered' | 'failed'): void {
     delivery.state = state
     delivery.nextAttemptAt = null
-    this.pendingCount = Math.max(0, this.pendingCount - 1)
-    if (this.pendingCount === 0) this.releaseIdle()
+    if (this.pendingCount() === 0) this.releaseIdle()
   }
 
   private releaseIdle(): void {
