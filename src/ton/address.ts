@@ -51,7 +51,8 @@ export function parseAnyAddress(text: string, path: string): Address {
 
 /** How the review shows an address: user-friendly, non-bounceable for wallets, test flag on testnet. */
 export function friendly(address: Address, chainId: string, bounceable: boolean): string {
-  const key = `${chainId}:${bounceable}`
+  // Reviews show the wallet non-bounceable; that common case allocates no key.
+  const key = bounceable ? `${chainId}/bounceable` : chainId
   let forms = friendlyForms.get(address)
   if (forms === undefined) {
     forms = new Map()

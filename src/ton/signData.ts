@@ -36,22 +36,26 @@ export function signDataMessage(input: SignDataInput & { payload: { type: 'text'
   const domainBytes = utf8Bytes(domain)
   const data = payload.type === 'text' ? utf8Bytes(payload.text) : payload.bytes
   const out = new Uint8Array(prefix.length + 4 + 32 + 4 + domainBytes.length + 8 + 3 + 4 + data.length)
-  const view = new DataView(out.buffer)
-  let at = 0
-  out.set(prefix, at)
-  at += prefix.length
-  view.setInt32(at, address.workChain)
-  out.set(address.hash, at + 4)
-  view.setUint32(at + 36, domainBytes.length)
-  at += 40
+  out.set(prefix)
+  let at = writeUint32(out, prefix.length, address.workChain >>> 0)
+  out.set(address.hash, at)
+  at = writeUint32(out, at + 32, domainBytes.length)
   write(out, at, domainBytes)
-  at += domainBytes.length
-  view.setUint32(at, Math.floor(timestamp / 2 ** 32))
-  view.setUint32(at + 4, timestamp >>> 0)
-  out.set(payload.type === 'text' ? txt : bin, at + 8)
-  view.setUint32(at + 11, data.length)
-  write(out, at + 15, data)
+  at = writeUint32(out, at + domainBytes.length, Math.floor(timestamp / 2 ** 32))
+  at = writeUint32(out, at, timestamp >>> 0)
+  out.set(payload.type === 'text' ? txt : bin, at)
+  at = writeUint32(out, at + 3, data.length)
+  write(out, at, data)
   return out
+}
+
+/** Big-endian; returns the next offset. */
+function writeUint32(out: Uint8Array, at: number, value: number): number {
+  out[at] = value >>> 24
+  out[at + 1] = value >>> 16
+  out[at + 2] = value >>> 8
+  out[at + 3] = value
+  return at + 4
 }
 
 /** UTF-8 bytes, or the string itself when it is ASCII (its bytes are its char codes; no encoder call). */
