@@ -4,7 +4,7 @@ import { badRequest, PayHttpError } from '../errors.js'
 import { iso } from '../ids.js'
 import { type EventType, eventTypes } from '../model.js'
 import { validateBody } from '../validate.js'
-import { replayReachMs, type WebhookDispatcher } from '../webhookDelivery.js'
+import { replayReachMs, type WebhookDispatcher, type WebhookEndpoint } from '../webhookDelivery.js'
 import { sampleEvent } from './sampleEvent.js'
 
 /**
@@ -32,17 +32,20 @@ const endpointBody = v.object({
   events: v.optional(v.pipe(v.array(v.picklist(eventTypes)), v.minLength(1))),
 })
 
-const endpointJson = (webhooks: WebhookDispatcher) => {
+/** The test-mode endpoint; 404 webhook_endpoint_not_found when none is registered. */
+function requireEndpoint(webhooks: WebhookDispatcher): WebhookEndpoint {
   const endpoint = webhooks.endpoint
   if (endpoint === null)
     throw new PayHttpError(404, 'webhook_endpoint_not_found', 'no webhook endpoint in test mode')
-  return {
-    url: endpoint.url,
-    events: endpoint.events,
-    createdAt: iso(endpoint.createdAt),
-    disabled: endpoint.disabled,
-  }
+  return endpoint
 }
+
+const endpointJson = (endpoint: WebhookEndpoint) => ({
+  url: endpoint.url,
+  events: endpoint.events,
+  createdAt: iso(endpoint.createdAt),
+  disabled: endpoint.disabled,
+})
 
 export const putWebhookEndpoint: Route = {
   method: 'PUT',
@@ -51,8 +54,8 @@ export const putWebhookEndpoint: Route = {
   handle: (context) => {
     const body = validateBody(endpointBody, context.body)
     const { webhooks } = context.sandbox
-    webhooks.setEndpoint(body.url, (body.events as EventType[] | undefined) ?? eventTypes)
-    return ok({ endpoint: endpointJson(webhooks), secret: webhooks.secret() })
+    const endpoint = webhooks.setEndpoint(body.url, (body.events as EventType[] | undefined) ?? eventTypes)
+    return ok({ endpoint: endpointJson(endpoint), secret: webhooks.secret() })
   },
 }
 
@@ -60,7 +63,7 @@ export const getWebhookEndpoint: Route = {
   method: 'GET',
   path: '/v1/webhook-endpoint',
   auth: 'apiKey',
-  handle: (context) => ok({ endpoint: endpointJson(context.sandbox.webhooks) }),
+  handle: (context) => ok({ endpoint: endpointJson(requireEndpoint(context.sandbox.webhooks)) }),
 }
 
 export const deleteWebhookEndpoint: Route = {
@@ -68,7 +71,7 @@ export const deleteWebhookEndpoint: Route = {
   path: '/v1/webhook-endpoint',
   auth: 'apiKey',
   handle: (context) => {
-    endpointJson(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox.webhooks)
     context.sandbox.webhooks.deleteEndpoint()
     return ok({ deleted: true })
   },
@@ -79,7 +82,7 @@ export const revealWebhookSecret: Route = {
   path: '/v1/webhook-endpoint/secret',
   auth: 'apiKey',
   handle: (context) => {
-    endpointJson(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox.webhooks)
     return ok({ secret: context.sandbox.webhooks.secret() })
   },
 }
@@ -89,7 +92,7 @@ export const rotateWebhookSecret: Route = {
   path: '/v1/webhook-endpoint/secret/rotate',
   auth: 'apiKey',
   handle: (context) => {
-    endpointJson(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox.webhooks)
     return ok(context.sandbox.webhooks.rotateSecret())
   },
 }
@@ -120,7 +123,7 @@ export const resendFailedDeliveries: Route = {
   auth: 'apiKey',
   handle: (context) => {
     const body = validateBody(sinceBody, context.body)
-    endpointJson(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox.webhooks)
     return ok({ resent: context.sandbox.webhooks.resendFailed(Date.parse(body.since)) }, 202)
   },
 }
@@ -131,7 +134,7 @@ export const replayEvents: Route = {
   auth: 'apiKey',
   handle: (context) => {
     const body = validateBody(sinceBody, context.body)
-    endpointJson(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox.webhooks)
     const since = Date.parse(body.since)
     if (since < context.sandbox.state.now() - replayReachMs) {
       throw badRequest('replay reaches back at most 14 days', [
@@ -150,7 +153,7 @@ export const sendTestEvent: Route = {
   auth: 'apiKey',
   handle: (context) => {
     const body = validateBody(testEventBody, context.body)
-    endpointJson(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox.webhooks)
     const event = sampleEvent(body.type as EventType, context.version, context.sandbox.state.now())
     const delivery = context.sandbox.webhooks.enqueue(event)
     return ok({ event, deliveryId: delivery?.id ?? null }, 202)
