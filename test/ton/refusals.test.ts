@@ -509,6 +509,27 @@ describe('ton_sendMessage results', () => {
     expect(slice.loadUint(32)).toBe(42)
   })
 
+  it('reads each destination once; a destination it cannot read is a caution, not a failure', async () => {
+    const reads: string[] = []
+    const base = memoryProvider({ walletState: 'active', seqno: 3 }).provider
+    const provider: TonChainProvider = {
+      ...base,
+      getAccount: async (address) => {
+        reads.push(address)
+        if (address !== ours) throw new Error('HTTP 429')
+        return base.getAccount(address)
+      },
+    }
+    const { rpc, reviews } = tonWallet({ providers: { 'ton:-239': provider } })
+    const params = {
+      messages: [one({ address: bounceableDestination }), one({ address: plainDestination }), one()],
+    }
+    const response = await rpc.handle({ chainId: 'ton:-239', request: request('ton_sendMessage', params) })
+    expect('result' in response).toBe(true)
+    expect(reads.sort()).toEqual([ours, someoneElse].sort())
+    expect(reviews[0]!.warnings.map((warning) => warning.code)).toEqual(['ton.destination_state_unknown'])
+  })
+
   it('review: deploy, bounce-to-uninitialised, opaque-payload and balance cautions, decoded comment', async () => {
     const { rpc, reviews } = tonWallet({
       providers: { 'ton:-239': memoryProvider({ balance: 1n }).provider },

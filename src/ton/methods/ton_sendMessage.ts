@@ -152,11 +152,32 @@ async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Destination states, only for the review's bounce warning: each distinct address is read once, a few at a
+ * time (toncenter rate-limits), and a failed read becomes a caution instead of failing the request.
+ */
+async function destinationStates(
+  provider: TonChainProvider,
+  messages: readonly PlannedMessage[],
+): Promise<(TonAccount | undefined)[]> {
+  const unique = [...new Set(messages.map((message) => message.destination.address.toRawString()))]
+  const states = new Map<string, TonAccount | undefined>()
+  for (let start = 0; start < unique.length; start += 4) {
+    await Promise.all(
+      unique.slice(start, start + 4).map(async (address) => {
+        states.set(address, await provider.getAccount(address).catch(() => undefined))
+      }),
+    )
+  }
+  return messages.map((message) => states.get(message.destination.address.toRawString()))
+}
+
 export function reviewSendMessage(
   context: RequestContext,
   contract: WalletContract,
   messages: readonly PlannedMessage[],
-  destinations: readonly TonAccount[],
+  /** Per message; undefined where the chain could not tell (the review says so). */
+  destinations: readonly (TonAccount | undefined)[],
   wallet: TonAccount,
   requestedValidUntil: number | undefined,
 ): ReviewDraft {
@@ -194,7 +215,14 @@ export function reviewSendMessage(
         )
       }
     }
-    const state = destinations[index]?.state
+    const destination = destinations[index]
+    if (destination === undefined) {
+      warn(
+        'ton.destination_state_unknown',
+        'The state of a destination account could not be read from the chain.',
+      )
+    }
+    const state = destination?.state ?? 'active'
     if (message.destination.bounceable && state !== 'active' && !deploysDestination) {
       warn(
         'ton.bounce_to_uninit',
@@ -261,13 +289,7 @@ export const ton_sendMessage = (wallet: TonWallet) =>
       const self = contract.rawAddress
       const [account, destinations] = await Promise.all([
         read('reading the wallet account', () => provider.getAccount(self)),
-        Promise.all(
-          messages.map((message) =>
-            read('reading a destination account', () =>
-              provider.getAccount(message.destination.address.toRawString()),
-            ),
-          ),
-        ),
+        destinationStates(provider, messages),
       ])
       if (account.state === 'frozen') {
         throw new PolicyRefusedError('the wallet account is frozen', { rule: 'ton.wallet_frozen' })
