@@ -6,7 +6,7 @@ import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
 import { type Bip122Namespace, bip122 } from '../../src/bip122/namespace.js'
 import { esplora } from '../../src/bip122/providers/esplora.js'
 import type { Bip122Policy } from '../../src/bip122/psbt/policy.js'
-import type { AccountAddress, ChainProvider, Purpose } from '../../src/bip122/types.js'
+import type { AccountAddress, ChainProvider, KeyProvider, Purpose } from '../../src/bip122/types.js'
 import type { WalletEvent } from '../../src/core/events.js'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
@@ -49,6 +49,8 @@ export type HarnessOptions = {
   /** Esplora request timeout (ms). */
   timeoutMs?: number
   clock?: () => number
+  /** Replace the key provider (spies, static wallets); default hdKeys of the `abandon … about` mnemonic. */
+  keys?: KeyProvider
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -59,7 +61,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   })
   const provider = options.provider ? options.provider(real) : real
   const namespace = bip122({
-    keys: hdKeys({ mnemonic }),
+    keys: options.keys ?? hdKeys({ mnemonic }),
     chains: { [chainId]: provider ? { provider } : {} },
     // Every request re-reads the chain (tests fund between calls); a gap of 8 keeps that to ~70 reads.
     cacheMs: 0,

@@ -1,7 +1,11 @@
+import { sha256 } from '@noble/hashes/sha2.js'
 import * as bitcoin from 'bitcoinjs-lib'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
+import { singleKey } from '../../src/bip122/keys/singleKey.js'
+import type { KeyProvider } from '../../src/bip122/types.js'
 import { type BitcoinRegtest, startBitcoinRegtest } from '../../src/devchains/bitcoinRegtest/index.js'
-import { foreignParty, type Harness, network, startHarness } from './psbtFixture.js'
+import { foreignParty, type Harness, mnemonic, network, startHarness } from './psbtFixture.js'
 
 // sendTransfer through the real router and esplora() provider against the embedded regtest chain. Each
 // test gets its own chain so UTXO sets do not leak between them.
@@ -405,4 +409,95 @@ describe('sendTransfer: concurrency and faults', () => {
       await fresh.stop()
     }
   })
+})
+
+describe('sendTransfer: keys and static wallets', () => {
+  it('no key is touched before approval; a declined transfer signs nothing', async () => {
+    const fresh = await startBitcoinRegtest()
+    const inner = hdKeys({ mnemonic })
+    const signed: string[] = []
+    let approveNext = false
+    const keys: KeyProvider = {
+      kind: inner.kind,
+      account: inner.account,
+      publicKey: (path) => inner.publicKey(path),
+      signEcdsa: async (path, hash) => {
+        signed.push(`ecdsa ${path.purpose}/${path.change}/${path.index}`)
+        return inner.signEcdsa(path, hash)
+      },
+      signTaproot: async (path, hash, aux) => {
+        signed.push(`taproot ${path.purpose}/${path.change}/${path.index}`)
+        return inner.signTaproot(path, hash, aux)
+      },
+    }
+    const wallet = await startHarness({
+      chain: fresh,
+      keys,
+      approve: () => {
+        expect(signed).toEqual([]) // asked before anything was signed
+        return approveNext
+      },
+    })
+    try {
+      fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
+      const declined = await wallet.call('sendTransfer', {
+        account: wallet.accountId,
+        recipientAddress: recipient.address,
+        amount: '10000',
+      })
+      expect(declined.error?.code).toBe(5000)
+      expect(signed).toEqual([])
+      approveNext = true
+      const wait = await startHarness({
+        chain: fresh,
+        keys,
+        approve: () => true,
+        policy: { reservationMs: 0 },
+      })
+      try {
+        const sent = await wait.call('sendTransfer', {
+          account: wait.accountId,
+          recipientAddress: recipient.address,
+          amount: '10000',
+        })
+        expect(sent.error).toBeUndefined()
+        expect(signed).toEqual(['ecdsa 84/0/0'])
+      } finally {
+        await wait.stop()
+      }
+    } finally {
+      await wallet.stop()
+      await fresh.stop()
+    }
+  })
+
+  for (const addressType of ['p2wpkh', 'p2tr'] as const) {
+    it(`static ${addressType} wallet: spends its one address, change back to it (it has no other)`, async () => {
+      const fresh = await startBitcoinRegtest()
+      const wallet = await startHarness({
+        chain: fresh,
+        keys: singleKey({
+          privateKey: sha256(new TextEncoder().encode(`static ${addressType}`)),
+          addressType,
+        }),
+      })
+      try {
+        fresh.fund(wallet.accountId, 80_000)
+        const response = await wallet.call('sendTransfer', {
+          account: wallet.accountId,
+          recipientAddress: recipient.address,
+          amount: '20000',
+        })
+        expect(response.error).toBeUndefined()
+        const tx = bitcoin.Transaction.fromBuffer(
+          fresh.chain.rawTransaction((response.result as { txid: string }).txid)!,
+        )
+        expect(bitcoin.address.fromOutputScript(tx.outs[1]!.script, network)).toBe(wallet.accountId)
+        fresh.mine(1)
+      } finally {
+        await wallet.stop()
+        await fresh.stop()
+      }
+    })
+  }
 })
