@@ -24,8 +24,6 @@ export type TypedData = v.InferOutput<typeof typedDataSchema>
 /** A typed-data request checked and hashed, ready for review and signing. */
 export type CheckedTypedData = { definition: TypedDataDefinition; digest: Hex }
 
-const domainFieldOrder = ['name', 'version', 'chainId', 'verifyingContract', 'salt'] as const
-
 /**
  * Parses and validates typed data at `path`. `types.EIP712Domain` is required: when it is missing,
  * eth-sig-util hashes an empty domain while viem infers one, so the digest would depend on the wallet
@@ -59,9 +57,14 @@ export function checkTypedData(input: unknown, path: string, chainId: number): C
       path: `${path}.primaryType`,
     })
   }
-  const domain = { ...typedData.domain }
-  if (domain.chainId !== undefined) {
-    const domainChainId = chainIdValue(domain.chainId, `${path}.domain.chainId`)
+  // Only the fields EIP712Domain declares are hashed (viem and eth-sig-util skip the rest); keeping only
+  // those means the review and the warnings never show a domain the signature does not commit to.
+  const domain: Record<string, unknown> = {}
+  for (const { name } of typedData.types.EIP712Domain ?? []) {
+    if (Object.hasOwn(typedData.domain, name)) domain[name] = typedData.domain[name]
+  }
+  if (typedData.domain.chainId !== undefined) {
+    const domainChainId = chainIdValue(typedData.domain.chainId, `${path}.domain.chainId`)
     if (domainChainId !== BigInt(chainId)) {
       throw new PolicyRefusedError(
         `typed data domain.chainId ${domainChainId} differs from the request's chain eip155:${chainId}`,
@@ -69,7 +72,7 @@ export function checkTypedData(input: unknown, path: string, chainId: number): C
       )
     }
     // Hash the number, not its spelling: viem encodes a decimal or hex string differently per version.
-    domain.chainId = domainChainId
+    if (Object.hasOwn(domain, 'chainId')) domain.chainId = domainChainId
   }
   const definition = {
     types: typedData.types,
@@ -129,11 +132,10 @@ type Field = { name: string; type: string }
 /** Domain, primary type and the message as a tree following its declared types. */
 export function typedDataItems(definition: TypedDataDefinition): ReviewItem[] {
   const types = definition.types as Record<string, readonly Field[]>
-  const domain = (definition.domain ?? {}) as Record<string, unknown>
-  const domainItems = domainFieldOrder
-    .filter((name) => domain[name] !== undefined)
-    .map((name) => item(name, display(domain[name])))
-  const items: ReviewItem[] = [group('Domain', domainItems), item('Primary type', definition.primaryType)]
+  const items: ReviewItem[] = [
+    group('Domain', structItems(types, 'EIP712Domain', definition.domain)),
+    item('Primary type', definition.primaryType),
+  ]
   if (definition.primaryType !== 'EIP712Domain') {
     const message = definition.message as Record<string, unknown>
     items.push(group('Message', structItems(types, definition.primaryType, message)))

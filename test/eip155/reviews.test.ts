@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, maxUint160, maxUint256 } from 'viem'
+import { encodeFunctionData, erc20Abi, hashTypedData, maxUint160, maxUint256 } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { privateKeyKeys } from '../../src/eip155/index.js'
 import { harness } from './helpers.js'
@@ -238,6 +238,34 @@ describe('typed-data reviews', () => {
         message: `Permit2 signature: lets ${router} spend 5000000 (base units) of ${token} through ${permit2}.`,
       },
     ])
+  })
+
+  it('a domain field EIP712Domain does not declare is not signed, so neither shown nor named', async () => {
+    const permit = erc2612Permit(1000000n)
+    const undeclared = {
+      ...permit,
+      types: { ...permit.types, EIP712Domain: permit.types.EIP712Domain.slice(0, 3) },
+    }
+    const review = await reviewOf('eth_signTypedData_v4', [owner, undeclared])
+    expect(undeclared.domain.verifyingContract).toBe(token)
+    expect(review.items[0]).toEqual({
+      label: 'Domain',
+      items: [
+        { label: 'name', value: 'USD Coin' },
+        { label: 'version', value: '2' },
+        { label: 'chainId', value: '1' },
+      ],
+    })
+    expect(review.items).toContainEqual({
+      label: 'Digest',
+      value: hashTypedData({
+        ...undeclared,
+        domain: { name: 'USD Coin', version: '2', chainId: 1 },
+      } as never),
+    })
+    expect(review.warnings[0]?.message).toBe(
+      `Token permit: lets ${router} spend 1000000 (base units) of token unknown contract.`,
+    )
   })
 
   it('a message without a spender carries no warning', async () => {
