@@ -57,7 +57,16 @@ export function mnemonicKeys(options: MnemonicKeysOptions): Eip155Keys {
 
 /** Keys from raw 32-byte private keys (`0x`-prefixed hex). */
 export function privateKeyKeys(...privateKeys: readonly Hex[]): Eip155Keys {
-  return accountKeys(...privateKeys.map((privateKey) => privateKeyToAccount(privateKey)))
+  return accountKeys(
+    ...privateKeys.map((privateKey, index) => {
+      try {
+        return privateKeyToAccount(privateKey)
+      } catch {
+        // Not rethrown as the cause: the curve library's message prints an out-of-range key in full.
+        throw new Error(`private key #${index} is not a valid secp256k1 private key`)
+      }
+    }),
+  )
 }
 
 /** Keys from viem accounts, including custom external signers built with `toAccount`. */

@@ -154,4 +154,12 @@ describe("bip44-addresses.json (m/44'/60'/0'/0/i)", () => {
       /^invalid BIP-39 mnemonic$/,
     )
   })
+
+  it('an invalid private key is refused without echoing it', () => {
+    // At or above the curve order: noble's own error prints this value in decimal.
+    const outOfRange = `0x${'ff'.repeat(32)}` as const
+    expect(() => privateKeyKeys(outOfRange)).toThrowError(
+      /^private key #0 is not a valid secp256k1 private key$/,
+    )
+  })
 })
