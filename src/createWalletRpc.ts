@@ -54,7 +54,11 @@ export type SupportedNamespace = {
 export type WalletRpc = {
   /** Answers one request. Never throws; always echoes the request's id. */
   handle(input: HandleInput | SessionRequestEvent | unknown): Promise<JsonRpcResponse>
-  sessionProperties(): Promise<Record<string, string>>
+  /**
+   * What each namespace contributes to a session's `sessionProperties`. With `chainIds` (the session's
+   * approved chains) only namespaces with an approved chain contribute, each for those chains.
+   */
+  sessionProperties(chainIds?: readonly string[]): Promise<Record<string, string>>
   on(type: 'event', listener: WalletEventListener): () => void
   /** Chains, methods and events per namespace, for building a session's approved namespaces. */
   supported(): SupportedNamespace[]
@@ -156,11 +160,15 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
       }
     },
 
-    async sessionProperties() {
+    async sessionProperties(chainIds) {
       const merged: Record<string, string> = {}
       for (const namespace of byName.values()) {
+        const chains = chainIds
+          ? namespace.chains.filter((chainId) => chainIds.includes(chainId))
+          : namespace.chains
+        if (chains.length === 0) continue
         try {
-          const properties = (await namespace.sessionProperties?.()) ?? {}
+          const properties = (await namespace.sessionProperties?.(chains)) ?? {}
           for (const [key, value] of Object.entries(properties)) {
             if (typeof value === 'string') merged[key] = value
           }

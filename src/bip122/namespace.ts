@@ -165,8 +165,9 @@ export function bip122(options: Bip122Options): Bip122Namespace {
     async accounts(chainId) {
       return [(await chain(chainId)).account.id]
     },
-    async sessionProperties() {
-      const { account } = await chain(propertiesChain)
+    async sessionProperties(sessionChains = chainIds) {
+      const listed = sessionChains.includes(propertiesChain) ? propertiesChain : sessionChains[0]
+      const { account } = await chain(listed ?? propertiesChain)
       return { bip122_getAccountAddresses: JSON.stringify(await account.addressEntries()) }
     },
     async announceSession(chainId) {

@@ -63,8 +63,11 @@ export type Namespace = {
   events?: readonly string[]
   /** Account part of the CAIP-10 accounts to approve for `chainId` (bip122: only the account id). */
   accounts?: (chainId: string) => Promise<string[]>
-  /** Session properties this namespace contributes (values are strings, as WalletConnect requires). */
-  sessionProperties?: () => Promise<Record<string, string>>
+  /**
+   * Session properties this namespace contributes for a session on `chainIds` (some of its own chains;
+   * all of them when not given). Values are strings, as WalletConnect requires.
+   */
+  sessionProperties?: (chainIds?: readonly string[]) => Promise<Record<string, string>>
   /** Called once by `createWalletRpc`. */
   attach?: (host: NamespaceHost) => void
   /** The wallet approved a session on `chainId` (the WalletKit adapter calls this). */

@@ -309,6 +309,31 @@ describe('session properties, accounts and events', () => {
     expect(onError).toHaveBeenCalledOnce()
   })
 
+  it('with chain ids, asks only namespaces with an approved chain, each for its own approved chains', async () => {
+    const asked: Array<readonly string[] | undefined> = []
+    const other: Namespace = {
+      name: 'other',
+      chains: ['other:1'],
+      methods: {},
+      sessionProperties: async (chainIds) => {
+        asked.push(chainIds)
+        return { other_key: 'v' }
+      },
+    }
+    const { namespace } = createFakeNamespace()
+    const wallet = createWalletRpc({
+      namespaces: [
+        { ...namespace, sessionProperties: async (chainIds) => ({ fake_chains: String(chainIds) }) },
+        other,
+      ],
+      approve: () => true,
+    })
+    expect(await wallet.sessionProperties(['fake:2', 'eip155:1'])).toEqual({ fake_chains: 'fake:2' })
+    expect(asked).toEqual([])
+    expect(await wallet.sessionProperties()).toEqual({ fake_chains: 'fake:1,fake:2', other_key: 'v' })
+    expect(asked).toEqual([['other:1']])
+  })
+
   it('lists what each namespace supports and its accounts', async () => {
     const { wallet } = setup()
     expect(wallet.supported()).toEqual([
