@@ -15,7 +15,7 @@ import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../core/e
 import type { RequestContext } from '../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import type { ChainAccess, EstimateRequest } from './chains.js'
-import { accessOf, type ChainConfig, type Eip155Env, ownedAddress } from './env.js'
+import { accessOf, type ChainConfig, chainOf, type Eip155Env, nonceKey, ownedAddress } from './env.js'
 import type { Eip155Signer } from './keys.js'
 import { addressSchema, bytes32Schema, dataSchema, maxUint64, maxUint256, quantitySchema } from './schemas.js'
 
@@ -285,14 +285,35 @@ export async function signDraft(signer: Eip155Signer, draft: TransactionDraft, n
 }
 
 /**
- * Broadcasts once and returns the hash, but only after checking that the provider's hash is
- * keccak256 of exactly the bytes we sent: a provider that rewrote or substituted the transaction is caught.
+ * Runs `use` (sign, and maybe broadcast) with the draft's nonce. A nonce the dapp left out is reserved only
+ * now, after approval, so a rejected request leaves no gap; it counts as used once `use` returns and is
+ * given back when `use` throws.
  */
-export async function broadcastChecked(access: ChainAccess, raw: Hex): Promise<Hex> {
-  return checkedHash(raw, await access.sendRawTransaction(raw))
+export async function withNonce<Result>(
+  env: Eip155Env,
+  context: RequestContext,
+  draft: TransactionDraft,
+  use: (nonce: number) => Promise<Result>,
+): Promise<Result> {
+  if (draft.nonce !== undefined) return use(draft.nonce)
+  const access = accessOf(chainOf(env, context))
+  const reservation = await env.nonces.reserve(nonceKey(draft.chainId, draft.from), () =>
+    access.pendingNonce(draft.from),
+  )
+  try {
+    const result = await use(reservation.nonce)
+    reservation.settle(true)
+    return result
+  } catch (error) {
+    reservation.settle(false)
+    throw error
+  }
 }
 
-/** keccak256 of the raw transaction, after checking the provider reported that same hash. */
+/**
+ * keccak256 of the raw transaction, after checking that the hash the provider reported for its broadcast
+ * is that same hash: a provider that rewrote or substituted the transaction is caught.
+ */
 export function checkedHash(raw: Hex, returned: unknown): Hex {
   const expected = keccak256(raw)
   if (typeof returned !== 'string' || returned.toLowerCase() !== expected) {

@@ -11,7 +11,7 @@ import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey } from '../env.js'
 import { dataSchema } from '../schemas.js'
-import { broadcastChecked, type Fees, transactionReview } from '../transaction.js'
+import { checkedHash, type Fees, transactionReview } from '../transaction.js'
 
 /**
  * `eth_sendRawTransaction [raw]`: decode, recover the sender, refuse a chainId other than the request's
@@ -83,8 +83,9 @@ export const sendRawTransaction = (env: Eip155Env) =>
     },
     async execute(context, plan: Plan): Promise<Hex> {
       const chain = chainOf(env, context)
-      const hash = await broadcastChecked(accessOf(chain), plan.raw)
+      const returned = await accessOf(chain).sendRawTransaction(plan.raw)
+      // Accepted with this nonce even if the reported hash turns out wrong.
       if (plan.ours) env.nonces.observe(nonceKey(chain.chainId, plan.sender), plan.nonce)
-      return hash
+      return checkedHash(plan.raw, returned)
     },
   })

@@ -3,13 +3,13 @@ import type { Hex } from 'viem'
 import { defineMethod } from '../../core/namespace.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
 import {
-  broadcastChecked,
   checkedHash,
   planTransaction,
   reviewTransaction,
   signDraft,
   type TransactionDraft,
   transactionRequestSchema,
+  withNonce,
 } from '../transaction.js'
 
 /** `eth_sendTransaction [tx]`: fill, review, sign, broadcast once, return the checked hash. */
@@ -28,30 +28,13 @@ export const sendTransaction = (env: Eip155Env) =>
     async execute(context, draft: TransactionDraft): Promise<Hex> {
       const access = accessOf(chainOf(env, context))
       const signer = await signerOf(env, draft.from)
-      const key = nonceKey(draft.chainId, draft.from)
-      if (draft.nonce !== undefined) {
-        const hash = await broadcastChecked(access, await signDraft(signer, draft, draft.nonce))
-        env.nonces.observe(key, draft.nonce)
-        return hash
-      }
-      // The nonce is reserved only now, after approval: a rejected request leaves no gap.
-      const reservation = await env.nonces.reserve(key, () => access.pendingNonce(draft.from))
-      let raw: Hex
-      try {
-        raw = await signDraft(signer, draft, reservation.nonce)
-      } catch (error) {
-        reservation.settle(false)
-        throw error
-      }
-      let returned: Hex
-      try {
-        returned = await access.sendRawTransaction(raw)
-      } catch (error) {
-        reservation.settle(false)
-        throw error
-      }
-      // The provider accepted something with this nonce, so it counts as used even if the hash is wrong.
-      reservation.settle(true)
-      return checkedHash(raw, returned)
+      const sent = await withNonce(env, context, draft, async (nonce) => {
+        const raw = await signDraft(signer, draft, nonce)
+        return { nonce, raw, returned: await access.sendRawTransaction(raw) }
+      })
+      // The provider accepted something with this nonce, so it counts as used even if the hash is wrong
+      // (a no-op for a nonce the manager reserved; a dapp-given one moves the manager past it).
+      env.nonces.observe(nonceKey(draft.chainId, draft.from), sent.nonce)
+      return checkedHash(sent.raw, sent.returned)
     },
   })

@@ -1,13 +1,14 @@
 import * as v from 'valibot'
 import type { Hex } from 'viem'
 import { defineMethod } from '../../core/namespace.js'
-import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
+import { accessOf, chainOf, type Eip155Env, signerOf } from '../env.js'
 import {
   planTransaction,
   reviewTransaction,
   signDraft,
   type TransactionDraft,
   transactionRequestSchema,
+  withNonce,
 } from '../transaction.js'
 
 /**
@@ -29,18 +30,6 @@ export const signTransaction = (env: Eip155Env) =>
     },
     async execute(context, draft: TransactionDraft): Promise<Hex> {
       const signer = await signerOf(env, draft.from)
-      if (draft.nonce !== undefined) return signDraft(signer, draft, draft.nonce)
-      const access = accessOf(chainOf(env, context))
-      const reservation = await env.nonces.reserve(nonceKey(draft.chainId, draft.from), () =>
-        access.pendingNonce(draft.from),
-      )
-      try {
-        const raw = await signDraft(signer, draft, reservation.nonce)
-        reservation.settle(true)
-        return raw
-      } catch (error) {
-        reservation.settle(false)
-        throw error
-      }
+      return withNonce(env, context, draft, (nonce) => signDraft(signer, draft, nonce))
     },
   })
