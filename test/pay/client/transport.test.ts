@@ -237,6 +237,15 @@ describe('the API key never leaks', () => {
     expect(leaks(error)).toBe(false)
   })
 
+  it('not in anything a 2xx body echoes: option ids, accounts and the reasons built from them', async () => {
+    const echoing = usdcOption(apiKey, { account: `eip155:8453:${apiKey}` })
+    const options = await client({ options: [{ status: 200, body: optionsBody([echoing]) }] }).pay.getOptions(
+      'pay_1',
+    )
+    expect(options.options[0]).toMatchObject({ id: '[redacted]', available: false })
+    expect(JSON.stringify(options)).not.toContain(apiKey)
+  })
+
   it('not in error details, whatever JSON escaping the key would need', async () => {
     const quotedKey = 'svc_test_"quoted"\\key'
     const gateway = scriptedGateway({
