@@ -1,5 +1,5 @@
 import type { Namespace } from '../core/namespace.js'
-import { type TonChainId, tonChains } from './address.js'
+import { friendly, type TonChainId, tonChains } from './address.js'
 import type { TonSigner } from './keys.js'
 import { ton_sendMessage } from './methods/ton_sendMessage.js'
 import { ton_signData } from './methods/ton_signData.js'
@@ -54,10 +54,11 @@ export function ton(options: TonNamespaceOptions): Namespace {
       ton_sendMessage: ton_sendMessage(wallet),
       ton_signData: ton_signData(wallet),
     },
-    // The raw form `0:<hex>`: @tonconnect/sdk converts friendly accounts to it anyway, and it carries no
-    // bounce or testnet flag to get wrong.
-    async accounts() {
-      return [(await wallet.contract()).rawAddress]
+    // User-friendly, non-bounceable (the wallet's own form; test flag on ton:-3). Not the raw `0:<hex>`:
+    // its colon makes `ton:-239:0:<hex>` an invalid CAIP-10 id, which WalletConnect's approveSession refuses.
+    // @tonconnect/sdk converts friendly accounts to raw on its side.
+    async accounts(chainId) {
+      return [friendly((await wallet.contract()).address, chainId, false)]
     },
     async sessionProperties() {
       const contract = await wallet.contract()

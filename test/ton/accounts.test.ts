@@ -1,0 +1,25 @@
+import { Address, Cell } from '@ton/core'
+import { isValidAccountId } from '@walletconnect/utils'
+import { describe, expect, it } from 'vitest'
+import { tonWallet } from './fixtures.js'
+
+describe('ton accounts for session approval', () => {
+  it.each([
+    ['ton:-239', 'v5r1', false],
+    ['ton:-3', 'v5r1', true],
+    ['ton:-239', 'v4r2', false],
+  ] as const)(
+    '%s %s: a valid CAIP-10 account naming the StateInit’s address',
+    async (chainId, version, testOnly) => {
+      const { rpc } = tonWallet({ wallet: version })
+      const [account] = await rpc.accounts(chainId)
+      // WalletConnect's own validator, which approveSession applies to every account.
+      expect(isValidAccountId(`${chainId}:${account}`)).toBe(true)
+      const parsed = Address.parseFriendly(account!)
+      expect(parsed.isBounceable).toBe(false)
+      expect(parsed.isTestOnly).toBe(testOnly)
+      const stateInit = Cell.fromBase64((await rpc.sessionProperties()).ton_getStateInit!)
+      expect(parsed.address.equals(new Address(0, stateInit.hash()))).toBe(true)
+    },
+  )
+})
