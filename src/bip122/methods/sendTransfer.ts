@@ -158,6 +158,8 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
           hold,
           selection.inputs.map((utxo) => utxo.key),
         )
+        // No change output: give the index back, or skipped indexes could push change past the gap limit.
+        if (selection.change === undefined) book.releaseChangeIndex(hold)
         if (policy.maxFeeSats !== undefined && selection.fee > BigInt(policy.maxFeeSats)) {
           throw new PolicyRefusedError(
             `fee ${selection.fee} sat exceeds the wallet's cap of ${policy.maxFeeSats} sat`,
@@ -203,7 +205,12 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
 
       const items: ReviewItem[] = [
         item('From', account.id),
-        item('To', params.recipientAddress),
+        item(
+          'To',
+          (await account.findScript(recipientScript))
+            ? `${params.recipientAddress} (yours)`
+            : params.recipientAddress,
+        ),
         item('Amount', formatSats(amount)),
       ]
       const warnings: ReviewWarning[] = []

@@ -11,7 +11,7 @@ import type { Account } from '../types.js'
 export type Hold = {
   readonly id: number
   outpoints: string[]
-  readonly changeIndex: number | undefined
+  changeIndex: number | undefined
   expiresAt: number
   state: 'held' | 'spent' | 'released'
 }
@@ -27,6 +27,8 @@ export type ReservationBook = {
   /** Still ours at `now`? Extends it to `until` when so; false when it expired and was taken over. */
   renew(hold: Hold, now: number, until: number): boolean
   release(hold: Hold): void
+  /** Frees the hold's change index only (the transfer turned out to need no change). */
+  releaseChangeIndex(hold: Hold): void
   /** Broadcast: the coins are gone; keep them out of selection until the chain agrees (or `until`). */
   spent(hold: Hold, until: number): void
   /** Forget spent coins the chain no longer lists. */
@@ -91,6 +93,13 @@ export function createReservationBook(): ReservationBook {
       if (hold.changeIndex !== undefined && byChangeIndex.get(hold.changeIndex) === hold) {
         byChangeIndex.delete(hold.changeIndex)
       }
+    },
+
+    releaseChangeIndex(hold) {
+      if (hold.changeIndex !== undefined && byChangeIndex.get(hold.changeIndex) === hold) {
+        byChangeIndex.delete(hold.changeIndex)
+      }
+      hold.changeIndex = undefined
     },
 
     spent(hold, until) {
