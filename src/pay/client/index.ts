@@ -28,7 +28,6 @@ import {
 } from './collectData.js'
 import { defaultRetry, type RetryOptions } from './retry.js'
 import {
-  type Action,
   type CollectData,
   type CollectDataField,
   type ConfirmResponse,
@@ -283,7 +282,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         fetchResponseSchema,
         { signal },
       )
-      for (const built of body.actions as Action[]) {
+      for (const built of body.actions) {
         if (built.type !== 'walletRpc') throw new PayProtocolError('fetch returned a build action again.')
         resolved.push(built)
       }
