@@ -151,7 +151,7 @@ export class ChainAccess {
  * `execution reverted: nope`, `insufficient funds for gas * price + value`), else viem's short message.
  * Never the full viem message, which may embed the provider URL (and an API key in it).
  */
-export function nodeReason(error: unknown): string {
+function nodeReason(error: unknown): string {
   if (error instanceof BaseError) {
     const rpc = error.walk((cause) => cause instanceof RpcRequestError)
     if (rpc instanceof RpcRequestError && rpc.details) return rpc.details

@@ -255,7 +255,7 @@ async function fillGas(
 }
 
 /** viem's serializable form of a draft with its nonce decided. */
-export function toSerializable(draft: TransactionDraft, nonce: number): TransactionSerializable {
+function toSerializable(draft: TransactionDraft, nonce: number): TransactionSerializable {
   const common = {
     chainId: draft.chainId,
     nonce,
@@ -429,10 +429,10 @@ type DecodedCall = {
 }
 
 /** A token's symbol and decimals as its contract reports them (display only, never trusted for policy). */
-export type TokenMetadata = { symbol: string; decimals: number }
+type TokenMetadata = { symbol: string; decimals: number }
 
 /** ERC-20 transfer/approve/transferFrom and setApprovalForAll, when the calldata decodes exactly. */
-export function decodeKnownCall(data: Hex): DecodedCall | undefined {
+function decodeKnownCall(data: Hex): DecodedCall | undefined {
   let decoded: { functionName: string; args: readonly unknown[] }
   try {
     decoded = decodeFunctionData({ abi: knownCallsAbi, data }) as typeof decoded

@@ -19,10 +19,8 @@ const typedDataSchema = v.object({
   message: v.record(v.string(), v.unknown(), 'must be an object'),
 })
 
-export type TypedData = v.InferOutput<typeof typedDataSchema>
-
 /** A typed-data request checked and hashed, ready for review and signing. */
-export type CheckedTypedData = { definition: TypedDataDefinition; digest: Hex }
+type CheckedTypedData = { definition: TypedDataDefinition; digest: Hex }
 
 /**
  * Parses and validates typed data at `path`. `types.EIP712Domain` is required: when it is missing,
