@@ -70,13 +70,7 @@ export function attachWalletKit(
   async function onSessionProposal(event: SessionProposalEvent): Promise<void> {
     const { id, params: proposal } = event
     if (!seen.add(`proposal:${id}`)) return
-    const reject = async (reason: SdkErrorReason): Promise<void> => {
-      try {
-        await walletKit.rejectSession({ id, reason })
-      } catch (error) {
-        report(error)
-      }
-    }
+    const reject = (reason: SdkErrorReason) => settle(() => walletKit.rejectSession({ id, reason }), report)
     if (isExpired(proposal?.expiryTimestamp, clock)) {
       report(new Error(`session proposal ${id} had expired when it arrived`))
       return
