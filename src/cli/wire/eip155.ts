@@ -19,8 +19,8 @@ export async function wireEip155(options: WalletCliOptions): Promise<Namespace |
   const { eip155, httpProvider, mnemonicKeys } = await import('../../eip155/index.js')
   const providers = new Map<number, string>()
   for (const [chainId, url] of options.rpc) {
-    const match = /^eip155:([1-9]\d{0,15})$/.exec(chainId)
     if (!chainId.startsWith('eip155:')) continue
+    const match = /^eip155:([1-9]\d{0,15})$/.exec(chainId)
     if (!match || !Number.isSafeInteger(Number(match[1]))) {
       throw new UsageError(`--rpc takes eip155:ID=URL with a decimal chain id, got ${chainId}`)
     }
