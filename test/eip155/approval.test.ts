@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import { privateKeyToAccount, toAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { accountKeys, ethSignWarningCode } from '../../src/eip155/index.js'
+import { accountKeys, ethSignWarningCode, mnemonicKeys } from '../../src/eip155/index.js'
 import { errorOf, harness } from './helpers.js'
 
 /**
@@ -118,6 +118,39 @@ describe('no signature before approval', () => {
     for (const [method, params] of requests) await result(method, params)
     const text = JSON.stringify(reviews)
     expect(text).not.toContain('4646464646464646464646464646464646464646464646464646464646464646')
+  })
+})
+
+describe('secrets stay in the key provider', () => {
+  // bip44-addresses.json: m/44'/60'/0'/0/0 of this mnemonic and its private key.
+  const mnemonic =
+    'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+  const privateKey = '1ab42cc412b618bdea3a599e3c9bae199ebf030895b039e9db1e30dafb12b727'
+  const address = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
+
+  it('no mnemonic or private key in any review, response or reported error, signed or refused', async () => {
+    const { call, reviews, errors } = harness(
+      { keys: mnemonicKeys({ mnemonic }), chains: [1], enableEthSign: true },
+      { allowDangerous: [ethSignWarningCode] },
+    )
+    const ours = (params: unknown) => JSON.parse(JSON.stringify(params).replaceAll(owner, address))
+    const signed = []
+    for (const [method, params] of requests) signed.push(await call(method, ours(params)))
+    expect(signed.every((response) => 'result' in response)).toBe(true)
+    const refused = [
+      await call('personal_sign', ['0x68656c6c6f', owner]), // 4100: not this wallet's address
+      await call('eth_sendTransaction', [{ from: address, to: address, value: '0x1' }]), // -32603: no provider
+      await call('eth_signTypedData_v4', [address, '{"types":']), // -32602
+    ]
+    expect(refused.map((response) => errorOf(response).code)).toEqual([4100, -32603, -32602])
+    const seen = [
+      JSON.stringify(reviews),
+      JSON.stringify([...signed, ...refused]),
+      ...errors.map((error) => `${String(error)}\n${(error as Error).stack}\n${JSON.stringify(error)}`),
+    ].join('\n')
+    expect(seen).not.toContain(mnemonic)
+    expect(seen).not.toContain('abandon abandon')
+    expect(seen.toLowerCase()).not.toContain(privateKey)
   })
 })
 
