@@ -24,9 +24,11 @@ export function failure(id: JsonRpcId, error: unknown): JsonRpcFailure {
 
 /**
  * Results and error data must survive `JSON.stringify` unchanged on every transport: bigints become
- * decimal strings, Uint8Arrays hex, and anything that cannot be represented is dropped.
+ * decimal strings, Uint8Arrays hex, and anything that cannot be represented is dropped. Plain JSON (what
+ * almost every method returns) is passed through without a copy.
  */
 export function toJsonSafe(value: unknown): unknown {
+  if (isPlainJson(value, 0)) return value
   return JSON.parse(
     JSON.stringify(value, (_key, v: unknown) => {
       if (typeof v === 'bigint') return v.toString()
@@ -34,6 +36,29 @@ export function toJsonSafe(value: unknown): unknown {
       return v
     }) ?? 'null',
   )
+}
+
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(value)
+    case 'object': {
+      if (value === null) return true
+      if (depth > 64) return false
+      if (Array.isArray(value)) return value.every((element) => isPlainJson(element, depth + 1))
+      const prototype = Object.getPrototypeOf(value)
+      if (prototype !== Object.prototype && prototype !== null) return false
+      for (const key in value) {
+        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false
+      }
+      return true
+    }
+    default:
+      return false
+  }
 }
 
 /** The id to echo, when the input has a usable one; `null` otherwise (JSON-RPC 2.0 §5). */

@@ -25,37 +25,53 @@ const pollutionKeys = new Set(['__proto__', 'constructor', 'prototype'])
 
 /**
  * Refuse what no schema should ever have to consider: prototype-pollution keys anywhere, nesting deeper
- * than `maxDepth`, and params larger than `maxParamsSize`. Iterative, so hostile depth cannot overflow
- * the stack before it is measured.
+ * than `maxDepth`, and params larger than `maxParamsSize`. Recursion stops at `maxDepth`, so hostile depth
+ * cannot overflow the stack; the failing field's path is assembled only when something fails.
  */
 export function assertSafeParams(params: unknown, limits: SafetyLimits = defaultSafetyLimits): void {
-  let size = 0
-  const stack: Array<{ value: unknown; depth: number; path: string }> = [
-    { value: params, depth: 0, path: '' },
-  ]
-  while (stack.length > 0) {
-    const { value, depth, path } = stack.pop()!
-    size += typeof value === 'string' ? value.length : 1
-    if (size > limits.maxParamsSize) {
-      throw new InvalidParamsError(`params exceed ${limits.maxParamsSize} units`)
+  try {
+    scan(params, 0, limits.maxParamsSize, limits.maxDepth)
+  } catch (error) {
+    if (!(error instanceof ScanFailure)) throw error
+    throw error.path.length > 0
+      ? new InvalidParamsError(error.reason, { path: error.path.join('.') })
+      : new InvalidParamsError(error.reason)
+  }
+}
+
+class ScanFailure {
+  readonly path: Array<string | number> = []
+  constructor(readonly reason: string) {}
+}
+
+/** Returns the size budget left after `value`. */
+function scan(value: unknown, depth: number, budget: number, maxDepth: number): number {
+  const left = budget - (typeof value === 'string' ? value.length : 1)
+  if (left < 0) throw new ScanFailure('params exceed the size limit')
+  if (typeof value !== 'object' || value === null) return left
+  if (depth >= maxDepth) throw new ScanFailure(`params nest deeper than ${maxDepth} levels`)
+  let remaining = left
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      try {
+        remaining = scan(value[index], depth + 1, remaining, maxDepth)
+      } catch (error) {
+        if (error instanceof ScanFailure) error.path.unshift(index)
+        throw error
+      }
     }
-    if (typeof value !== 'object' || value === null) continue
-    if (depth >= limits.maxDepth) {
-      throw new InvalidParamsError(`params nest deeper than ${limits.maxDepth} levels`, { path })
-    }
-    if (Array.isArray(value)) {
-      value.forEach((element, index) => {
-        stack.push({ value: element, depth: depth + 1, path: path ? `${path}.${index}` : String(index) })
-      })
-      continue
-    }
-    for (const key of Object.keys(value)) {
-      const keyPath = path ? `${path}.${key}` : key
-      if (pollutionKeys.has(key)) throw new InvalidParamsError(`forbidden key "${key}"`, { path: keyPath })
-      size += key.length
-      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: keyPath })
+    return remaining
+  }
+  for (const key of Object.keys(value)) {
+    try {
+      if (pollutionKeys.has(key)) throw new ScanFailure(`forbidden key "${key}"`)
+      remaining = scan((value as Record<string, unknown>)[key], depth + 1, remaining - key.length, maxDepth)
+    } catch (error) {
+      if (error instanceof ScanFailure) error.path.unshift(key)
+      throw error
     }
   }
+  return remaining
 }
 
 // Reusable leaf schemas shared by the namespaces.
