@@ -390,6 +390,26 @@ describe('signPsbt: refusals (exact codes)', () => {
       { path: 'signInputs.0' },
     ],
     [
+      'taproot input to sign while another input has no UTXO data',
+      async () => {
+        const taproot = await fundOwn(86, 10, 20_000)
+        const theirs = foreignParty('utxo-less co-signer')
+        const outpoint = h.chain.fund(theirs.address, 20_000)
+        return base(
+          { signInputs: [{ address: taproot.owner.address, index: 0 }] },
+          buildPsbt(
+            [
+              { ...taproot, script: taproot.owner.scriptPubKey },
+              { ...outpoint, script: theirs.script, value: 20_000, witnessUtxo: false },
+            ],
+            [{ script: external.script, value: 39_000 }],
+          ),
+        )
+      },
+      -32602,
+      { path: 'psbt' },
+    ],
+    [
       'a tapInternalKey that is not our BIP-86 key',
       async () => {
         const taproot = await fundOwn(86, 9, 20_000)

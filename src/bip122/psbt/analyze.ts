@@ -100,6 +100,17 @@ export async function analyzePsbt(options: {
     toSign.push({ index, owner, hashType })
   }
 
+  // A taproot signature commits to every input's amount and script, so all of them must be known.
+  if (toSign.some((input) => input.owner.addressType === 'p2tr')) {
+    const missing = prevouts.indexOf(undefined)
+    if (missing !== -1) {
+      throw new InvalidParamsError(
+        `input ${missing} has no UTXO data; a taproot signature needs every input's`,
+        { path: 'psbt' },
+      )
+    }
+  }
+
   // ---- amounts: the BIP-143 witnessUtxo lie (CVE-2020-14199 class) --------------------------------
   await verifyAmounts(decoded, owners, account, provider)
 
