@@ -1,4 +1,5 @@
 // `wallet-rpc conformance [MODULE] [--filter TEXT] [--vectors DIR] [--offline]`
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -44,10 +45,8 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
 }
 
 async function loadFactory(specifier: string): Promise<HandlerFactory> {
-  const url =
-    /^[./]/.test(specifier) || specifier.endsWith('.js') || specifier.endsWith('.mjs')
-      ? pathToFileURL(resolve(specifier)).href
-      : specifier
+  // A path to a file (relative to the working directory), else a package name.
+  const url = existsSync(resolve(specifier)) ? pathToFileURL(resolve(specifier)).href : specifier
   let module: Record<string, unknown>
   try {
     module = (await import(url)) as Record<string, unknown>
