@@ -324,14 +324,11 @@ export function checkedHash(raw: Hex, returned: unknown): Hex {
 
 // Review
 
-export type ReviewedTransaction = {
-  from: Address
-  to: Address | undefined
-  value: bigint
-  data: Hex
-  gas: bigint
-  fees: Fees
-  nonce: number | undefined
+/** What a review shows: a wallet-filled draft, or what a signed raw transaction decodes to (no estimate). */
+type ReviewedTransaction = Pick<
+  TransactionDraft,
+  'from' | 'to' | 'value' | 'data' | 'gas' | 'fees' | 'nonce'
+> & {
   gasEstimate?: bigint | undefined
 }
 
