@@ -20,7 +20,8 @@ describe('CLI ton wiring', () => {
     const v5 = (await wireTon(options()))!
     expect(v5.chains).toEqual(['ton:-239', 'ton:-3'])
     expect(Object.keys(v5.methods).sort()).toEqual(['ton_sendMessage', 'ton_signData'])
-    expect(await v5.accounts!('ton:-239')).toEqual([fixture.v5r1.raw])
+    // Accounts are user-friendly, non-bounceable (test flag on ton:-3): a valid CAIP-10 account id.
+    expect(await v5.accounts!('ton:-239')).toEqual([fixture.v5r1.nonBounceable])
     const properties = await v5.sessionProperties!()
     expect(properties).toEqual({ ton_getPublicKey: fixture.publicKey, ton_getStateInit: expect.any(String) })
     // Byte-identical to the ton-connect/kit WalletV5R1 fixture, and its hash is the announced account.
@@ -28,10 +29,10 @@ describe('CLI ton wiring', () => {
     expect(`0:${Cell.fromBase64(properties.ton_getStateInit!).hash().toString('hex')}`).toBe(fixture.v5r1.raw)
 
     const v4 = (await wireTon(options('--ton-wallet', 'v4r2')))!
-    expect(await v4.accounts!('ton:-3')).toEqual([fixture.v4r2.raw])
+    expect(await v4.accounts!('ton:-3')).toEqual([fixture.v4r2.testnetNonBounceable])
     // --account opens a different subwallet of the same key.
     const v4second = (await wireTon(options('--ton-wallet', 'v4r2', '--account', '1')))!
-    expect(await v4second.accounts!('ton:-3')).not.toEqual([fixture.v4r2.raw])
+    expect(await v4second.accounts!('ton:-3')).not.toEqual([fixture.v4r2.testnetNonBounceable])
   })
 
   it('refuses --toncenter for a chain that is not ton, and a bad mnemonic without echoing it', async () => {
