@@ -3,14 +3,14 @@ import { group, item, type ReviewItem } from '../core/review.js'
 import { friendly } from './address.js'
 
 /** Well-known message body opcodes (TEP-74 jettons, TEP-62 NFTs, wallet comments). */
-export const opcodes = {
+const opcodes = {
   comment: 0x00000000,
   encryptedComment: 0x2167da4b,
   jettonTransfer: 0x0f8a7ea5,
   nftTransfer: 0x5fcc3d14,
 } as const
 
-export type DecodedPayload = {
+type DecodedPayload = {
   /** What the review shows for the payload. */
   item: ReviewItem
   /** True when the payload is a call the wallet cannot explain to its user. */
@@ -40,6 +40,34 @@ const showAddress = (address: Address | null, chainId: string) =>
   address === null ? 'none' : friendly(address, chainId, true)
 
 /**
+ * The tail TEP-74 jetton and TEP-62 NFT transfers share after their own fields: response_destination,
+ * custom_payload:(Maybe ^Cell), forward_ton_amount, forward_payload. `head` lists the fields before it.
+ */
+function transfer(
+  title: string,
+  queryId: bigint,
+  head: ReviewItem[],
+  slice: Slice,
+  chainId: string,
+): DecodedPayload {
+  const responseDestination = slice.loadMaybeAddress()
+  const hasCustomPayload = slice.loadBit()
+  if (hasCustomPayload) slice.loadRef()
+  const forwardTon = slice.loadCoins()
+  return {
+    item: group(title, [
+      ...head,
+      item('Excess to', showAddress(responseDestination, chainId)),
+      item('Forward TON', `${fromNano(forwardTon)} TON`),
+      ...forwardPayload(slice),
+      ...(hasCustomPayload ? [item('Custom payload', 'present')] : []),
+      item('Query id', queryId.toString()),
+    ]),
+    opaque: false,
+  }
+}
+
+/**
  * What a message body does, in words: a text comment, a jetton or NFT transfer (TEP-74 / TEP-62), or an
  * opaque call named by its opcode. Never throws: a body that does not parse as what its opcode claims is
  * shown as opaque.
@@ -60,40 +88,26 @@ export function decodePayload(body: Cell, chainId: string): DecodedPayload {
       const queryId = slice.loadUintBig(64)
       const amount = slice.loadCoins()
       const destination = slice.loadAddress()
-      const responseDestination = slice.loadMaybeAddress()
-      const hasCustomPayload = slice.loadBit()
-      if (hasCustomPayload) slice.loadRef()
-      const forwardTon = slice.loadCoins()
-      return {
-        item: group('Jetton transfer', [
+      return transfer(
+        'Jetton transfer',
+        queryId,
+        [
           item('Jetton amount (base units)', amount.toString()),
           item('Recipient', friendly(destination, chainId, true)),
-          item('Excess to', showAddress(responseDestination, chainId)),
-          item('Forward TON', `${fromNano(forwardTon)} TON`),
-          ...forwardPayload(slice),
-          ...(hasCustomPayload ? [item('Custom payload', 'present')] : []),
-          item('Query id', queryId.toString()),
-        ]),
-        opaque: false,
-      }
+        ],
+        slice,
+        chainId,
+      )
     } else if (op === opcodes.nftTransfer) {
       const queryId = slice.loadUintBig(64)
       const newOwner = slice.loadAddress()
-      const responseDestination = slice.loadMaybeAddress()
-      const hasCustomPayload = slice.loadBit()
-      if (hasCustomPayload) slice.loadRef()
-      const forwardTon = slice.loadCoins()
-      return {
-        item: group('NFT transfer', [
-          item('New owner', friendly(newOwner, chainId, true)),
-          item('Excess to', showAddress(responseDestination, chainId)),
-          item('Forward TON', `${fromNano(forwardTon)} TON`),
-          ...forwardPayload(slice),
-          ...(hasCustomPayload ? [item('Custom payload', 'present')] : []),
-          item('Query id', queryId.toString()),
-        ]),
-        opaque: false,
-      }
+      return transfer(
+        'NFT transfer',
+        queryId,
+        [item('New owner', friendly(newOwner, chainId, true))],
+        slice,
+        chainId,
+      )
     }
   } catch {
     // Falls through to the opaque description below.
