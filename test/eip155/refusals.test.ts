@@ -1,3 +1,4 @@
+import { type Hex, parseTransaction, recoverTransactionAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { ethSignWarningCode, privateKeyKeys } from '../../src/eip155/index.js'
 import { errorOf, harness } from './helpers.js'
@@ -185,6 +186,26 @@ const cases: Case[] = [
   ['tx: type 0x3 (blob)', 'eth_signTransaction', tx({ type: '0x3' }), -32602, { path: '0.type' }],
   ['tx: type 0x4 (EIP-7702)', 'eth_signTransaction', tx({ type: '0x4' }), -32602, { path: '0.type' }],
   ['tx: type 0x0 with 1559 fees', 'eth_signTransaction', tx({ type: '0x0' }), -32602, { path: '0.type' }],
+  [
+    'tx: type 0x2 with gasPrice',
+    'eth_signTransaction',
+    tx({ type: '0x2', gasPrice: '0x1', maxFeePerGas: undefined, maxPriorityFeePerGas: undefined }),
+    -32602,
+    { path: '0.gasPrice' },
+  ],
+  [
+    'tx: type 0x0 with an access list',
+    'eth_signTransaction',
+    tx({
+      type: '0x0',
+      gasPrice: '0x1',
+      maxFeePerGas: undefined,
+      maxPriorityFeePerGas: undefined,
+      accessList: [],
+    }),
+    -32602,
+    { path: '0.accessList' },
+  ],
   ['tx: unknown field', 'eth_signTransaction', tx({ gasLimit: '0x5208' }), -32602],
   ['tx: no to and no data', 'eth_signTransaction', tx({ to: undefined }), -32602, { path: '0.to' }],
   ['tx: to with bad checksum', 'eth_signTransaction', tx({ to: badChecksum }), -32602, { path: '0.to' }],
@@ -302,6 +323,25 @@ describe('accepted spellings', () => {
       ),
     )
     expect(new Set(signatures).size).toBe(1)
+  })
+
+  it('an access list with gasPrice signs an EIP-2930 transaction, with 1559 fees an EIP-1559 one', async () => {
+    const { result } = harness({ keys: privateKeyKeys(key), chains: [1] })
+    const accessList = [{ address: recipient, storageKeys: [`0x${'01'.padStart(64, '0')}`] }]
+    const legacyFees = { maxFeePerGas: undefined, maxPriorityFeePerGas: undefined, gasPrice: '0x1' }
+    for (const [fields, type] of [
+      [{ ...legacyFees, accessList }, 'eip2930'],
+      [{ ...legacyFees, type: '0x1' }, 'eip2930'],
+      [{ accessList }, 'eip1559'],
+    ] as const) {
+      const raw = await result<Hex>('eth_signTransaction', tx(fields))
+      const parsed = parseTransaction(raw)
+      expect(parsed.type).toBe(type)
+      // viem decodes an empty access list as absent.
+      expect(parsed.accessList ?? []).toEqual('accessList' in fields ? accessList : [])
+      expect(parsed.chainId).toBe(1)
+      expect(await recoverTransactionAddress({ serializedTransaction: raw as never })).toBe(owner)
+    }
   })
 
   it('a lower-case from and to are accepted', async () => {
