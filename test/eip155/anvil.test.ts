@@ -122,6 +122,20 @@ describe('eth_sendTransaction on anvil', () => {
     expect(transaction.gas < block.gasLimit).toBe(true)
   })
 
+  it('a dapp gas limit above the block gas limit is refused with -32602 before approval', async () => {
+    const asked = h.reviews.length
+    const { gasLimit } = await chain.getBlock()
+    const error = errorOf(
+      await h.call('eth_sendTransaction', [{ from: account0, to: recipient, gas: toHex(gasLimit + 1n) }]),
+    )
+    expect(error).toEqual({
+      code: -32602,
+      message: 'Invalid params.',
+      data: { path: '0.gas', reason: `gas ${gasLimit + 1n} exceeds the block gas limit ${gasLimit}` },
+    })
+    expect(h.reviews.length).toBe(asked)
+  })
+
   it('50 concurrent sends from one account get 50 distinct nonces and are all mined', async () => {
     const start = await chain.getTransactionCount({ address: account2 })
     const hashes = await Promise.all(
