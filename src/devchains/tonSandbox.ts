@@ -1,8 +1,8 @@
+import { bytesToHex } from '@noble/curves/utils.js'
 import { Address, beginCell, Cell, storeMessage } from '@ton/core'
 import type { Blockchain, SendMessageResult } from '@ton/sandbox'
 import type { Clock } from '../core/clock.js'
 import { ProviderError } from '../core/errors.js'
-import { toHex } from '../ton/bytes.js'
 import type { TonChainProvider } from '../ton/provider.js'
 import { normalizedMessageHash } from '../ton/wallet.js'
 
@@ -75,7 +75,7 @@ export async function startTonSandbox(options: StartTonSandboxOptions = {}): Pro
       sent.push(result)
       const inMessage = result.transactions[0]?.inMessage
       if (!inMessage) return {}
-      return { hash: toHex(normalizedMessageHash(beginCell().store(storeMessage(inMessage)).endCell())) }
+      return { hash: bytesToHex(normalizedMessageHash(beginCell().store(storeMessage(inMessage)).endCell())) }
     },
   }
 

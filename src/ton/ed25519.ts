@@ -1,5 +1,5 @@
+import { concatBytes, equalBytes, hexToBytes } from '@noble/curves/utils.js'
 import nacl from 'tweetnacl'
-import { concatBytes, equalBytes } from './bytes.js'
 
 /** One Ed25519 signing key, imported once from its 32-byte seed (the RFC 8032 private key). */
 export type Ed25519Key = {
@@ -10,7 +10,7 @@ export type Ed25519Key = {
 /**
  * An Ed25519 implementation. `node:crypto` (OpenSSL) signs about 100x faster than tweetnacl, so it is used
  * wherever it exists; tweetnacl (pure JS) covers browsers and React Native. Both produce the same bytes,
- * because Ed25519 signatures are deterministic (test/ton/ed25519.test.ts proves it).
+ * because Ed25519 signatures are deterministic (test/ton/keys.test.ts proves it).
  */
 export type Ed25519Backend = {
   readonly name: 'node:crypto' | 'tweetnacl'
@@ -95,10 +95,10 @@ export async function loadNodeEd25519(): Promise<Ed25519Backend | undefined> {
   // Some runtimes ship node:crypto without Ed25519 (or with a different answer); the backend is trusted only
   // if it reproduces RFC 8032 §7.1 TEST 2.
   try {
-    const key = backend.fromSeed(fromHex(rfc8032Test2.seed))
+    const key = backend.fromSeed(hexToBytes(rfc8032Test2.seed))
     const signature = key.sign(Uint8Array.of(0x72))
-    return equalBytes(key.publicKey, fromHex(rfc8032Test2.publicKey)) &&
-      equalBytes(signature, fromHex(rfc8032Test2.signature))
+    return equalBytes(key.publicKey, hexToBytes(rfc8032Test2.publicKey)) &&
+      equalBytes(signature, hexToBytes(rfc8032Test2.signature))
       ? backend
       : undefined
   } catch {
@@ -112,8 +112,6 @@ const rfc8032Test2 = {
   signature:
     '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
 }
-
-const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g)!, (byte) => Number.parseInt(byte, 16))
 
 let fastest: Promise<Ed25519Backend> | undefined
 

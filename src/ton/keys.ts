@@ -1,5 +1,5 @@
+import { equalBytes } from '@noble/curves/utils.js'
 import { mnemonicToPrivateKey, mnemonicValidate } from '@ton/crypto'
-import { equalBytes } from './bytes.js'
 import { type Ed25519Backend, ed25519 } from './ed25519.js'
 
 /**

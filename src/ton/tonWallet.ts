@@ -1,5 +1,5 @@
+import { equalBytes } from '@noble/curves/utils.js'
 import { InternalError, MethodNotSupportedError } from '../core/errors.js'
-import { equalBytes } from './bytes.js'
 import { ed25519 } from './ed25519.js'
 import { isTrustedSigner, type TonSigner } from './keys.js'
 import type { TonChainProvider } from './provider.js'

@@ -1,3 +1,4 @@
+import { bytesToHex } from '@noble/curves/utils.js'
 import {
   type Cell,
   contractAddress,
@@ -12,7 +13,6 @@ import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../../cor
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { type Destination, friendly, parseDestination } from '../address.js'
-import { toHex } from '../bytes.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
 import type { TonAccount, TonChainProvider } from '../provider.js'
@@ -335,7 +335,7 @@ export const ton_sendMessage = (wallet: TonWallet) =>
       const { hash } = await read('broadcasting the message', () => plan.provider.sendBoc(boc))
       if (hash !== undefined) {
         const reported = hash.toLowerCase()
-        const ours = [toHex(externalMessage.hash()), toHex(normalizedMessageHash(externalMessage))]
+        const ours = [bytesToHex(externalMessage.hash()), bytesToHex(normalizedMessageHash(externalMessage))]
         if (!ours.includes(reported)) {
           throw new ProviderError(`the chain reported message hash ${reported}, expected ${ours[1]}`)
         }

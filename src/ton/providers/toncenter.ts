@@ -1,5 +1,4 @@
 import { ProviderError } from '../../core/errors.js'
-import { toHex } from '../bytes.js'
 import type { TonAccountState, TonChainProvider } from '../provider.js'
 
 export type ToncenterOptions = {
@@ -29,7 +28,7 @@ function hashToHex(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined
   if (/^[0-9a-fA-F]{64}$/.test(value)) return value.toLowerCase()
   const bytes = Buffer.from(value, 'base64')
-  return bytes.length === 32 ? toHex(bytes) : undefined
+  return bytes.length === 32 ? bytes.toString('hex') : undefined
 }
 
 /**
