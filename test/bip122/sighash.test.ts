@@ -5,7 +5,9 @@ import fc from 'fast-check'
 import * as tiny from 'tiny-secp256k1'
 import { describe, expect, it } from 'vitest'
 import { fromHex, toHex } from '../../src/bip122/transaction/bytes.js'
+import { encodeDerSignature } from '../../src/bip122/transaction/scripts.js'
 import { createSighashCache, type Prevout, SighashError } from '../../src/bip122/transaction/sighash.js'
+import { derToCompact } from '../../src/bip122/transaction/sign.js'
 import {
   parseTransaction,
   serializeTransaction,
@@ -173,6 +175,30 @@ describe('cross-check against bitcoinjs-lib and @scure/btc-signer', () => {
         expect(toHex(serializeTransaction(parseTransaction(raw)))).toBe(toHex(raw))
       }),
       { numRuns: 50 },
+    )
+  })
+})
+
+describe('DER signature encoding', () => {
+  it('matches bitcoinjs-lib for random and edge-case signatures, and parses back', () => {
+    const edge = [
+      new Uint8Array(64).fill(0x01),
+      Uint8Array.from({ length: 64 }, (_, i) => (i === 31 || i === 63 ? 1 : 0)),
+      Uint8Array.from({ length: 64 }, (_, i) => (i % 32 === 0 ? 0x80 : 0x11)),
+      Uint8Array.from({ length: 64 }, (_, i) => (i % 32 < 2 ? 0 : 0x90)),
+    ]
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.uint8Array({ minLength: 64, maxLength: 64 }), fc.constantFrom(...edge)),
+        fc.constantFrom(0x01, 0x02, 0x03, 0x81, 0x82, 0x83),
+        (compact, hashType) => {
+          fc.pre(compact.subarray(0, 32).some((b) => b !== 0) && compact.subarray(32).some((b) => b !== 0))
+          const ours = encodeDerSignature(compact, hashType)
+          expect(toHex(ours)).toBe(toHex(bitcoinScript.signature.encode(compact, hashType)))
+          expect(toHex(derToCompact(ours.subarray(0, -1))!)).toBe(toHex(compact))
+        },
+      ),
+      { numRuns: 300 },
     )
   })
 })

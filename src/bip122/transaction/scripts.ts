@@ -66,22 +66,29 @@ export function opReturnScript(data: Uint8Array): Uint8Array {
 }
 
 /**
- * DER-encodes a 64-byte compact ECDSA signature (r‖s, low-S) as Bitcoin scripts carry it, strict BIP-66.
+ * DER-encodes a 64-byte compact ECDSA signature (r‖s, low-S) as Bitcoin scripts carry it, strict BIP-66,
+ * with the hash type byte appended when given. One allocation: this runs once per signed input.
  */
-export function encodeDerSignature(compact: Uint8Array): Uint8Array {
+export function encodeDerSignature(compact: Uint8Array, hashType?: number): Uint8Array {
   if (compact.length !== 64) throw new RangeError('compact signature must be 64 bytes')
-  const integer = (bytes: Uint8Array) => {
-    let start = 0
-    while (start < 31 && bytes[start] === 0 && bytes[start + 1]! < 0x80) start++
-    const trimmed = bytes.subarray(start)
-    return trimmed[0]! >= 0x80 ? concatBytes(Uint8Array.of(0), trimmed) : trimmed
-  }
-  const r = integer(compact.subarray(0, 32))
-  const s = integer(compact.subarray(32, 64))
-  return concatBytes(
-    Uint8Array.of(0x30, 4 + r.length + s.length, 0x02, r.length),
-    r,
-    Uint8Array.of(0x02, s.length),
-    s,
-  )
+  let rStart = 0
+  while (rStart < 31 && compact[rStart] === 0 && compact[rStart + 1]! < 0x80) rStart++
+  let sStart = 32
+  while (sStart < 63 && compact[sStart] === 0 && compact[sStart + 1]! < 0x80) sStart++
+  const rPad = compact[rStart]! >= 0x80 ? 1 : 0
+  const sPad = compact[sStart]! >= 0x80 ? 1 : 0
+  const rLength = 32 - rStart + rPad
+  const sLength = 64 - sStart + sPad
+  const out = new Uint8Array(6 + rLength + sLength + (hashType === undefined ? 0 : 1))
+  out[0] = 0x30
+  out[1] = 4 + rLength + sLength
+  out[2] = 0x02
+  out[3] = rLength
+  out.set(compact.subarray(rStart, 32), 4 + rPad)
+  const s = 4 + rLength
+  out[s] = 0x02
+  out[s + 1] = sLength
+  out.set(compact.subarray(sStart, 64), s + 2 + sPad)
+  if (hashType !== undefined) out[out.length - 1] = hashType
+  return out
 }

@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js'
-import { ByteWriter, concatBytes } from './bytes.js'
+import { ByteWriter, compactSizeLength, concatBytes } from './bytes.js'
 import type { Transaction } from './transaction.js'
 
 /**
@@ -34,6 +34,23 @@ function taggedTapSighash(message: Uint8Array): Uint8Array {
   return sha256.create().update(tapSighashPrefix).update(message).digest()
 }
 
+/** CompactSize at `offset` (script lengths only, so below 2^32); returns its byte count. */
+function writeCompactSize(out: Uint8Array, offset: number, n: number): number {
+  if (n < 0xfd) {
+    out[offset] = n
+    return 1
+  }
+  if (n <= 0xffff) {
+    out[offset] = 0xfd
+    out[offset + 1] = n & 0xff
+    out[offset + 2] = n >>> 8
+    return 3
+  }
+  out[offset] = 0xfe
+  new DataView(out.buffer, out.byteOffset).setUint32(offset + 1, n, true)
+  return 5
+}
+
 export class SighashError extends Error {
   override name = 'SighashError'
 }
@@ -65,6 +82,8 @@ export function createSighashCache(
   let hashPrevouts: Uint8Array | undefined
   let hashSequence: Uint8Array | undefined
   let hashOutputs: Uint8Array | undefined
+  let preimage = new Uint8Array(256)
+  let view = new DataView(preimage.buffer)
 
   const prevoutsSha = () => {
     if (!shaPrevouts) {
@@ -179,12 +198,28 @@ export function createSighashCache(
         const output = tx.outputs[index]!
         outputsHash = sha256d(new ByteWriter(44).u64(output.value).varBytes(output.script).finish())
       }
+      // One preimage buffer per transaction, reused for every input (this is the per-input hot path).
       const input = tx.inputs[index]!
-      const writer = new ByteWriter(160 + scriptCode.length)
-      writer.i32(tx.version).bytes(prevoutsHash).bytes(sequenceHash)
-      writer.bytes(input.txid).u32(input.vout).varBytes(scriptCode).u64(value).u32(input.sequence)
-      writer.bytes(outputsHash).u32(tx.locktime).u32(hashType)
-      return sha256d(writer.finish())
+      const length = 156 + compactSizeLength(scriptCode.length) + scriptCode.length
+      if (preimage.length < length) {
+        preimage = new Uint8Array(length + 64)
+        view = new DataView(preimage.buffer)
+      }
+      let at = 0
+      view.setInt32(at, tx.version, true)
+      preimage.set(prevoutsHash, 4)
+      preimage.set(sequenceHash, 36)
+      preimage.set(input.txid, 68)
+      view.setUint32(100, input.vout, true)
+      at = 104 + writeCompactSize(preimage, 104, scriptCode.length)
+      preimage.set(scriptCode, at)
+      at += scriptCode.length
+      view.setBigUint64(at, value, true)
+      view.setUint32(at + 8, input.sequence, true)
+      preimage.set(outputsHash, at + 12)
+      view.setUint32(at + 44, tx.locktime, true)
+      view.setUint32(at + 48, hashType >>> 0, true)
+      return sha256d(preimage.subarray(0, at + 52))
     },
 
     taprootKeyPath(index, hashType) {

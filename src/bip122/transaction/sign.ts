@@ -80,7 +80,7 @@ export async function signInputs(
         index: input.index,
         kind: 'ecdsa',
         publicKey: input.owner.publicKey,
-        signature: concatBytes(encodeDerSignature(compact), Uint8Array.of(input.hashType)),
+        signature: encodeDerSignature(compact, input.hashType),
       })
     }
   }
