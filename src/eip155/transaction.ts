@@ -133,15 +133,17 @@ export async function planTransaction(
 
   const needsChain = request.gas === undefined || !feesComplete(request)
   const access = needsChain ? accessOf(chain) : chain.access
-  const fees = await fillFees(access, request)
-  const { gas, gasEstimate } = await fillGas(env, access, request, {
+  // One read of the latest block serves both the fee choice and the gas cap.
+  const node = access === undefined ? undefined : { access, block: await access.latestBlock() }
+  const fees = await fillFees(node, request)
+  const { gas, gasEstimate } = await fillGas(env, node, request, {
     from,
     to,
     value,
     data,
     fees: estimateFees(fees),
   })
-  if (access !== undefined) await assertAffordable(access, from, value + gas * maxFeeOf(fees))
+  if (node !== undefined) await assertAffordable(node.access, from, value + gas * maxFeeOf(fees))
   return {
     from,
     chainId: chain.chainId,
@@ -170,7 +172,10 @@ function feesComplete(request: TransactionRequest): boolean {
   )
 }
 
-async function fillFees(access: ChainAccess | undefined, request: TransactionRequest): Promise<Fees> {
+/** A chain provider and the latest block, read once per transaction. */
+type ChainState = { access: ChainAccess; block: Awaited<ReturnType<ChainAccess['latestBlock']>> }
+
+async function fillFees(node: ChainState | undefined, request: TransactionRequest): Promise<Fees> {
   const legacyType = request.accessList !== undefined || request.type === '0x1' ? 'eip2930' : 'legacy'
   if (request.gasPrice !== undefined) return { type: legacyType, gasPrice: request.gasPrice }
   if (request.maxFeePerGas !== undefined && request.maxPriorityFeePerGas !== undefined) {
@@ -180,11 +185,11 @@ async function fillFees(access: ChainAccess | undefined, request: TransactionReq
       maxPriorityFeePerGas: request.maxPriorityFeePerGas,
     }
   }
-  // Never default a missing fee to 0 (viem would): read the chain.
-  const chain = access!
+  // Never default a missing fee to 0 (viem would): read the chain (planTransaction required a provider).
+  const { access, block } = node!
   if (request.type === '0x0' || request.type === '0x1')
-    return { type: legacyType, gasPrice: await chain.gasPrice() }
-  const { baseFeePerGas } = await chain.latestBlock()
+    return { type: legacyType, gasPrice: await access.gasPrice() }
+  const { baseFeePerGas } = block
   if (baseFeePerGas === undefined) {
     if (
       request.type === '0x2' ||
@@ -195,9 +200,9 @@ async function fillFees(access: ChainAccess | undefined, request: TransactionReq
         path: '0.type',
       })
     }
-    return { type: legacyType, gasPrice: await chain.gasPrice() }
+    return { type: legacyType, gasPrice: await access.gasPrice() }
   }
-  let maxPriorityFeePerGas = request.maxPriorityFeePerGas ?? (await chain.maxPriorityFeePerGas())
+  let maxPriorityFeePerGas = request.maxPriorityFeePerGas ?? (await access.maxPriorityFeePerGas())
   // Twice the base fee absorbs six full blocks of base-fee growth (12.5% each) before the tx stalls.
   const maxFeePerGas = request.maxFeePerGas ?? baseFeePerGas * 2n + maxPriorityFeePerGas
   if (maxPriorityFeePerGas > maxFeePerGas) maxPriorityFeePerGas = maxFeePerGas
@@ -230,16 +235,16 @@ const estimateFees = (fees: Fees): EstimateRequest['fees'] =>
  */
 async function fillGas(
   env: Eip155Env,
-  access: ChainAccess | undefined,
+  node: ChainState | undefined,
   request: TransactionRequest,
   estimate: EstimateRequest,
 ): Promise<{ gas: bigint; gasEstimate: bigint | undefined }> {
   // Signing-only chain: planTransaction required every field.
-  if (access === undefined) return { gas: request.gas!, gasEstimate: undefined }
+  if (node === undefined) return { gas: request.gas!, gasEstimate: undefined }
   // eth_call first: its failure carries the clearest node reason (revert data, insufficient funds).
-  await access.simulate(estimate)
-  const [estimated, block] = await Promise.all([access.estimateGas(estimate), access.latestBlock()])
-  const blockGasLimit = block.gasLimit
+  await node.access.simulate(estimate)
+  const estimated = await node.access.estimateGas(estimate)
+  const blockGasLimit = node.block.gasLimit
   if (request.gas !== undefined) {
     if (request.gas > blockGasLimit) {
       throw new InvalidParamsError(`gas ${request.gas} exceeds the block gas limit ${blockGasLimit}`, {
