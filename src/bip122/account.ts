@@ -25,11 +25,15 @@ export type AccountOptions = {
   gapLimit?: number
   /** How long a discovery (address activity + UTXOs) is reused before it is read again. Default 10 s. */
   cacheMs?: number
-  /** Unused receive and change addresses a dynamic wallet offers per intention. Default 2 (the spec's minimum). */
-  unusedPerChain?: number
-  /** Chain-provider reads in flight at once during discovery. Default 8. */
-  concurrency?: number
 }
+
+/**
+ * Unused receive and change addresses a dynamic wallet offers per intention: the spec's minimum. With the
+ * first external addresses that makes at most 10 unused addresses, below the spec's limit of 20.
+ */
+const unusedPerChain = 2
+/** Chain-provider reads in flight at once during discovery. */
+const concurrency = 8
 
 /** What one discovery saw: which indexes were used per purpose/chain, and every UTXO. */
 export type Discovery = {
@@ -60,9 +64,6 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
   const { keys, chain, provider, clock } = options
   const gapLimit = options.gapLimit ?? 20
   const cacheMs = options.cacheMs ?? 10_000
-  const unusedPerChain = options.unusedPerChain ?? 2
-  const concurrency = options.concurrency ?? 8
-  if (unusedPerChain * 4 >= 20) throw new TypeError('unusedPerChain must keep unused addresses below 20')
   const isStatic = keys.kind === 'single'
   const purposes: readonly Purpose[] = isStatic ? [purposeOfType[keys.addressType ?? 'p2wpkh']] : hdPurposes
 
@@ -169,7 +170,8 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
 
   async function discovery(maxAgeMs = cacheMs): Promise<Discovery> {
     if (!provider) return last
-    if (clock() - last.takenAt < maxAgeMs && last.takenAt !== Number.NEGATIVE_INFINITY) return last
+    // Before the first discovery `takenAt` is -Infinity, so the age is Infinity: never fresh.
+    if (clock() - last.takenAt < maxAgeMs) return last
     inFlight ??= discover(provider)
       .then((result) => {
         last = result
@@ -232,12 +234,9 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
       for (const purpose of [84, 86] as const) {
         if (!wanted(purpose)) continue
         for (const change of changes) {
+          // Everything past the highest used index is unused (m/…/0/0, already listed when unused, is one of them).
           const start = highestUsed(seen, purpose, change) + 1
-          const unusedOffered = () =>
-            picked.filter(
-              (entry) => entry.purpose === purpose && entry.change === change && entry.index >= start,
-            ).length
-          for (let index = start; unusedOffered() < unusedPerChain; index++)
+          for (let index = start; index < start + unusedPerChain; index++)
             add(await address(purpose, change, index))
         }
       }
