@@ -13,5 +13,3 @@ export const sha256: (data: Uint8Array) => Uint8Array =
   typeof nodeCrypto?.hash === 'function'
     ? (data) => nodeCrypto.hash('sha256', data, 'buffer') as unknown as Uint8Array
     : nobleSha256
-
-export { nobleSha256 }

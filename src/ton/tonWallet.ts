@@ -25,7 +25,7 @@ export type TonWallet = {
 /** TON Connect WalletKit and Tonkeeper both cap a message's lifetime at ten minutes. */
 export const maxValidFor = 600
 
-export type TonWalletConfig = {
+type TonWalletConfig = {
   keys: TonSigner | Promise<TonSigner>
   wallet: TonWalletOptions
   workchain: number

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { crc32 as zlibCrc32 } from 'node:zlib'
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { Address, beginCell, Cell, contractAddress, loadStateInit } from '@ton/core'
 import nacl from 'tweetnacl'
 import { describe, expect, it } from 'vitest'
@@ -16,7 +17,7 @@ import {
   tonKeys,
   tweetnaclEd25519,
 } from '../../src/ton/index.js'
-import { nobleSha256, sha256 } from '../../src/ton/sha256.js'
+import { sha256 } from '../../src/ton/sha256.js'
 import { fixtureSeedHex, request, tonWallet, vectors } from './fixtures.js'
 
 /**

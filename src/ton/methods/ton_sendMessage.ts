@@ -77,12 +77,12 @@ type SendMessagePlan = {
 }
 
 /** Values above 10^10 are milliseconds (some dapps send Date.now() + …); TON counts seconds. */
-export function normaliseValidUntil(value: number): number {
+function normaliseValidUntil(value: number): number {
   return value > 1e10 ? Math.floor(value / 1000) : value
 }
 
 /** The deadline to sign: the dapp's, never past ten minutes from now; a past one is refused. */
-export function resolveValidUntil(
+function resolveValidUntil(
   requested: number | undefined,
   nowSeconds: number,
   defaultValidFor: number,
@@ -172,7 +172,7 @@ async function destinationStates(
   return messages.map((message) => states.get(message.destination.address.toRawString()))
 }
 
-export function reviewSendMessage(
+function reviewSendMessage(
   context: RequestContext,
   contract: WalletContract,
   messages: readonly PlannedMessage[],

@@ -62,7 +62,7 @@ type SignDataPlan = { payload: SignDataPayload; domain: string; echo: TonSignDat
  * transport verified. A dapp-declared domain is never used, and a request with no origin is refused: a
  * signature bound to nothing could be replayed to any site.
  */
-export function signDataDomain(context: RequestContext): string {
+function signDataDomain(context: RequestContext): string {
   if (context.origin === undefined) {
     throw new PolicyRefusedError('ton_signData needs the request origin to bind the signature to', {
       rule: 'ton.sign_data.no_origin',
@@ -93,7 +93,7 @@ function decode(params: TonSignDataParams): SignDataPayload {
   }
 }
 
-export function reviewSignData(
+function reviewSignData(
   context: RequestContext,
   account: string,
   domain: string,
