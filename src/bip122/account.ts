@@ -212,9 +212,10 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
 
   // ---- getAccountAddresses ------------------------------------------------------------------------------
 
-  const listings = new Map<string, AddressEntry[]>()
+  /** Listings of `last` by intentions; cleared when a new discovery replaces it. */
+  const listings = new Map<string, readonly AddressEntry[]>()
 
-  async function addressEntries(intentions?: readonly string[]): Promise<AddressEntry[]> {
+  async function addressEntries(intentions?: readonly string[]): Promise<readonly AddressEntry[]> {
     const seen = await discovery()
     const key = intentions === undefined ? '*' : [...new Set(intentions)].sort().join(',')
     const cached = listings.get(key)
@@ -241,8 +242,11 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
         }
       }
     }
-    const listing = picked.map(toEntry)
-    listings.set(key, listing)
+    // Frozen: results pass through the router uncopied, so a caller or event listener editing its copy would
+    // otherwise edit every later answer.
+    const listing = Object.freeze(picked.map((entry) => Object.freeze(toEntry(entry))))
+    // A discovery that finished while this listing was built has already cleared the cache: don't refill it.
+    if (seen === last) listings.set(key, listing)
     return listing
   }
 

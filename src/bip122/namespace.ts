@@ -95,7 +95,7 @@ export function bip122(options: Bip122Options): Bip122Namespace {
     return created
   }
 
-  const emit = (chainId: string, data: AddressEntry[]) => {
+  const emit = (chainId: string, data: readonly AddressEntry[]) => {
     if (!closed) host?.emit({ name: ADDRESSES_CHANGED, chainId, data })
   }
 

@@ -156,9 +156,9 @@ export type Account = {
   changeAddress(): Promise<AccountAddress>
   /**
    * The getAccountAddresses answer (spec rules; `intentions` filters, unknown intentions match nothing).
-   * Served from the last discovery while it is younger than the account's cache age.
+   * Served from the last discovery while it is younger than the account's cache age; the array is frozen.
    */
-  addressEntries(intentions?: readonly string[]): Promise<AddressEntry[]>
+  addressEntries(intentions?: readonly string[]): Promise<readonly AddressEntry[]>
   /** Re-reads address activity and UTXOs from the chain provider now (no-op without a provider). */
   refresh(): Promise<void>
   /** ECDSA (64-byte compact, low-S) with the key of `owner`. Call only from a method's `execute`. */

@@ -103,6 +103,10 @@ describe('getAccountAddresses against a chain with history', () => {
     const second = await list(wallet, { account: await at(84, 0, 0) })
     expect(second).toEqual(first)
     expect(fake.requests.length).toBe(reads)
+    // The cached listing goes out uncopied, so it is frozen: a caller cannot edit later answers through it.
+    expect(() => second.pop()).toThrow(TypeError)
+    expect(() => Object.assign(second[0]!, { address: 'edited' })).toThrow(TypeError)
+    expect(await list(wallet, { account: await at(84, 0, 0) })).toEqual(first)
     await wallet.close()
   })
 

@@ -28,5 +28,5 @@ export const getAccountAddresses = (wallet: Bip122Wallet) =>
       const account = await wallet.resolveAccount(context.chainId, params.account)
       return { review: null, plan: await account.addressEntries(params.intentions) }
     },
-    execute: (_context, entries: AddressEntry[]) => entries,
+    execute: (_context, entries: readonly AddressEntry[]) => entries,
   })
