@@ -14,10 +14,18 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
   )
   process.stdout.write(`${header()}\n`)
   const { runDemoSession } = await import('./demo/session.js')
-  const rows = await runDemoSession({
-    onRow: (row) => process.stdout.write(`${line(row)}\n`),
-    ...(values['no-payment'] ? { skipPayment: true } : {}),
-  })
+  let rows: DemoRow[]
+  try {
+    rows = await runDemoSession({
+      onRow: (row) => process.stdout.write(`${line(row)}\n`),
+      ...(values['no-payment'] ? { skipPayment: true } : {}),
+    })
+  } catch (error) {
+    // Chains that cannot start here (e.g. anvil's binary missing): say which, no stack.
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
+    process.stderr.write(`wallet-rpc demo: ${message}\n`)
+    return 1
+  }
   const failed = rows.filter((row) => !row.verified)
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
   process.stdout.write(
