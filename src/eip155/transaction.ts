@@ -76,12 +76,28 @@ export type TransactionDraft = {
 const blockGasCapPercent = 95n
 
 /**
+ * `plan` of `eth_sendTransaction` and `eth_signTransaction`: check and fill the request, then review it.
+ * A provider is required to broadcast, and to reserve a nonce the dapp left out.
+ */
+export async function planTransactionRequest(
+  env: Eip155Env,
+  context: RequestContext,
+  request: TransactionRequest,
+  method: { title: string; broadcasts: boolean },
+): Promise<{ review: ReviewDraft; plan: TransactionDraft }> {
+  const chain = chainOf(env, context)
+  const draft = await planTransaction(env, chain, context, request)
+  if (method.broadcasts || draft.nonce === undefined) accessOf(chain)
+  return { review: await reviewTransaction(method.title, chain, draft), plan: draft }
+}
+
+/**
  * Everything `eth_sendTransaction` and `eth_signTransaction` check and fill before review: ownership of
  * `from`, field consistency, chainId, fees (EIP-1559 when the chain has a base fee), gas (estimate with a
  * margin, capped below the block gas limit). Chain reads fail as -32603 with the node's reason, so a
  * reverting or unaffordable transaction is refused before the user is asked.
  */
-export async function planTransaction(
+async function planTransaction(
   env: Eip155Env,
   chain: ChainConfig,
   context: RequestContext,
@@ -361,7 +377,7 @@ const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi]
  * The review of a wallet-filled transaction; when it calls an ERC-20 and a provider is configured, the
  * token's symbol and decimals are read so the amount also shows in token units.
  */
-export async function reviewTransaction(title: string, chain: ChainConfig, draft: TransactionDraft) {
+async function reviewTransaction(title: string, chain: ChainConfig, draft: TransactionDraft) {
   const erc20 = draft.to !== undefined && decodeKnownCall(draft.data)?.erc20Amount !== undefined
   const token = erc20 && chain.access ? await chain.access.tokenMetadata(draft.to!) : undefined
   return transactionReview(title, chain, draft, token)

@@ -4,8 +4,7 @@ import { defineMethod } from '../../core/namespace.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
 import {
   checkedHash,
-  planTransaction,
-  reviewTransaction,
+  planTransactionRequest,
   signDraft,
   type TransactionDraft,
   transactionRequestSchema,
@@ -18,13 +17,8 @@ export const sendTransactionParams = v.strictTuple([transactionRequestSchema])
 export const sendTransaction = (env: Eip155Env) =>
   defineMethod({
     params: sendTransactionParams,
-    async plan(context, [request]) {
-      const chain = chainOf(env, context)
-      const draft = await planTransaction(env, chain, context, request)
-      // Sending needs the chain even when the dapp filled every field.
-      accessOf(chain)
-      return { review: await reviewTransaction('Send transaction', chain, draft), plan: draft }
-    },
+    plan: (context, [request]) =>
+      planTransactionRequest(env, context, request, { title: 'Send transaction', broadcasts: true }),
     async execute(context, draft: TransactionDraft): Promise<Hex> {
       const access = accessOf(chainOf(env, context))
       const signer = await signerOf(env, draft.from)

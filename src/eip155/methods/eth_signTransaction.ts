@@ -1,10 +1,9 @@
 import * as v from 'valibot'
 import type { Hex } from 'viem'
 import { defineMethod } from '../../core/namespace.js'
-import { accessOf, chainOf, type Eip155Env, signerOf } from '../env.js'
+import { type Eip155Env, signerOf } from '../env.js'
 import {
-  planTransaction,
-  reviewTransaction,
+  planTransactionRequest,
   signDraft,
   type TransactionDraft,
   transactionRequestSchema,
@@ -22,12 +21,8 @@ export const signTransactionParams = v.strictTuple([transactionRequestSchema])
 export const signTransaction = (env: Eip155Env) =>
   defineMethod({
     params: signTransactionParams,
-    async plan(context, [request]) {
-      const chain = chainOf(env, context)
-      const draft = await planTransaction(env, chain, context, request)
-      if (draft.nonce === undefined) accessOf(chain)
-      return { review: await reviewTransaction('Sign transaction', chain, draft), plan: draft }
-    },
+    plan: (context, [request]) =>
+      planTransactionRequest(env, context, request, { title: 'Sign transaction', broadcasts: false }),
     async execute(context, draft: TransactionDraft): Promise<Hex> {
       const signer = await signerOf(env, draft.from)
       return withNonce(env, context, draft, (nonce) => signDraft(signer, draft, nonce))
