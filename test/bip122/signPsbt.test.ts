@@ -209,6 +209,29 @@ describe('signPsbt: signing', () => {
   })
 })
 
+describe('signPsbt: review warnings', () => {
+  it('flags a dust output and a fee above half the outputs (caution, still signable)', async () => {
+    const input = await fundOwn(84, 12, 30_000)
+    const psbt = buildPsbt(
+      [{ ...input, script: input.owner.scriptPubKey }],
+      [
+        { script: external.script, value: 10_000 },
+        { script: foreignParty('dust').script, value: 100 },
+      ],
+    )
+    const response = await h.call('signPsbt', {
+      account: h.accountId,
+      psbt: psbt.toBase64(),
+      signInputs: [{ address: input.owner.address, index: 0 }],
+    })
+    expect(response.error).toBeUndefined()
+    expect(h.approvals.at(-1)!.warnings.map((w) => [w.code, w.severity])).toEqual([
+      ['psbt.dust_output', 'caution'],
+      ['psbt.fee_high', 'caution'],
+    ])
+  })
+})
+
 describe('signPsbt: refusals (exact codes)', () => {
   let input: Awaited<ReturnType<typeof fundOwn>>
   beforeAll(async () => {

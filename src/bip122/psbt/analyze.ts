@@ -2,7 +2,7 @@ import { address as bitcoinAddress } from 'bitcoinjs-lib'
 import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { equalBytes, toHex } from '../transaction/bytes.js'
-import { scriptKind } from '../transaction/scripts.js'
+import { dustLimit, scriptKind } from '../transaction/scripts.js'
 import { knownSighashTypes, type Prevout, SIGHASH_ALL, SIGHASH_DEFAULT } from '../transaction/sighash.js'
 import type { InputToSign } from '../transaction/sign.js'
 import { estimateVsize } from '../transaction/size.js'
@@ -174,6 +174,13 @@ export async function analyzePsbt(options: {
       )
       continue
     }
+    if (output.value < dustLimit(output.script)) {
+      warn({
+        code: 'psbt.dust_output',
+        severity: 'caution',
+        message: `Output ${index} is below the dust limit; nodes will not relay this transaction as it is.`,
+      })
+    }
     const own = await account.findScript(output.script)
     if (own) {
       ownOut += output.value
@@ -215,6 +222,13 @@ export async function analyzePsbt(options: {
       })
     }
     summary.push(item('Fee', `${formatSats(fee)}, about ${formatFeeRate(fee, vsize)}`))
+    if (fee * 2n > totalOut) {
+      warn({
+        code: 'psbt.fee_high',
+        severity: 'caution',
+        message: 'The fee is more than half of what the outputs receive.',
+      })
+    }
   } else {
     summary.push(item('Fee', 'unknown: some inputs carry no UTXO data'))
     warn({
@@ -376,15 +390,15 @@ async function verifyAmounts(
       { rule: 'psbt.amount_unverified' },
     )
   }
+  // Outpoint → value, for the coins the chain shows at the very script the PSBT claims.
   const known = new Map<string, number>()
-  for (const utxo of await account.utxos()) known.set(`${utxo.txid}:${utxo.vout}`, utxo.value)
+  for (const utxo of await account.utxos())
+    known.set(`${utxo.txid}:${utxo.vout}:${toHex(utxo.owner.scriptPubKey)}`, utxo.value)
   for (const [index, { prevout }] of pending) {
     const input = decoded.tx.inputs[index]!
     const txid = hashToTxid(input.txid)
-    let value =
-      known.get(`${txid}:${input.vout}`) === undefined
-        ? undefined
-        : BigInt(known.get(`${txid}:${input.vout}`)!)
+    const listed = known.get(`${txid}:${input.vout}:${toHex(prevout.script)}`)
+    let value = listed === undefined ? undefined : BigInt(listed)
     if (value === undefined) {
       const parent = parseTransaction(await provider.rawTransaction(txid))
       if (!equalBytes(txidToHash(transactionId(parent)), input.txid)) {
