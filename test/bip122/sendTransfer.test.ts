@@ -355,7 +355,7 @@ describe('sendTransfer: concurrency and faults', () => {
 
   it('broadcast timeout → -32603, not retried', async () => {
     const fresh = await startBitcoinRegtest()
-    const wallet = await startHarness({ chain: fresh, timeoutMs: 1_500 })
+    const wallet = await startHarness({ chain: fresh, timeoutMs: 4_000 })
     try {
       fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
       fresh.injectBroadcastFault({ kind: 'hang' })
