@@ -458,26 +458,17 @@ function decodeKnownCall(data: Hex): DecodedCall | undefined {
     return undefined
   }
   const { functionName, args } = decoded
-  if (functionName === 'transfer') {
-    const [recipient, amount] = args as [Address, bigint]
+  if (functionName === 'transfer' || functionName === 'transferFrom') {
+    const [owner, recipient, amount] = (functionName === 'transfer' ? [undefined, ...args] : args) as [
+      Address | undefined,
+      Address,
+      bigint,
+    ]
     return {
       items: (token) => [
-        item('Token call', 'ERC-20 transfer'),
+        item('Token call', `ERC-20 ${functionName}`),
         item('Token contract', token),
-        item('Recipient', recipient),
-        item('Amount (token base units)', amount.toString()),
-      ],
-      warnings: () => [],
-      erc20Amount: { label: 'Amount', amount },
-    }
-  }
-  if (functionName === 'transferFrom') {
-    const [owner, recipient, amount] = args as [Address, Address, bigint]
-    return {
-      items: (token) => [
-        item('Token call', 'ERC-20 transferFrom'),
-        item('Token contract', token),
-        item('Owner', owner),
+        ...(owner === undefined ? [] : [item('Owner', owner)]),
         item('Recipient', recipient),
         item('Amount (token base units)', amount.toString()),
       ],

@@ -60,6 +60,23 @@ describe('transaction reviews', () => {
     expect(review.warnings).toEqual([])
   })
 
+  it('ERC-20 transferFrom is decoded with its owner', async () => {
+    const data = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transferFrom',
+      args: [spender, router, 7n],
+    })
+    const review = await reviewOf('eth_signTransaction', txTo(token, data))
+    expect(review.items.slice(-5)).toEqual([
+      { label: 'Token call', value: 'ERC-20 transferFrom' },
+      { label: 'Token contract', value: token },
+      { label: 'Owner', value: spender },
+      { label: 'Recipient', value: router },
+      { label: 'Amount (token base units)', value: '7' },
+    ])
+    expect(review.warnings).toEqual([])
+  })
+
   it('bounded ERC-20 approve is decoded without a warning', async () => {
     const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, 1000n] })
     const review = await reviewOf('eth_signTransaction', txTo(token, data))
