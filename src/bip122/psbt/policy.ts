@@ -15,7 +15,11 @@ export type Bip122Policy = {
   psbtLimits?: Partial<PsbtLimits>
   /** sendTransfer: confirmation target (blocks) whose fee estimate is used. Default 3. */
   confirmationTarget?: number
-  /** How long UTXOs picked for a transfer stay reserved awaiting approval and broadcast. Default 10 min. */
+  /**
+   * How long coins picked for a transfer stay reserved awaiting approval. Default 2 min. The router does not
+   * tell a method that its request was declined, so this is also how long a declined transfer holds them.
+   * An approval slower than this still succeeds unless another transfer took the coins meanwhile.
+   */
   reservationMs?: number
 }
 
@@ -30,7 +34,7 @@ export function resolvePolicy(policy: Bip122Policy | undefined): ResolvedPolicy 
     maxFeeSats: policy?.maxFeeSats,
     psbtLimits: { ...defaultPsbtLimits, ...policy?.psbtLimits },
     confirmationTarget: policy?.confirmationTarget ?? 3,
-    reservationMs: policy?.reservationMs ?? 10 * 60_000,
+    reservationMs: policy?.reservationMs ?? 2 * 60_000,
   }
 }
 
