@@ -16,12 +16,7 @@ const headerBase: Readonly<Partial<Record<AddressType, number>>> = {
   p2wpkh: 39,
 }
 
-/** BIP-137 has no taproot header. */
-export function hasBip137Header(type: AddressType): boolean {
-  return headerBase[type] !== undefined
-}
-
-/** header ‖ r ‖ s (65 bytes). */
+/** header ‖ r ‖ s (65 bytes). BIP-137 has no taproot header: `schemeFor` in signMessage never asks for one. */
 export function bip137Signature(type: AddressType, compact: Uint8Array, recoveryId: number): Uint8Array {
   const base = headerBase[type]
   if (base === undefined) throw new Error(`BIP-137 has no header for ${type}`)

@@ -1,9 +1,9 @@
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { bytesToHex, concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import * as v from 'valibot'
 import { InvalidParamsError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
-import { bip137Signature, bitcoinMessageHash, hasBip137Header } from '../message/bip137.js'
+import { bip137Signature, bitcoinMessageHash } from '../message/bip137.js'
 import {
   bip322MessageHash,
   derSignature,
@@ -93,7 +93,6 @@ function schemeFor(owner: AccountAddress, protocol: 'ecdsa' | 'bip322' | undefin
 
 async function sign({ account, owner, scheme, messageHash }: SignMessagePlan): Promise<Uint8Array> {
   if (scheme === 'bip137') {
-    if (!hasBip137Header(owner.addressType)) throw new Error('unreachable: no BIP-137 header')
     const { signature, recoveryId } = await account.signEcdsaRecoverable(owner, messageHash)
     return bip137Signature(owner.addressType, signature, recoveryId)
   }
@@ -104,11 +103,8 @@ async function sign({ account, owner, scheme, messageHash }: SignMessagePlan): P
   // The key hash is the witness program of P2WPKH (`0014‖h`), or of the P2SH-P2WPKH redeem script.
   const sighash = segwitV0Sighash(toSpend, (owner.redeemScript ?? owner.scriptPubKey).subarray(2, 22))
   const signature = await account.signEcdsa(owner, sighash)
-  const der = derSignature(signature)
-  const withType = new Uint8Array(der.length + 1)
-  withType.set(der)
-  withType[der.length] = 0x01 // SIGHASH_ALL
-  return serializeWitness([withType, owner.publicKey])
+  const sighashAll = Uint8Array.of(0x01)
+  return serializeWitness([concatBytes(derSignature(signature), sighashAll), owner.publicKey])
 }
 
 const previewLimit = 2000
