@@ -120,12 +120,10 @@ describe('hdKeys', () => {
   })
 
   it('refuses a bad mnemonic without echoing it, and paths outside its account', async () => {
+    expect(() => hdKeys({ mnemonic: 'abandon abandon secretword' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secretword') }),
+    )
     expect(() => hdKeys({ mnemonic: 'abandon abandon secretword' })).toThrow(/invalid BIP-39 mnemonic/)
-    try {
-      hdKeys({ mnemonic: 'abandon abandon secretword' })
-    } catch (error) {
-      expect(String(error)).not.toContain('secretword')
-    }
     expect(() => hdKeys({})).toThrow(/exactly one/)
     const keys = hdKeys({ mnemonic, account: 1 })
     expect(() => keys.publicKey(path)).toThrow(/account/)
