@@ -1,4 +1,4 @@
-import { beginCell, Cell, loadMessage, storeStateInit } from '@ton/core'
+import { Address, beginCell, Cell, loadMessage, storeStateInit } from '@ton/core'
 import { describe, expect, it } from 'vitest'
 import type { JsonRpcFailure, JsonRpcResponse, JsonRpcSuccess } from '../../src/core/jsonrpc.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
@@ -74,6 +74,12 @@ const sendMessageCases: Case[] = [
     params: { messages: [one({ amount: (1n << 120n).toString() })] },
     code: -32602,
     data: { path: 'messages.0.amount' },
+  },
+  {
+    name: 'destination on workchain 1',
+    params: { messages: [one({ address: new Address(1, Buffer.alloc(32, 7)).toString() })] },
+    code: -32602,
+    data: { path: 'messages.0.address', reason: 'address workchain must be 0 or -1' },
   },
   { name: 'payload not base64', params: { messages: [one({ payload: '***' })] }, code: -32602 },
   {
@@ -272,6 +278,18 @@ describe('ton_sendMessage refusals (exact codes, nothing signed or sent)', () =>
     expect(approvals).toEqual([])
   })
 
+  it('refuses a seqno the chain reports out of range, before approval', async () => {
+    const { rpc, approvals } = wallet({
+      provider: { ...memoryProvider({ walletState: 'active' }).provider, getSeqno: async () => -1 },
+    })
+    const response = await rpc.handle({
+      chainId: 'ton:-239',
+      request: request('ton_sendMessage', { messages: [one()] }),
+    })
+    expectFailure(response, -32603, { reason: 'the chain reported an invalid seqno -1' })
+    expect(approvals).toEqual([])
+  })
+
   it('broadcasts once and reports a hash the chain disagrees on', async () => {
     const sent: Uint8Array[] = []
     const lying: TonChainProvider = {
@@ -453,6 +471,54 @@ describe('no key is touched before approval', () => {
     expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error.' } })
     expect(chain.sent).toEqual([])
     expect(errors).toHaveLength(1)
+  })
+})
+
+describe('ton namespace configuration refusals', () => {
+  it('refuses an unknown chain and a default lifetime outside 10..600 s at construction', () => {
+    const keys = fixtureSigner()
+    expect(() => ton({ keys, chains: ['ton:0' as 'ton:-3'] })).toThrow(TypeError)
+    expect(() => ton({ keys, defaultValidFor: 601 })).toThrow(RangeError)
+    expect(() => ton({ keys, defaultValidFor: 9 })).toThrow(RangeError)
+  })
+
+  it('a signer without a 32-byte public key answers -32603 and reports the cause', async () => {
+    const errors: unknown[] = []
+    const rpc = createWalletRpc({
+      namespaces: [ton({ keys: { publicKey: new Uint8Array(31), sign: () => new Uint8Array(64) } })],
+      approve: () => true,
+      onError: (error) => errors.push(error),
+      clock: () => now * 1000,
+    })
+    const response = await rpc.handle({
+      chainId: 'ton:-239',
+      request: request('ton_signData', { type: 'text', text: 'x' }),
+      origin: 'https://a.example',
+    })
+    expectFailure(response, -32603)
+    expect(String(errors[0])).toContain('32-byte')
+  })
+
+  it('an external signer returning something other than 64 bytes yields -32603 and nothing is sent', async () => {
+    const chain = memoryProvider()
+    const inner = await fixtureSigner()
+    const rpc = createWalletRpc({
+      namespaces: [
+        ton({
+          keys: { publicKey: inner.publicKey, sign: () => new Uint8Array(63) },
+          providers: { 'ton:-239': chain.provider },
+        }),
+      ],
+      approve: () => true,
+      onError: () => {},
+      clock: () => now * 1000,
+    })
+    const response = await rpc.handle({
+      chainId: 'ton:-239',
+      request: request('ton_sendMessage', { messages: [one()] }),
+    })
+    expectFailure(response, -32603)
+    expect(chain.sent).toEqual([])
   })
 })
 
