@@ -22,6 +22,19 @@ export const fixturePublicKeyHex = 'f6c450a16bb1c514e22f1977e390a3025599aa1e7b00
 export const fixtureSigner = (): Promise<TonSigner> =>
   tonKeys.fromSecretKey(Buffer.from(fixtureSeedHex, 'hex'))
 
+/**
+ * The fixture key as an external signer that reports every signature it makes (to prove nothing is signed
+ * before approval or on a refusal). External, so the namespace also verifies what it returns.
+ */
+export const spiedSigner = (onSign: (message: Uint8Array) => void): Promise<TonSigner> =>
+  fixtureSigner().then((inner) => ({
+    publicKey: inner.publicKey,
+    sign: (message: Uint8Array) => {
+      onSign(message)
+      return inner.sign(message)
+    },
+  }))
+
 /** TON Connect spec example destination (bounceable) and its non-bounceable form. */
 export const bounceableDestination = 'EQDmnxDMhId6v1Ofg_h5KR5coWlFG6e86Ro3pc7Tq4CA0-Jn'
 export const plainDestination = 'UQDmnxDMhId6v1Ofg_h5KR5coWlFG6e86Ro3pc7Tq4CA07-i'

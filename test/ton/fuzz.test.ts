@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { JsonRpcFailure } from '../../src/core/jsonrpc.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { ton } from '../../src/ton/index.js'
-import { bounceableDestination, fixtureSigner, memoryProvider, plainDestination } from './fixtures.js'
+import { bounceableDestination, memoryProvider, plainDestination, spiedSigner } from './fixtures.js'
 
 const now = 1_700_000_000
 const allowedCodes = new Set([-32602, 4100, 5000, -32603])
@@ -88,13 +88,7 @@ describe('ton namespace under arbitrary params', () => {
   it('always answers with a result or a known code, signs only what it answers with a result, never throws', async () => {
     const chain = memoryProvider()
     let signatures = 0
-    const signer = fixtureSigner().then((inner) => ({
-      publicKey: inner.publicKey,
-      sign: (bytes: Uint8Array) => {
-        signatures++
-        return inner.sign(bytes)
-      },
-    }))
+    const signer = spiedSigner(() => signatures++)
     const errors: unknown[] = []
     const rpc = createWalletRpc({
       namespaces: [ton({ keys: signer, providers: { 'ton:-239': chain.provider } })],

@@ -9,6 +9,7 @@ import {
   memoryProvider,
   plainDestination,
   request,
+  spiedSigner,
   testnetDestination,
   tonWallet,
   vectors,
@@ -214,13 +215,7 @@ describe('ton_sendMessage refusals (exact codes, nothing signed or sent)', () =>
     it(name, async () => {
       const chain = memoryProvider()
       const calls: Uint8Array[] = []
-      const signer = fixtureSigner().then((inner) => ({
-        publicKey: inner.publicKey,
-        sign: (message: Uint8Array) => {
-          calls.push(message)
-          return inner.sign(message)
-        },
-      }))
+      const signer = spiedSigner((message) => calls.push(message))
       const { rpc, approvals } = wallet({ provider: chain.provider, signer })
       const response = await rpc.handle({
         chainId: chainId ?? 'ton:-239',
@@ -401,13 +396,7 @@ describe('no key is touched before approval', () => {
   function spiedWallet(approve: boolean) {
     const events: string[] = []
     const chain = memoryProvider()
-    const signer = fixtureSigner().then((inner) => ({
-      publicKey: inner.publicKey,
-      sign: (message: Uint8Array) => {
-        events.push('sign')
-        return inner.sign(message)
-      },
-    }))
+    const signer = spiedSigner(() => events.push('sign'))
     const rpc = createWalletRpc({
       namespaces: [ton({ keys: signer, providers: { 'ton:-239': chain.provider } })],
       approve: () => {
