@@ -14,7 +14,12 @@ import { bip322MessageHash, toSignTransaction, toSpendTxid } from '../../src/bip
 import { bip122 } from '../../src/bip122/namespace.js'
 import type { AddressType } from '../../src/bip122/types.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
-import { bip322jsVerifies, nobleVerifies } from './signMessage.independent.js'
+import {
+  bip322jsVerifies,
+  bip322MessageHashIndependent,
+  bitcoinMessageHashIndependent,
+  nobleVerifies,
+} from './signMessage.independent.js'
 
 type SimpleRow = {
   message: string
@@ -31,6 +36,7 @@ type Bip322Vectors = {
     Record<'message' | 'address' | 'message_hash' | 'to_spend_tx_hash' | 'to_sign_tx_hash', string>
   >
   simple: SimpleRow[]
+  error: Array<{ description: string; message: string; address: string; signature: string }>
 }
 type Bip137Vectors = {
   magicHash: Array<{ message: string; hash: string }>
@@ -39,6 +45,7 @@ type Bip137Vectors = {
     message: string
     signatures: Array<{ type: string; address: string; signature: string }>
   }
+  verify: Array<{ address: string; message: string; signature: string; valid: boolean }>
 }
 const vectors = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../../test-vectors/bip122/${name}`, import.meta.url), 'utf8'))
@@ -124,12 +131,54 @@ describe('simple signatures equal the vectors and bip322-js', () => {
     expect(nobleVerifies(answer, row.message)).toBe(true)
     expect(bip322jsVerifies(row.address, `${row.message}!`, answer.signature)).toBe(false)
   })
+})
 
-  it('the published P2TR signatures verify with the independent checkers (sanity of the checkers)', () => {
-    for (const row of bip322.simple.filter((entry) => entry.type === 'p2tr')) {
-      const base64 = row.signatures[0]!.replace(/^smp/, '')
-      const hex = Buffer.from(base64, 'base64').toString('hex')
-      expect(bip322jsVerifies(row.address, row.message, hex)).toBe(true)
+/** The checkers every signMessage test relies on must accept the published signatures and refuse the bad ones. */
+describe('sanity of the independent checkers on the published vectors', () => {
+  const hexOf = (base64: string) => Buffer.from(base64.replace(/^smp/, ''), 'base64').toString('hex')
+  const asAnswer = (address: string, signature: string, messageHash: string) => ({
+    address,
+    signature,
+    messageHash,
+  })
+
+  it('every simple signature verifies with bip322-js and, where SIGHASH_ALL/DEFAULT as we sign, with noble', () => {
+    for (const row of bip322.simple) {
+      for (const signature of row.signatures) {
+        const hex = hexOf(signature)
+        expect(bip322jsVerifies(row.address, row.message, hex)).toBe(true)
+        // noble checks only what signMessage emits: P2WPKH, and P2TR with a 64-byte SIGHASH_DEFAULT signature.
+        if (row.type === 'p2tr' && hex.length !== 2 + 2 + 128) continue
+        const answer = asAnswer(row.address, hex, bip322MessageHashIndependent(row.message))
+        expect(nobleVerifies(answer, row.message)).toBe(true)
+        expect(nobleVerifies(answer, `${row.message}!`)).toBe(false)
+      }
+    }
+  })
+
+  it.each(bip322.error)('refuses: $description', (row) => {
+    const hex = hexOf(row.signature)
+    // bip322-js refuses by returning false, or by throwing for a type it cannot verify (P2WSH).
+    const bip322jsAccepts = (() => {
+      try {
+        return bip322jsVerifies(row.address, row.message, hex)
+      } catch {
+        return false
+      }
+    })()
+    expect(bip322jsAccepts).toBe(false)
+    expect(
+      nobleVerifies(asAnswer(row.address, hex, bip322MessageHashIndependent(row.message)), row.message),
+    ).toBe(false)
+  })
+
+  it.each(bip137.verify)('BIP-137 $address "$message" → $valid', (row) => {
+    const hex = hexOf(row.signature)
+    expect(bip322jsVerifies(row.address, row.message, hex, true)).toBe(row.valid)
+    // noble recovers compressed keys only (headers 31–42), the only ones signMessage produces.
+    if (Number.parseInt(hex.slice(0, 2), 16) >= 31) {
+      const answer = asAnswer(row.address, hex, bitcoinMessageHashIndependent(row.message))
+      expect(nobleVerifies(answer, row.message)).toBe(row.valid)
     }
   })
 })

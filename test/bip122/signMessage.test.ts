@@ -99,7 +99,13 @@ describe('signMessage signatures verify with independent implementations', () =>
   it('reproduces the computed project vectors byte for byte (BIP-137 and BIP-322, RFC 6979)', async () => {
     for (const row of vectors('bip137.json').project) {
       const response = await sign(rpc, BIP122_MAINNET, { account: row.address, message: row.message })
-      expect(response).toMatchObject({ result: { address: row.address, signature: row.signatureHex } })
+      expect(response).toMatchObject({
+        result: {
+          address: row.address,
+          signature: row.signatureHex,
+          ...(row.messageHash ? { messageHash: row.messageHash } : {}),
+        },
+      })
     }
     for (const row of vectors('bip322.json').project) {
       const response = await sign(rpc, BIP122_MAINNET, {
