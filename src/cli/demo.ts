@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util'
 import type { DemoRow } from './demo/session.js'
 
-const columns = { method: 44, chain: 42, verified: 9 }
+const columns = { method: 50, chain: 40, verified: 9 }
 
 export async function runDemoCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { 'no-payment': { type: 'boolean' } }, strict: true })

@@ -6,7 +6,14 @@ import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 
 export type GetAccountAddressesParams = { account: string; intentions?: string[] }
 export type AccountAddress = { address: string; publicKey?: string; path?: string; intention?: string }
-export type VerifyGetAccountAddressesOptions = { network?: BitcoinNetwork }
+export type VerifyGetAccountAddressesOptions = {
+  network?: BitcoinNetwork
+  /** Addresses the dapp knows have history (e.g. from an explorer): the listing must keep fewer than 20
+   *  addresses outside this set (the spec's gap-limit rule). */
+  usedAddresses?: readonly string[]
+  /** Addresses the dapp knows hold UTXOs: each must be listed (when no `intentions` filter applies). */
+  fundedAddresses?: readonly string[]
+}
 
 const purposeOf: Record<AddressType, number | undefined> = {
   p2pkh: 44,
@@ -30,6 +37,16 @@ export function verifyGetAccountAddresses(
     const wantsPayment = params.intentions === undefined || params.intentions.includes('payment')
     if (wantsPayment && !entries.some((entry) => isRecord(entry) && entry.address === params.account)) {
       fail('the account address is missing')
+    }
+    if (options.usedAddresses !== undefined) {
+      const used = new Set(options.usedAddresses)
+      const unused = entries.filter((entry) => isRecord(entry) && !used.has(String(entry.address))).length
+      if (unused >= 20) fail(`${unused} unused addresses listed; the spec allows fewer than 20`)
+    }
+    if (options.fundedAddresses !== undefined && params.intentions === undefined) {
+      const listed = new Set(entries.map((entry) => (isRecord(entry) ? entry.address : undefined)))
+      const missing = options.fundedAddresses.find((address) => !listed.has(address))
+      if (missing !== undefined) fail(`${missing} holds coins but is not listed`)
     }
     entries.forEach((entry: unknown, index) => {
       if (!isRecord(entry) || typeof entry.address !== 'string') fail(`entry ${index} has no address`)

@@ -107,4 +107,28 @@ describe('verifyGetAccountAddresses', () => {
     expect(verifyGetAccountAddresses({ account }, docExample, { network: 'testnet' }).valid).toBe(false)
     expect(verifyGetAccountAddresses({ account }, 'not json').valid).toBe(false)
   })
+  it('checks the gap-limit and funded-address rules when the dapp knows the history', () => {
+    expect(
+      verifyGetAccountAddresses({ account }, docExample, { fundedAddresses: [docExample[2]!.address] }),
+    ).toEqual({
+      valid: true,
+    })
+    const unlisted = 'bc1qp59yckz4ae5c4efgw2s5wfyvrz0ala7rgvuz8z'
+    expect(verifyGetAccountAddresses({ account }, docExample, { fundedAddresses: [unlisted] })).toEqual({
+      valid: false,
+      reason: `${unlisted} holds coins but is not listed`,
+    })
+    expect(verifyGetAccountAddresses({ account }, docExample, { usedAddresses: [] })).toEqual({ valid: true })
+    const many = [
+      { address: account },
+      ...Array.from({ length: 19 }, (_, i) => ({
+        address: btc.p2wpkh(secp256k1.getPublicKey(sha256(Uint8Array.of(i)), true)).address!,
+      })),
+    ]
+    expect(verifyGetAccountAddresses({ account }, many, { usedAddresses: [] })).toEqual({
+      valid: false,
+      reason: '20 unused addresses listed; the spec allows fewer than 20',
+    })
+    expect(verifyGetAccountAddresses({ account }, many, { usedAddresses: [account] }).valid).toBe(true)
+  })
 })

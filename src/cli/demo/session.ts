@@ -225,7 +225,7 @@ class DappSession {
 const verify = verifiers
 
 // ------------------------------------------------------------------ bip122
-type Coins = { account: string; taproot: string; coinA: Outpoint; coinB: Outpoint }
+type Coins = { account: string; taproot: string; coinA: Outpoint; coinB: Outpoint; candidates: string[] }
 type Outpoint = { txid: string; vout: number }
 
 /** The user already holds coins when the dapp connects: three on the payment address, one on a taproot one. */
@@ -238,7 +238,17 @@ function fundBitcoin(chains: Chains, mnemonic: string): Coins {
   const coinB = chains.bitcoin.fund(account, 400_000n)
   chains.bitcoin.fund(account, 500_000n)
   chains.bitcoin.fund(account, 600_000n)
-  return { account, taproot, coinA, coinB }
+  // The first few receive and change addresses of both purposes, derived here independently of the wallet.
+  const candidates: string[] = []
+  for (const change of [0, 1]) {
+    for (let index = 0; index < 5; index++) {
+      candidates.push(btc.p2wpkh(pub(`m/84'/1'/0'/${change}/${index}`), regtestNet).address!)
+      candidates.push(
+        btc.p2tr(pub(`m/86'/1'/0'/${change}/${index}`).slice(1), undefined, regtestNet).address!,
+      )
+    }
+  }
+  return { account, taproot, coinA, coinB, candidates }
 }
 
 async function bitcoinAct(session: DappSession, chains: Chains, coins: Coins): Promise<void> {
@@ -374,6 +384,34 @@ async function bitcoinAct(session: DappSession, chains: Chains, coins: Coins): P
   })
   chains.bitcoin.mine(1)
 
+  // After the transfers: every address now holding coins is listed, and fewer than 20 listed ones are unused.
+  const funded: string[] = []
+  for (const candidate of coins.candidates) {
+    const utxos = (await esplora(chains, `/address/${candidate}/utxo`)) as unknown[]
+    if (utxos.length > 0) funded.push(candidate)
+  }
+  await session.step<{ address: string }[]>(
+    REGTEST,
+    'getAccountAddresses',
+    { account },
+    async (result) => {
+      const used: string[] = []
+      for (const entry of result) {
+        const stats = (await esplora(chains, `/address/${entry.address}`)) as {
+          chain_stats: { tx_count: number }
+          mempool_stats: { tx_count: number }
+        }
+        if (stats.chain_stats.tx_count + stats.mempool_stats.tx_count > 0) used.push(entry.address)
+      }
+      return verify.bip122.getAccountAddresses!({ account }, result, {
+        network: 'regtest',
+        usedAddresses: used,
+        fundedAddresses: funded,
+      })
+    },
+    `getAccountAddresses (after transfers: ${funded.length} funded)`,
+  )
+
   const started = performance.now()
   const event = await session.nextEvent(
     eventsBeforeTransfer,
@@ -393,6 +431,12 @@ async function bitcoinAct(session: DappSession, chains: Chains, coins: Coins): P
 }
 
 const regtestNet = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
+
+async function esplora(chains: Chains, path: string): Promise<unknown> {
+  const response = await fetch(`${chains.bitcoin.url}${path}`)
+  if (!response.ok) throw new Error(`esplora ${path}: HTTP ${response.status}`)
+  return response.json()
+}
 
 async function rawBitcoinTx(chains: Chains, txid: string): Promise<string | undefined> {
   const response = await fetch(`${chains.bitcoin.url}/tx/${txid}/hex`)
