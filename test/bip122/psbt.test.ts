@@ -3,6 +3,7 @@ import * as btc from '@scure/btc-signer'
 import { BIP32Factory } from 'bip32'
 import { mnemonicToSeedSync } from 'bip39'
 import * as bitcoin from 'bitcoinjs-lib'
+import fc from 'fast-check'
 import * as tiny from 'tiny-secp256k1'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { BIP122_REGTEST } from '../../src/bip122/chains.js'
@@ -199,3 +200,41 @@ function tweakedSigner(privateKey: Uint8Array, publicKey: Uint8Array, auxRand: U
     signSchnorr: (hash: Uint8Array) => tiny.signSchnorr(hash, tweaked, auxRand),
   }
 }
+
+describe('hostile PSBT bytes never crash the decoder', () => {
+  const valid = Buffer.from(vectors.bip371Valid[1]!.base64, 'base64')
+  const judge = (bytes: Uint8Array) => {
+    try {
+      decodePsbt(Buffer.from(bytes).toString('base64'))
+    } catch (error) {
+      // Only a clean -32602 naming the field, never a TypeError or RangeError escaping.
+      expect(error).toBeInstanceOf(WalletRpcError)
+      expect((error as WalletRpcError).code).toBe(-32602)
+      expect((error as WalletRpcError).data).toMatchObject({ path: 'psbt' })
+    }
+  }
+  it('random bytes after the magic', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 400 }), (tail) =>
+        judge(Uint8Array.from([0x70, 0x73, 0x62, 0x74, 0xff, ...tail])),
+      ),
+      { numRuns: 300 },
+    )
+  })
+  it('single-byte mutations and truncations of a valid taproot PSBT', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(valid.length - 1),
+        fc.integer({ min: 1, max: 255 }),
+        fc.nat(valid.length),
+        (at, xor, cut) => {
+          const mutated = Uint8Array.from(valid)
+          mutated[at]! ^= xor
+          judge(mutated)
+          judge(valid.subarray(0, cut))
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+})
