@@ -1,4 +1,3 @@
-import type { Cell } from '@ton/core'
 import * as v from 'valibot'
 import { InternalError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
@@ -89,7 +88,7 @@ function decode(params: TonSignDataParams): SignDataPayload {
     case 'binary':
       return { type: 'binary', bytes: new Uint8Array(Buffer.from(params.bytes, 'base64')) }
     case 'cell':
-      return { type: 'cell', schema: params.schema, cell: parseBoc(params.cell, 'cell') as Cell }
+      return { type: 'cell', schema: params.schema, cell: parseBoc(params.cell, 'cell') }
   }
 }
 
