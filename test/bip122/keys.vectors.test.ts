@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { hmac } from '@noble/hashes/hmac.js'
+import { sha256, sha512 } from '@noble/hashes/sha2.js'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { createBase58check } from '@scure/base'
 import * as btc from '@scure/btc-signer'
 import { describe, expect, it } from 'vitest'
 import { createAccount } from '../../src/bip122/account.js'
@@ -22,8 +26,29 @@ const load = (name: string) =>
     mnemonic: string
     source: string
     license: string
+    accountXpub?: { path: string; xpub?: string; zpub?: string }
     addresses: Row[]
   }
+
+/**
+ * BIP-32 public child derivation (CKDpub) from a published account xpub/zpub, with @noble/curves and
+ * @noble/hashes only: an independent path to the same leaf keys hdKeys derives from the mnemonic.
+ */
+function publicChild(extendedKey: string, change: number, index: number): Uint8Array {
+  const raw = createBase58check(sha256).decode(extendedKey)
+  let chainCode = raw.slice(13, 45)
+  let key = raw.slice(45, 78)
+  for (const child of [change, index]) {
+    const data = new Uint8Array(37)
+    data.set(key)
+    new DataView(data.buffer).setUint32(33, child)
+    const digest = hmac(sha512, chainCode, data)
+    const tweak = secp256k1.Point.BASE.multiply(BigInt(`0x${bytesToHex(digest.subarray(0, 32))}`))
+    key = secp256k1.Point.fromBytes(key).add(tweak).toBytes(true)
+    chainCode = digest.slice(32)
+  }
+  return key
+}
 const chainOf = { mainnet: BIP122_MAINNET, testnet: BIP122_TESTNET, regtest: BIP122_REGTEST }
 
 const providers = new Map<number, KeyProvider>()
@@ -62,6 +87,25 @@ describe.each(['bip84.json', 'bip86.json', 'bip49.json', 'bip44.json'])('%s', (f
     expect(vectors.source).toMatch(/bitcoin\/bips|slips/)
     expect(vectors.license.length).toBeGreaterThan(0)
   })
+  const xpub = vectors.accountXpub
+  const extendedKey = xpub?.xpub ?? xpub?.zpub
+  if (xpub && extendedKey) {
+    it(`the published ${xpub.path} account key derives the same leaf keys (CKDpub)`, async () => {
+      const rows = vectors.addresses.filter((row) => row.path.startsWith(`${xpub.path}/`))
+      expect(rows.length).toBeGreaterThan(0)
+      for (const row of rows) {
+        const { purpose, change, index } = parsePath(row.path)
+        const account = await createAccount({
+          keys: keysFor(vectors.mnemonic, 0),
+          chain: bip122Chains[chainOf[row.network]]!,
+          provider: undefined,
+          clock: () => 0,
+        })
+        const derived = await account.address(purpose, change, index)
+        expect(bytesToHex(publicChild(extendedKey, change, index))).toBe(bytesToHex(derived.publicKey))
+      }
+    })
+  }
   it.each(vectors.addresses)('$network $path → $address', async (row) => {
     const { purpose, account: accountIndex, change, index } = parsePath(row.path)
     const chain = bip122Chains[chainOf[row.network]]!
