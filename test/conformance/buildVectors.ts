@@ -598,6 +598,13 @@ total += write({
   ],
 })
 
+const hdRoot = BIP32Factory(ecc).fromSeed(mnemonicToSeedSync(abandon))
+const regtestNet = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
+const regtestAt = (path: string) => btc.p2wpkh(Uint8Array.from(hdRoot.derivePath(path).publicKey), regtestNet).address!
+const receive5 = regtestAt("m/84'/1'/0'/0/5")
+const change2 = regtestAt("m/84'/1'/0'/1/2")
+if (regtestAt("m/84'/1'/0'/0/0") !== addr.regtest) throw new Error('derivation')
+
 total += write({
   namespace: 'bip122',
   method: 'getAccountAddresses',
@@ -633,6 +640,21 @@ total += write({
       name: 'regtest account',
       request: { chainId: REGTEST, method: 'getAccountAddresses', params: { account: addr.regtest } },
       expect: { verify: { function: 'verifyGetAccountAddresses', options: { network: 'regtest' } } },
+    },
+    {
+      name: 'coins on receive index 5 and change index 2 are listed (gap limit respected)',
+      chain: 'bitcoin-regtest',
+      fund: [
+        { address: receive5, amount: '150000' },
+        { address: change2, amount: '250000' },
+      ],
+      request: { chainId: REGTEST, method: 'getAccountAddresses', params: { account: addr.regtest } },
+      expect: {
+        verify: {
+          function: 'verifyGetAccountAddresses',
+          options: { network: 'regtest', fundedAddresses: [receive5, change2], usedAddresses: [receive5, change2] },
+        },
+      },
     },
     {
       name: 'the account of another wallet',
