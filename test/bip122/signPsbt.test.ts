@@ -1,4 +1,5 @@
 import * as bitcoin from 'bitcoinjs-lib'
+import fc from 'fast-check'
 import * as tiny from 'tiny-secp256k1'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { buildPsbt, foreignParty, type Harness, parentOf, startHarness } from './psbtFixture.js'
@@ -564,4 +565,51 @@ describe('signPsbt: broadcast faults (never retried)', () => {
       expect(h.chain.broadcastCount()).toBe(before + 1)
     })
   }
+})
+
+describe('signPsbt: arbitrary params never become an internal error', () => {
+  it('every answer is a result or a -32602 / 4100 refusal', async () => {
+    const input = await fundOwn(84, 13, 30_000)
+    const valid = buildPsbt(
+      [{ ...input, script: input.owner.scriptPubKey }],
+      [{ script: external.script, value: 29_000 }],
+    ).toBase64()
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(
+          {
+            account: fc.oneof(
+              fc.constant(h.accountId),
+              fc.constant(input.owner.address),
+              fc.string(),
+              fc.anything(),
+            ),
+            psbt: fc.oneof(fc.constant(valid), fc.base64String(), fc.anything()),
+            signInputs: fc.oneof(
+              fc.constant([{ address: input.owner.address, index: 0 }]),
+              fc.array(
+                fc.record({
+                  address: fc.oneof(fc.constant(input.owner.address), fc.string()),
+                  index: fc.oneof(fc.integer({ min: -2, max: 3 }), fc.double()),
+                  sighashTypes: fc.option(fc.array(fc.integer({ min: -1, max: 256 }), { maxLength: 3 }), {
+                    nil: undefined,
+                  }),
+                }),
+                { maxLength: 3 },
+              ),
+              fc.anything(),
+            ),
+            // Never `true`: a real broadcast is covered above; here only refusals and plain signing.
+            broadcast: fc.oneof(fc.constant(false), fc.string(), fc.integer()),
+          },
+          { requiredKeys: [] },
+        ),
+        async (params) => {
+          const response = await h.call('signPsbt', params)
+          if (response.error) expect([-32602, 4100]).toContain(response.error.code)
+        },
+      ),
+      { numRuns: 120 },
+    )
+  })
 })
