@@ -15,32 +15,40 @@ const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const keys = hdKeys({ mnemonic })
 
-/** Counts every sign operation and what `approve` had seen when it was asked. */
-function spied(provider: KeyProvider) {
-  const calls: string[] = []
-  const spy: KeyProvider = {
-    kind: provider.kind,
-    account: provider.account,
-    publicKey: (path) => provider.publicKey(path),
-    signEcdsa: (path, hash) => {
-      calls.push('ecdsa')
-      return provider.signEcdsa(path, hash)
-    },
-    signEcdsaRecoverable: (path, hash) => {
-      calls.push('ecdsa')
-      return provider.signEcdsaRecoverable!(path, hash)
-    },
-    signTaproot: (path, hash, aux) => {
-      calls.push('taproot')
-      return provider.signTaproot(path, hash, aux)
-    },
-  }
-  return { spy, calls }
-}
-
 function wallet(options: { approve?: (review: Review) => boolean; provider?: KeyProvider } = {}) {
   const namespace = bip122({ keys: options.provider ?? keys })
   return createWalletRpc({ namespaces: [namespace], approve: options.approve ?? (() => true) })
+}
+
+/**
+ * A wallet whose keys record every sign operation (`calls`) and whose `approve` answers `answer` and notes
+ * how many sign operations had happened when it was asked (`seen`, one entry per approval asked).
+ */
+function watchedWallet(answer: boolean) {
+  const calls: string[] = []
+  const seen: number[] = []
+  const spy: KeyProvider = {
+    kind: keys.kind,
+    account: keys.account,
+    publicKey: (path) => keys.publicKey(path),
+    signEcdsa: (path, hash) => {
+      calls.push('ecdsa')
+      return keys.signEcdsa(path, hash)
+    },
+    signEcdsaRecoverable: (path, hash) => {
+      calls.push('ecdsa')
+      return keys.signEcdsaRecoverable!(path, hash)
+    },
+    signTaproot: (path, hash, aux) => {
+      calls.push('taproot')
+      return keys.signTaproot(path, hash, aux)
+    },
+  }
+  const approve = () => {
+    seen.push(calls.length)
+    return answer
+  }
+  return { rpc: wallet({ provider: spy, approve }), calls, seen }
 }
 
 async function sign(rpc: ReturnType<typeof wallet>, chainId: string, params: unknown) {
@@ -224,15 +232,7 @@ describe('signMessage refusals', () => {
 
 describe('approval comes before any key is touched', () => {
   it('the user says no → 5000 and nothing was signed', async () => {
-    const { spy, calls } = spied(keys)
-    const seen: number[] = []
-    const rpc = wallet({
-      provider: spy,
-      approve: () => {
-        seen.push(calls.length)
-        return false
-      },
-    })
+    const { rpc, calls, seen } = watchedWallet(false)
     for (const protocol of ['ecdsa', 'bip322'] as const) {
       for (const address of Object.values(addresses[BIP122_MAINNET])) {
         if (address.startsWith('bc1p') && protocol === 'ecdsa') continue
@@ -245,15 +245,7 @@ describe('approval comes before any key is touched', () => {
   })
 
   it('the user says yes → exactly one signature, after approval', async () => {
-    const { spy, calls } = spied(keys)
-    const seen: number[] = []
-    const rpc = wallet({
-      provider: spy,
-      approve: () => {
-        seen.push(calls.length)
-        return true
-      },
-    })
+    const { rpc, calls, seen } = watchedWallet(true)
     await sign(rpc, BIP122_MAINNET, {
       account: addresses[BIP122_MAINNET].p2tr,
       message: 'm',
@@ -265,17 +257,13 @@ describe('approval comes before any key is touched', () => {
   })
 
   it('a refused request never reaches approve or the keys', async () => {
-    const { spy, calls } = spied(keys)
-    let asked = 0
-    const rpc = wallet({
-      provider: spy,
-      approve: () => {
-        asked++
-        return true
-      },
+    const { rpc, calls, seen } = watchedWallet(true)
+    const response = await sign(rpc, BIP122_MAINNET, {
+      account: 'bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l',
+      message: 'm',
     })
-    await sign(rpc, BIP122_MAINNET, { account: 'bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l', message: 'm' })
-    expect(asked).toBe(0)
+    expect(response).toMatchObject({ error: { code: 4100 } })
+    expect(seen).toHaveLength(0)
     expect(calls).toEqual([])
   })
 })
