@@ -1,6 +1,6 @@
 import { keyPairFromSeed, sign as tonCryptoSign } from '@ton/crypto'
 import { describe, expect, it } from 'vitest'
-import { loadNodeEd25519, tonKeys, tweetnaclEd25519, walletContract } from '../../src/ton/index.js'
+import { ed25519, loadNodeEd25519, tonKeys, tweetnaclEd25519, walletContract } from '../../src/ton/index.js'
 import { vectors } from './fixtures.js'
 
 const hex = (text: string) => new Uint8Array(Buffer.from(text, 'hex'))
@@ -10,8 +10,9 @@ describe('Ed25519 backends', async () => {
   const node = await loadNodeEd25519()
   const backends = [tweetnaclEd25519, ...(node ? [node] : [])]
 
-  it('node:crypto is available on Node and chosen as the fast backend', () => {
+  it('node:crypto is available on Node and chosen as the fast backend', async () => {
     expect(node?.name).toBe('node:crypto')
+    expect((await ed25519()).name).toBe('node:crypto')
   })
 
   for (const backend of backends) {
