@@ -34,22 +34,19 @@ beforeAll(async () => {
 })
 afterAll(() => fake.stop())
 
-function walletWith(provider: boolean, keyProvider = keys) {
-  const namespace = bip122({
-    keys: keyProvider,
-    chains: { [BIP122_REGTEST]: provider ? { provider: esplora(url) } : {} },
-  })
-  return { namespace, wallet: createWalletRpc({ namespaces: [namespace], approve: () => true }) }
+type Wallet = ReturnType<typeof createWalletRpc>
+
+/** A regtest wallet over the fake Esplora (with history), or without a chain provider. */
+function walletWith(provider: boolean): Wallet {
+  const namespace = bip122({ keys, chains: { [BIP122_REGTEST]: provider ? { provider: esplora(url) } : {} } })
+  return createWalletRpc({ namespaces: [namespace], approve: () => true })
 }
 
-async function list(
-  wallet: ReturnType<typeof walletWith>['wallet'],
-  params: unknown,
-): Promise<AddressEntry[]> {
-  const response = await wallet.handle({
-    chainId: BIP122_REGTEST,
-    request: { id: 1, jsonrpc: '2.0', method: 'getAccountAddresses', params },
-  })
+const ask = (wallet: Wallet, params: unknown, chainId = BIP122_REGTEST) =>
+  wallet.handle({ chainId, request: { id: 1, jsonrpc: '2.0', method: 'getAccountAddresses', params } })
+
+async function list(wallet: Wallet, params: unknown, chainId = BIP122_REGTEST): Promise<AddressEntry[]> {
+  const response = await ask(wallet, params, chainId)
   if (!('result' in response)) throw new Error(JSON.stringify(response))
   return response.result as AddressEntry[]
 }
@@ -59,7 +56,7 @@ const chainOf = (entry: AddressEntry) => entry.path!.split('/')[4]
 
 describe('getAccountAddresses against a chain with history', () => {
   it('lists the first external address first, every funded address, and the unused minimum', async () => {
-    const { wallet } = walletWith(true)
+    const wallet = walletWith(true)
     const id = await at(84, 0, 0)
     const entries = await list(wallet, { account: id })
     const addresses = entries.map((entry) => entry.address)
@@ -97,7 +94,7 @@ describe('getAccountAddresses against a chain with history', () => {
   })
 
   it('serves a warm call from the last discovery (no chain reads)', async () => {
-    const { wallet } = walletWith(true)
+    const wallet = walletWith(true)
     const first = await list(wallet, { account: await at(84, 0, 0) })
     const reads = fake.requests.length
     const second = await list(wallet, { account: await at(84, 0, 0) })
@@ -111,7 +108,7 @@ describe('getAccountAddresses against a chain with history', () => {
   })
 
   it('filters by intentions: payment = 44/49/84, ordinal = 86; unknown intentions match nothing', async () => {
-    const { wallet } = walletWith(true)
+    const wallet = walletWith(true)
     const account = await at(84, 0, 0)
     const payment = await list(wallet, { account, intentions: ['payment'] })
     expect(payment.every((entry) => entry.intention === 'payment')).toBe(true)
@@ -127,7 +124,7 @@ describe('getAccountAddresses against a chain with history', () => {
   })
 
   it('is also sessionProperties.bip122_getAccountAddresses (a JSON string)', async () => {
-    const { wallet } = walletWith(true)
+    const wallet = walletWith(true)
     const properties = await wallet.sessionProperties()
     expect(JSON.parse(properties.bip122_getAccountAddresses!)).toEqual(
       await list(wallet, { account: await at(84, 0, 0) }),
@@ -158,15 +155,11 @@ describe('the WalletConnect docs example (bitcoin.mdx), reproduced from a chain 
       docs.fund(await address(49, 0, 7), { txid: txid(11), vout: 1, value: 20_000 })
       const namespace = bip122({ keys, chains: { [BIP122_MAINNET]: { provider: esplora(docsUrl) } } })
       const wallet = createWalletRpc({ namespaces: [namespace], approve: () => true })
-      const response = await wallet.handle({
-        chainId: BIP122_MAINNET,
-        request: {
-          id: 1,
-          method: 'getAccountAddresses',
-          params: { account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', intentions: ['payment'] },
-        },
-      })
-      const entries = (response as { result: AddressEntry[] }).result
+      const entries = await list(
+        wallet,
+        { account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', intentions: ['payment'] },
+        BIP122_MAINNET,
+      )
       // WalletConnectFoundation/docs wallet-sdk/chain-support/bitcoin.mdx, dynamic wallet example.
       expect(entries.map((entry) => [entry.path, entry.address])).toEqual([
         ["m/84'/0'/0'/0/0", 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'],
@@ -186,7 +179,7 @@ describe('the WalletConnect docs example (bitcoin.mdx), reproduced from a chain 
 
 describe('getAccountAddresses without a chain provider', () => {
   it('returns the first external address and the unused minimum, as paths 0 and 1', async () => {
-    const { wallet } = walletWith(false)
+    const wallet = walletWith(false)
     const entries = await list(wallet, { account: await at(84, 0, 0) })
     expect(entries.map((entry) => entry.path)).toEqual([
       "m/84'/1'/0'/0/0",
@@ -202,7 +195,7 @@ describe('getAccountAddresses without a chain provider', () => {
   })
 
   it('accepts any address of the account as `account`', async () => {
-    const { wallet } = walletWith(false)
+    const wallet = walletWith(false)
     const byTaproot = await list(wallet, { account: await at(86, 1, 4) })
     expect(byTaproot[0]!.address).toBe(await at(84, 0, 0))
     await wallet.close()
@@ -217,14 +210,11 @@ describe('a static wallet', () => {
     })
     const namespace = bip122({ keys: key, chains: { [BIP122_MAINNET]: {} } })
     const wallet = createWalletRpc({ namespaces: [namespace], approve: () => true })
-    const response = await wallet.handle({
-      chainId: BIP122_MAINNET,
-      request: {
-        id: 1,
-        method: 'getAccountAddresses',
-        params: { account: 'bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l' },
-      },
-    })
+    const response = await ask(
+      wallet,
+      { account: 'bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l' },
+      BIP122_MAINNET,
+    )
     expect(response).toEqual({
       jsonrpc: '2.0',
       id: 1,
