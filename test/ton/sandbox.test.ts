@@ -90,6 +90,18 @@ for (const version of ['v4r2', 'v5r1'] as const) {
         origin: 'https://dapp.example',
       })
 
+    /** Signs and broadcasts one small transfer, which the contract must refuse with `exitCode`. */
+    async function expectRefusedByContract(id: number, exitCode: number) {
+      const response = (await send(
+        { messages: [{ address: plainDestination, amount: 1 }] },
+        id,
+      )) as JsonRpcFailure
+      expect(response.error.code).toBe(-32603)
+      expect(response.error.data).toEqual({
+        reason: `external message not accepted by the contract, exit code ${exitCode}`,
+      })
+    }
+
     it('first message: carries the StateInit, deploys the wallet, sends exactly the requested messages', async () => {
       const requested = [
         { address: plainDestination, amount: '100000000' },
@@ -165,14 +177,7 @@ for (const version of ['v4r2', 'v5r1'] as const) {
     it(`a message signed for a wrong seqno is rejected by the contract (exit ${codes.seqno})`, async () => {
       seqnoSkew = 1
       try {
-        const response = (await send(
-          { messages: [{ address: plainDestination, amount: 1 }] },
-          3,
-        )) as JsonRpcFailure
-        expect(response.error.code).toBe(-32603)
-        expect(response.error.data).toEqual({
-          reason: `external message not accepted by the contract, exit code ${codes.seqno}`,
-        })
+        await expectRefusedByContract(3, codes.seqno)
       } finally {
         seqnoSkew = 0
       }
@@ -181,14 +186,7 @@ for (const version of ['v4r2', 'v5r1'] as const) {
     it(`an expired message is rejected by the contract (exit ${codes.expired})`, async () => {
       // The wallet signs valid_until = its now + 600 at most; the chain is already past that.
       chainNow = walletNow + 601
-      const response = (await send(
-        { messages: [{ address: plainDestination, amount: 1 }] },
-        4,
-      )) as JsonRpcFailure
-      expect(response.error.code).toBe(-32603)
-      expect(response.error.data).toEqual({
-        reason: `external message not accepted by the contract, exit code ${codes.expired}`,
-      })
+      await expectRefusedByContract(4, codes.expired)
       walletNow = chainNow
       expect((await sandbox.blockchain.runGetMethod(address, 'seqno')).stackReader.readNumber()).toBe(2)
     })
