@@ -5,8 +5,8 @@
  * proves on vectors. The WASM one is used when it loads; `WALLET_RPC_SECP256K1=noble` forces the fallback.
  */
 
-export type RecoveryId = 0 | 1 | 2 | 3
-export type XOnlyTweakResult = { parity: 1 | 0; xOnlyPubkey: Uint8Array }
+type RecoveryId = 0 | 1 | 2 | 3
+type XOnlyTweakResult = { parity: 1 | 0; xOnlyPubkey: Uint8Array }
 
 /** What bip32, bitcoinjs-lib (`initEccLib`) and our own code need; both libraries implement it as is. */
 export type Secp256k1 = {

@@ -81,7 +81,7 @@ export function p2pkhScript(pubKeyHash: Uint8Array): Uint8Array {
   return concatBytes(Uint8Array.of(0x76, 0xa9, 0x14), pubKeyHash, Uint8Array.of(0x88, 0xac))
 }
 
-export function p2wpkhScript(pubKeyHash: Uint8Array): Uint8Array {
+function p2wpkhScript(pubKeyHash: Uint8Array): Uint8Array {
   return concatBytes(Uint8Array.of(0x00, 0x14), pubKeyHash)
 }
 

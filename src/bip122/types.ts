@@ -69,6 +69,8 @@ export type AddressEntry = { address: string; publicKey?: string; path?: string;
  * static wallet: one key, one address of `addressType`, and it answers only for the path the account model
  * gives it (`m/purpose'/coinType'/0'/0/0` of that type).
  * All sign operations take a 32-byte hash that the caller computed; the provider does not parse transactions.
+ * A hardware or MPC signer is one too: wrap it with `externalSigner()` so every public key and signature it
+ * returns is checked before use.
  */
 export type KeyProvider = {
   readonly kind: 'hd' | 'single'
@@ -92,12 +94,6 @@ export type KeyProvider = {
    */
   signTaproot(path: KeyPath, hash: Uint8Array, auxRand?: Uint8Array): Promise<Uint8Array>
 }
-
-/**
- * A hardware or MPC signer is a `KeyProvider`; wrap it with `externalSigner()` so every public key and
- * signature it returns is checked before use.
- */
-export type ExternalSigner = KeyProvider
 
 // ---------------------------------------------------------------------------------------------------------
 // Chain providers

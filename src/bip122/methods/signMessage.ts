@@ -40,7 +40,7 @@ export type SignMessageParams = v.InferOutput<typeof signMessageParams>
 
 type Scheme = 'bip137' | 'bip322'
 
-export type SignMessagePlan = {
+type SignMessagePlan = {
   account: Account
   owner: AccountAddress
   scheme: Scheme
