@@ -100,7 +100,11 @@ export type EncodedAddress = {
   outputKey?: Uint8Array
 }
 
-/** The address of `type` for a 33-byte compressed public key on `network`. */
+/**
+ * The address of `type` for a 33-byte compressed public key on `network`. Encoded here, not with bitcoinjs-lib
+ * `payments`, for the same reasons as `decodeAddress`: no process-global `initEccLib` for P2TR, and the
+ * P2TR output key comes from the same backend that signs.
+ */
 export function encodeAddress(
   ecc: Secp256k1,
   type: AddressType,
