@@ -27,6 +27,13 @@ if (!available) {
   )
 }
 
+// CI can insist (REQUIRE_LITECOIND=1): then a missing node is a failure, not a skip.
+describe.runIf(!available && process.env.REQUIRE_LITECOIND === '1')('real node required', () => {
+  it('litecoind or BITCOIND_RPC_URL is present', () => {
+    expect.fail('REQUIRE_LITECOIND=1 but no litecoind binary and no BITCOIND_RPC_URL')
+  })
+})
+
 describe.skipIf(!available)(
   'real node (litecoind / bitcoind): every signed transaction is accepted and mined',
   () => {
