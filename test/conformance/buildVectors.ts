@@ -93,6 +93,17 @@ total += write({
       expect: { verify: { function: 'verifyPersonalSign' } },
     },
     {
+      name: "account 1 (m/44'/60'/0'/0/1, anvil dev account #1)",
+      wallet: { account: 1 },
+      request: { chainId: eth.chain, method: 'personal_sign', params: ['0x68656c6c6f', eth.other] },
+      expect: {
+        result: personalSign({
+          privateKey: Buffer.from('59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d', 'hex'),
+          data: '0x68656c6c6f',
+        }),
+      },
+    },
+    {
       name: 'an address this wallet does not hold',
       request: { chainId: eth.chain, method: 'personal_sign', params: ['0x68656c6c6f', eth.other] },
       expect: { error: { code: 4100 } },
@@ -564,6 +575,11 @@ total += write({
       expect: verifyMessage({ network: 'regtest' }),
     },
     {
+      name: 'testnet account',
+      request: sign({ account: addr.testnet, message: 'Hello World', protocol: 'bip322' }, TESTNET),
+      expect: verifyMessage({ network: 'testnet' }),
+    },
+    {
       name: "account 1 (m/84'/0'/1'/0/0)",
       wallet: { account: 1 },
       request: sign({ account: addr.account1, message: 'Hello World', protocol: 'bip322' }),
@@ -600,7 +616,8 @@ total += write({
 
 const hdRoot = BIP32Factory(ecc).fromSeed(mnemonicToSeedSync(abandon))
 const regtestNet = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
-const regtestAt = (path: string) => btc.p2wpkh(Uint8Array.from(hdRoot.derivePath(path).publicKey), regtestNet).address!
+const regtestAt = (path: string) =>
+  btc.p2wpkh(Uint8Array.from(hdRoot.derivePath(path).publicKey), regtestNet).address!
 const receive5 = regtestAt("m/84'/1'/0'/0/5")
 const change2 = regtestAt("m/84'/1'/0'/1/2")
 if (regtestAt("m/84'/1'/0'/0/0") !== addr.regtest) throw new Error('derivation')
@@ -652,7 +669,11 @@ total += write({
       expect: {
         verify: {
           function: 'verifyGetAccountAddresses',
-          options: { network: 'regtest', fundedAddresses: [receive5, change2], usedAddresses: [receive5, change2] },
+          options: {
+            network: 'regtest',
+            fundedAddresses: [receive5, change2],
+            usedAddresses: [receive5, change2],
+          },
         },
       },
     },
@@ -1023,6 +1044,11 @@ total += write({
         'http://localhost:5173',
       ),
       expect: { verify: verifySignData('localhost:5173') },
+    },
+    {
+      name: 'testnet chain',
+      request: { ...signData([{ type: 'binary', bytes: 'AAECAwQ=' }]), chainId: 'ton:-3' },
+      expect: { verify: verifySignData() },
     },
     {
       name: 'v4R2 wallet',

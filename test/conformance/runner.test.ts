@@ -160,6 +160,7 @@ describe('wallet-rpc conformance', () => {
       'eip155/personal_sign: hex message "hello world" (viem vector)',
       'eip155/personal_sign: binary 32-byte message (eth-sig-util "test II" message)',
       'eip155/personal_sign: message on the local chain id verifies',
+      "eip155/personal_sign: account 1 (m/44'/60'/0'/0/1, anvil dev account #1)",
     ])
     const ignoresUser: HandlerFactory = (config) => createBuiltinHandler({ ...config, approve: 'all' })
     const rejected = await runConformance({
