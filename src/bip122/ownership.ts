@@ -10,8 +10,8 @@ export async function ownedAddress(account: Account, address: string, path: stri
   // Addresses already derived for this account are on its network by construction.
   const known = account.knownAddress(address)
   if (known) return known
-  outputScriptOf(address, account.chain, path)
-  const owner = await account.findAddress(address)
+  // By script, so every spelling of one of our addresses names it (BIP-173 allows all-uppercase bech32).
+  const owner = await account.findScript(outputScriptOf(address, account.chain, path))
   if (!owner) throw new UnauthorizedError(address)
   return owner
 }

@@ -88,6 +88,7 @@ describe('account model', () => {
       '1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA',
       'bc1qetrkzfslk0d4kqjnu29fdh04tkav9vj3k36vuh', // m/84'/0'/0'/1/4
       '3KHhcgwPgYF9hE77zaKy2G36dpkcNtvQ33', // m/49'/0'/0'/0/7
+      'BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU', // the id in BIP-173's all-uppercase form (QR codes)
     ]) {
       const account = await namespace.wallet.resolveAccount(BIP122_MAINNET, address)
       expect(account.id).toBe(id)

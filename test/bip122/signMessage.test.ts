@@ -130,6 +130,18 @@ describe('signMessage signatures verify with independent implementations', () =>
     }
   })
 
+  it('answers with the address in its canonical spelling when the request names it in upper case', async () => {
+    const response = await sign(rpc, BIP122_MAINNET, {
+      account: addresses[BIP122_MAINNET].p2wpkh,
+      address: addresses[BIP122_MAINNET].p2tr.toUpperCase(),
+      message: 'hi',
+    })
+    const answer = (response as { result: { address: string; signature: string; messageHash: string } })
+      .result
+    expect(answer.address).toBe(addresses[BIP122_MAINNET].p2tr)
+    expect(bip322jsVerifies(answer.address, 'hi', answer.signature)).toBe(true)
+  })
+
   it('defaults the signing address to the one `account` names, and P2TR without protocol to BIP-322', async () => {
     const response = await sign(rpc, BIP122_MAINNET, {
       account: addresses[BIP122_MAINNET].p2tr,
