@@ -11,7 +11,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { base64, hex } from '@scure/base'
 import * as btc from '@scure/btc-signer'
-import { beginCell } from '@ton/core'
+import { Address, beginCell } from '@ton/core'
 import { BIP32Factory } from 'bip32'
 import { mnemonicToSeedSync } from 'bip39'
 import {
@@ -1092,6 +1092,9 @@ total += write({
 })
 
 const dest = 'UQDmnxDMhId6v1Ofg_h5KR5coWlFG6e86Ro3pc7Tq4CA07-i'
+// walletkit's v5R1 fixture StateInit (its hash is tonAddress), deployed by another wallet in the deploy case.
+const walletkitStateInit =
+  'te6cckECFgEAArEAAgE0ARUBFP8A9KQT9LzyyAsCAgEgAw4CAUgEBQLc0CDXScEgkVuPYyDXCx8gghBleHRuvSGCEHNpbnS9sJJfA+CCEGV4dG66jrSAINchAdB01yH6QDD6RPgo+kQwWL2RW+DtRNCBAUHXIfQFgwf0Dm+hMZEw4YBA1yFwf9s84DEg10mBAoC5kTDgcOIREAIBIAYNAgEgBwoCAW4ICQAZrc52omhAIOuQ64X/wAAZrx32omhAEOuQ64WPwAIBSAsMABezJftRNBx1yHXCx+AAEbJi+1E0NcKAIAAZvl8PaiaECAoOuQ+gLAEC8g8BHiDXCx+CEHNpZ2668uCKfxAB5o7w7aLt+yGDCNciAoMI1yMggCDXIdMf0x/TH+1E0NIA0x8g0x/T/9cKAAr5AUDM+RCaKJRfCtsx4fLAh98Cs1AHsPLQhFEluvLghVA2uvLghvgju/LQiCKS+ADeAaR/yMoAyx8BzxbJ7VQgkvgP3nDbPNgRA/btou37AvQEIW6SbCGOTAIh1zkwcJQhxwCzji0B1yggdh5DbCDXScAI8uCTINdKwALy4JMg1x0GxxLCAFIwsPLQiddM1zkwAaTobBKEB7vy4JPXSsAA8uCT7VXi0gABwACRW+Dr1ywIFCCRcJYB1ywIHBLiUhCx4w8g10oSExQAlgH6QAH6RPgo+kQwWLry4JHtRNCBAUHXGPQFBJ1/yMoAQASDB/RT8uCLjhQDgwf0W/LgjCLXCgAhbgGzsPLQkOLIUAPPFhL0AMntVAByMNcsCCSOLSHy4JLSAO1E0NIAURO68tCPVFAwkTGcAYEBQNch1woA8uCO4sjKAFjPFsntVJPywI3iABCTW9sx4ddM0ABRgAAAAD///4j7YihQtdjiinEXjLvxyFGBKszVDz2AA0U1VnkIykJg3qCxZgt/'
 const bounceable = 'EQDmnxDMhId6v1Ofg_h5KR5coWlFG6e86Ro3pc7Tq4CA0-Jn'
 const comment = beginCell().storeUint(0, 32).storeStringTail('hello').endCell().toBoc().toString('base64')
 const fundWallet = [{ address: '$wallet', amount: '5000000000' }]
@@ -1123,6 +1126,24 @@ total += write({
           { address: dest, amount: '30000000' },
         ],
       }),
+      expect: { verify: { function: 'verifyTonSendMessage' } },
+    },
+    {
+      name: 'a deploy: a message carrying a StateInit to its own address',
+      chain: 'ton-sandbox',
+      fund: fundWallet,
+      request: send([
+        {
+          valid_until: now + 300,
+          messages: [
+            {
+              address: Address.parseRaw(tonAddress).toString({ bounceable: false, testOnly: true }),
+              amount: '50000000',
+              stateInit: walletkitStateInit,
+            },
+          ],
+        },
+      ]),
       expect: { verify: { function: 'verifyTonSendMessage' } },
     },
     {
