@@ -44,7 +44,10 @@ export type Discovery = {
 }
 
 export type AccountState = Account & {
-  /** The last discovery, read again when older than `cacheMs` (or when `maxAgeMs` says so). */
+  /**
+   * The last discovery, read again when older than `maxAgeMs` (default `cacheMs`); with 0, a read begun
+   * after the call (not one already under way).
+   */
   discovery(maxAgeMs?: number): Promise<Discovery>
   /** The UTXO set as a comparable string (`txid:vout` sorted), for the watcher. */
   utxoFingerprint(discovery: Discovery): string
@@ -170,8 +173,13 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
 
   async function discovery(maxAgeMs = cacheMs): Promise<Discovery> {
     if (!provider) return last
-    // Before the first discovery `takenAt` is -Infinity, so the age is Infinity: never fresh.
-    if (clock() - last.takenAt < maxAgeMs) return last
+    if (maxAgeMs <= 0) {
+      // A read begun after this call: one already under way may predate the broadcast `refresh()` follows.
+      await inFlight?.catch(() => undefined)
+    } else if (clock() - last.takenAt < maxAgeMs) {
+      // Before the first discovery `takenAt` is -Infinity, so the age is Infinity: never fresh.
+      return last
+    }
     inFlight ??= discover(provider)
       .then((result) => {
         last = result

@@ -95,6 +95,36 @@ describe('bip122_addressesChanged', () => {
     await wallet.close()
   })
 
+  it('after a broadcast, reads the chain afresh instead of joining a read begun before it', async () => {
+    // A chain whose answers are taken when asked and delivered when the gate opens.
+    const chain = memoryChain()
+    let open = () => {}
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    let asked = 0
+    const gated: ChainProvider = {
+      ...chain.provider,
+      addressActivity: async (address) => {
+        asked++
+        const answer = await chain.provider.addressActivity(address)
+        await gate
+        return answer
+      },
+    }
+    const account = await createAccount({ keys, chain: regtest, provider: gated, clock: () => 0 })
+    const earlier = account.discovery()
+    await vi.waitFor(() => expect(asked).toBeGreaterThan(0))
+    // The broadcast lands while that read is under way (its first answers were taken before it).
+    const funded = await at(84, 0, 0)
+    chain.fund(funded, 5)
+    const refreshed = account.refresh()
+    open()
+    expect((await earlier).utxos.map((utxo) => utxo.owner.address)).not.toContain(funded)
+    await refreshed
+    expect((await account.discovery()).utxos.map((utxo) => utxo.owner.address)).toContain(funded)
+  })
+
   it('is emitted by the watcher when the UTXO set changes, and not when it does not', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const { chain, wallet, events, nextEvent } = setup({ intervalMs: 60_000 })
