@@ -66,6 +66,8 @@ describe('getAccountAddresses invariants over random histories', () => {
         }
         const unused = entries.filter((entry) => !history.has(entry.address))
         expect(unused.length).toBeLessThan(20)
+        // What the README promises: 2 receive + 2 change per intention, plus the two first external addresses.
+        expect(unused.length).toBeLessThanOrEqual(10)
         for (const purpose of [84, 86]) {
           for (const change of [0, 1]) {
             const highest = highestFound(purpose, change)
