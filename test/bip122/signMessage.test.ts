@@ -319,6 +319,38 @@ describe('the review', () => {
     expect(reviews[2]!.warnings.map((warning) => warning.code)).toEqual(['message.truncated'])
     expect(JSON.stringify(reviews)).not.toMatch(/abandon/)
   })
+
+  it.each([
+    ['a bidi override', 'pay \u202Emoc.elpmaxe'],
+    ['an Arabic letter mark', 'a\u061Cb'],
+    ['a zero-width space', 'exam\u200Bple.com'],
+    ['a line separator', 'ok\u2028hidden'],
+    ['a NUL', 'a\u0000b'],
+    ['a lone surrogate (signed as U+FFFD)', 'a\uD800b'],
+  ])('warns about %s', async (_name, message) => {
+    const reviews: Review[] = []
+    const rpc = wallet({
+      approve: (review) => {
+        reviews.push(review)
+        return false
+      },
+    })
+    await sign(rpc, BIP122_MAINNET, { account: addresses[BIP122_MAINNET].p2wpkh, message })
+    expect(reviews[0]!.warnings.map((warning) => warning.code)).toEqual(['message.hidden_characters'])
+  })
+
+  it('does not warn about ordinary text: tabs, new lines, accents, CJK, emoji', async () => {
+    const reviews: Review[] = []
+    const rpc = wallet({
+      approve: (review) => {
+        reviews.push(review)
+        return false
+      },
+    })
+    const message = 'Sign in\tto example.com\r\nNonce: 42 — öäü 测试 😄'
+    await sign(rpc, BIP122_MAINNET, { account: addresses[BIP122_MAINNET].p2wpkh, message })
+    expect(reviews[0]!.warnings).toEqual([])
+  })
 })
 
 it('noble agrees that BIP-137 signatures are low-S', async () => {

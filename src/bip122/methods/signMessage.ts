@@ -108,23 +108,13 @@ async function sign({ account, owner, scheme, messageHash }: SignMessagePlan): P
 }
 
 const previewLimit = 2000
-/** Controls other than tab/CR/LF, bidi overrides and zero-width characters can hide what is being signed. */
-function hasHiddenCharacters(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (
-      (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) ||
-      (c >= 0x7f && c <= 0x9f) ||
-      (c >= 0x200b && c <= 0x200f) ||
-      (c >= 0x202a && c <= 0x202e) ||
-      (c >= 0x2060 && c <= 0x2069) ||
-      c === 0xfeff
-    ) {
-      return true
-    }
-  }
-  return false
-}
+/**
+ * What can hide or disguise the signed text: controls other than tab/LF/CR, bidi marks and overrides,
+ * zero-width and other invisible format characters, line/paragraph separators, and lone surrogates (signed
+ * as U+FFFD, so the bytes differ from the text).
+ */
+const hiddenCharacters =
+  /(?![\t\n\r])\p{Cc}|[\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]|\p{Cs}/u
 
 function reviewOf(
   account: Account,
@@ -134,7 +124,7 @@ function reviewOf(
   byteLength: number,
 ): ReviewDraft {
   const warnings: ReviewWarning[] = []
-  if (hasHiddenCharacters(message)) {
+  if (hiddenCharacters.test(message)) {
     warnings.push({
       code: 'message.hidden_characters',
       severity: 'caution',
