@@ -105,6 +105,14 @@ describe('esplora provider', () => {
       code: -32603,
       data: { reason: 'broadcast rejected: 400 min relay fee not met' },
     })
+    // A lost connection is not a refusal: the node may have the transaction.
+    const lost = scripted([new Error('socket hang up')])
+    await expect(
+      esplora('http://e', { fetch: lost.fetch }).broadcast(Uint8Array.of(1)),
+    ).rejects.toMatchObject({
+      code: -32603,
+      data: { reason: 'broadcast outcome unknown (it may have been sent): socket hang up' },
+    })
   })
 
   it('refuses malformed answers instead of passing them on', async () => {

@@ -31,7 +31,11 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
     try {
       return await fetchFn(`${root}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) })
     } catch (error) {
-      throw new ProviderError(`esplora unreachable: ${reasonOf(error)}`, { cause: error })
+      // A POST that timed out or lost its connection may still have reached the node: say so, so nobody
+      // takes "unreachable" as "not sent" and pays again with other coins.
+      const what =
+        init.method === 'POST' ? 'broadcast outcome unknown (it may have been sent)' : 'esplora unreachable'
+      throw new ProviderError(`${what}: ${reasonOf(error)}`, { cause: error })
     }
   }
 
