@@ -128,20 +128,30 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
     }
     const { review, plan } = await method.plan(context, params)
     if (review !== null) {
-      const forbidden = forbiddenWarning(review, policy)
-      if (forbidden) throw new PolicyRefusedError(forbidden.message, { rule: forbidden.code })
-      const approved = await options.approve({
-        ...review,
-        namespace: namespace.name,
-        chainId: envelope.chainId,
-        method: envelope.method,
-        origin: envelope.origin,
-        originValidation: envelope.originValidation,
-        context: envelope.context,
-      })
-      if (approved !== true) throw new UserRejectedError()
-      if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock())
-        throw new RequestExpiredError()
+      try {
+        const forbidden = forbiddenWarning(review, policy)
+        if (forbidden) throw new PolicyRefusedError(forbidden.message, { rule: forbidden.code })
+        const approved = await options.approve({
+          ...review,
+          namespace: namespace.name,
+          chainId: envelope.chainId,
+          method: envelope.method,
+          origin: envelope.origin,
+          originValidation: envelope.originValidation,
+          context: envelope.context,
+        })
+        if (approved !== true) throw new UserRejectedError()
+        if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock()) {
+          throw new RequestExpiredError()
+        }
+      } catch (error) {
+        try {
+          method.abandon?.(context, plan)
+        } catch (abandonError) {
+          reportError(abandonError)
+        }
+        throw error
+      }
     }
     return method.execute(context, plan)
   }

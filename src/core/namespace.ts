@@ -31,6 +31,11 @@ export type Method<Params, Plan, Result> = {
   params: Schema<Params>
   plan: (context: RequestContext, params: Params) => Promise<Planned<Plan>> | Planned<Plan>
   execute: (context: RequestContext, plan: Plan) => Promise<Result> | Result
+  /**
+   * Called instead of `execute` when a planned request will not run (refused by policy, rejected, the
+   * approval failed, or it expired meanwhile), so the plan can release what it reserved (coins, a nonce).
+   */
+  abandon?: (context: RequestContext, plan: Plan) => void
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a method table holds methods of unrelated param and result types.

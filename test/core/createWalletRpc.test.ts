@@ -1,6 +1,7 @@
+import * as v from 'valibot'
 import { describe, expect, it, vi } from 'vitest'
 import { fixedClock } from '../../src/core/clock.js'
-import type { Namespace } from '../../src/core/namespace.js'
+import { defineMethod, type Namespace } from '../../src/core/namespace.js'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { createFakeNamespace, FAKE_ACCOUNT, FAKE_SECRET } from './fakeNamespace.js'
@@ -262,6 +263,53 @@ describe('handle: refusals carry the right code', () => {
     const allowed = setup({ allowDangerous: ['fake.blind'] })
     expect(await allowed.wallet.handle(blind)).toEqual({ jsonrpc: '2.0', id: 7, result: 'sig(ff)' })
     expect(allowed.approve).toHaveBeenCalledOnce()
+  })
+
+  it('tells the method its plan will not run when rejected, refused or failed, and never after execute', async () => {
+    const abandoned: string[] = []
+    const executed: string[] = []
+    const { namespace } = createFakeNamespace()
+    const tracked = {
+      ...namespace,
+      methods: {
+        track: defineMethod({
+          params: v.object({ warning: v.picklist(['none', 'danger']) }),
+          plan: (_context, params) => ({
+            review: {
+              account: FAKE_ACCOUNT,
+              title: 'Track',
+              items: [],
+              warnings:
+                params.warning === 'danger'
+                  ? [{ code: 'x.danger', severity: 'danger' as const, message: 'no' }]
+                  : [],
+            },
+            plan: String(_context.id),
+          }),
+          execute: (_context, plan) => executed.push(plan),
+          abandon: (_context, plan) => {
+            abandoned.push(plan)
+          },
+        }),
+      },
+    }
+    const answers = [true, false]
+    const wallet = createWalletRpc({
+      namespaces: [tracked],
+      approve: () => {
+        const answer = answers.shift()
+        if (answer === undefined) throw new Error('UI gone')
+        return answer
+      },
+    })
+    const call = (id: number, warning: string) =>
+      wallet.handle({ chainId: 'fake:1', request: request('track', { warning }, id) })
+    expect(await call(1, 'none')).toMatchObject({ result: 1 })
+    expect(await call(2, 'none')).toMatchObject({ error: { code: 5000 } })
+    expect(await call(3, 'danger')).toMatchObject({ error: { code: -32602 } })
+    expect(await call(4, 'none')).toMatchObject({ error: { code: -32603 } })
+    expect(executed).toEqual(['1'])
+    expect(abandoned).toEqual(['2', '3', '4'])
   })
 
   it('hides an unexpected error behind a generic -32603 and hands the original to onError', async () => {

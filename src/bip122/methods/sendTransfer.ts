@@ -285,6 +285,11 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       wallet.afterBroadcast(plan.chainId, txid)
       return { txid }
     },
+
+    // Declined, refused or expired: the coins go back at once instead of after `reservationMs`.
+    abandon(_context, plan) {
+      reservationsOf(plan.account).release(plan.hold)
+    },
   })
 
 function pickFeeRate(rates: Record<string, number>, target: number): number {
