@@ -123,44 +123,41 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
       ? [[purposes[0]!, 0]]
       : purposes.flatMap((purpose) => changes.map((change) => [purpose, change] as [Purpose, Change]))
 
+  /** The used indexes of one chain, ascending (BIP-44 discovery; a static wallet has only index 0). */
+  async function usedIndexes(
+    chainProvider: ChainProvider,
+    limit: Limiter,
+    purpose: Purpose,
+    change: Change,
+  ): Promise<number[]> {
+    const isUsed = (index: number) =>
+      limit(async () => {
+        const entry = await address(purpose, change, index)
+        return (await chainProvider.addressActivity(entry.address)).txCount > 0
+      })
+    if (isStatic) return (await isUsed(0)) ? [0] : []
+    const used: number[] = []
+    // Walk in windows until the `gapLimit` indexes past the highest used one have all been read unused.
+    for (let next = 0, end = gapLimit; next < end; end = (used.at(-1) ?? -1) + gapLimit + 1) {
+      const window = Array.from({ length: end - next }, (_, offset) => next + offset)
+      const flags = await Promise.all(window.map(isUsed))
+      used.push(...window.filter((_, position) => flags[position]))
+      next = end
+    }
+    return used
+  }
+
   async function discover(chainProvider: ChainProvider): Promise<Discovery> {
     const limit = limiter(concurrency)
+    const scans = chainsToScan()
     const scanned = await Promise.all(
-      chainsToScan().map(async ([purpose, change]) => {
-        const indexes: number[] = []
-        let next = 0
-        let highest = -1
-        // Walk in windows of `gapLimit` until a whole window past the highest used index is unused.
-        while (next <= highest + gapLimit) {
-          const end = isStatic ? 1 : highest + gapLimit + 1
-          const window: number[] = []
-          for (let index = next; index < end; index++) window.push(index)
-          next = end
-          const activity = await Promise.all(
-            window.map((index) =>
-              limit(async () => {
-                const entry = await address(purpose, change, index)
-                return { index, used: (await chainProvider.addressActivity(entry.address)).txCount > 0 }
-              }),
-            ),
-          )
-          for (const seen of activity) {
-            if (seen.used) {
-              indexes.push(seen.index)
-              highest = Math.max(highest, seen.index)
-            }
-          }
-          if (isStatic) break
-        }
-        return [`${purpose}/${change}`, indexes.sort((a, b) => a - b)] as const
-      }),
+      scans.map(([purpose, change]) => usedIndexes(chainProvider, limit, purpose, change)),
     )
     // Built after all scans finish, so the order (purpose, chain, index) never depends on network timing.
-    const used = new Map<string, number[]>(scanned)
-    const usedAddresses = [...used.entries()].flatMap(([key, indexes]) => {
-      const [purpose, change] = key.split('/').map(Number) as [Purpose, Change]
-      return indexes.map((index) => byIndex.get(`${purpose}/${change}/${index}`)!)
-    })
+    const used = new Map(scans.map(([purpose, change], i) => [`${purpose}/${change}`, scanned[i]!]))
+    const usedAddresses = scans.flatMap(([purpose, change], i) =>
+      scanned[i]!.map((index) => byIndex.get(`${purpose}/${change}/${index}`)!),
+    )
     const utxos = (
       await Promise.all(
         usedAddresses.map((owner) =>
@@ -311,8 +308,10 @@ function toEntry(entry: AccountAddress): AddressEntry {
     : { address: entry.address, publicKey: entry.publicKeyHex, path: entry.path, intention: entry.intention }
 }
 
+type Limiter = <T>(task: () => Promise<T>) => Promise<T>
+
 /** Runs at most `size` tasks at once; a finishing task hands its slot straight to the next waiting one. */
-function limiter(size: number) {
+function limiter(size: number): Limiter {
   let active = 0
   const queue: Array<() => void> = []
   return async <T>(task: () => Promise<T>): Promise<T> => {
