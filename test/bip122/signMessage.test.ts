@@ -281,14 +281,20 @@ describe('approval comes before any key is touched', () => {
 })
 
 describe('the review', () => {
-  it('shows the address, the protocol and the UTF-8 message; warns about hidden characters', async () => {
+  /** A wallet that records every review it is asked to approve and answers `answer`. */
+  const reviewing = (answer: boolean) => {
     const reviews: Review[] = []
     const rpc = wallet({
       approve: (review) => {
         reviews.push(review)
-        return true
+        return answer
       },
     })
+    return { rpc, reviews }
+  }
+
+  it('shows the address, the protocol and the UTF-8 message; warns about hidden characters', async () => {
+    const { rpc, reviews } = reviewing(true)
     await sign(rpc, BIP122_MAINNET, {
       account: addresses[BIP122_MAINNET].p2wpkh,
       message: 'Log in to example.com ✓',
@@ -328,25 +334,13 @@ describe('the review', () => {
     ['a NUL', 'a\u0000b'],
     ['a lone surrogate (signed as U+FFFD)', 'a\uD800b'],
   ])('warns about %s', async (_name, message) => {
-    const reviews: Review[] = []
-    const rpc = wallet({
-      approve: (review) => {
-        reviews.push(review)
-        return false
-      },
-    })
+    const { rpc, reviews } = reviewing(false)
     await sign(rpc, BIP122_MAINNET, { account: addresses[BIP122_MAINNET].p2wpkh, message })
     expect(reviews[0]!.warnings.map((warning) => warning.code)).toEqual(['message.hidden_characters'])
   })
 
   it('does not warn about ordinary text: tabs, new lines, accents, CJK, emoji', async () => {
-    const reviews: Review[] = []
-    const rpc = wallet({
-      approve: (review) => {
-        reviews.push(review)
-        return false
-      },
-    })
+    const { rpc, reviews } = reviewing(false)
     const message = 'Sign in\tto example.com\r\nNonce: 42 — öäü 测试 😄'
     await sign(rpc, BIP122_MAINNET, { account: addresses[BIP122_MAINNET].p2wpkh, message })
     expect(reviews[0]!.warnings).toEqual([])
