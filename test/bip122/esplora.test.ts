@@ -135,6 +135,27 @@ describe('esplora provider', () => {
     ).rejects.toBeInstanceOf(ProviderError)
   })
 
+  it('sends URL credentials as Basic authorization, never in the URL or an error', async () => {
+    const { fetch, calls } = scripted([json([])])
+    const seen: Array<RequestInit['headers']> = []
+    const recording = ((input: string | URL | Request, init?: RequestInit) => {
+      seen.push(init?.headers)
+      return fetch(input, init)
+    }) as typeof globalThis.fetch
+    await esplora('https://wallet:p%40ss@esplora.test/api/', { fetch: recording }).utxos('a')
+    expect(calls[0]!.url).toBe('https://esplora.test/api/address/a/utxo')
+    expect(seen[0]).toEqual({ authorization: `Basic ${Buffer.from('wallet:p@ss').toString('base64')}` })
+    // Real fetch refusing the connection (port 1 is never fetched): the reason names no credential.
+    const error = await esplora('http://wallet:hunter2@127.0.0.1:1', { retries: 0 })
+      .feeRates()
+      .catch((caught: unknown) => caught)
+    expect(error).toMatchObject({ code: -32603 })
+    expect(JSON.stringify((error as ProviderError).data)).not.toMatch(/hunter2|wallet:/)
+    expect(() => esplora('not a url with secret')).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret') }),
+    )
+  })
+
   it('talks to an Esplora served on 127.0.0.1 (real fetch)', async () => {
     const fake = new FakeEsplora()
     const url = await fake.start()

@@ -1,4 +1,5 @@
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { base64 } from '@scure/base'
 import { ProviderError } from '../../core/errors.js'
 import type { AddressActivity, ChainProvider, FeeRates, Utxo } from '../types.js'
 
@@ -21,7 +22,7 @@ const txidPattern = /^[0-9a-f]{64}$/
  * Reads may be retried; `POST /tx` is sent exactly once and its failure reported with the node's reason.
  */
 export function esplora(url: string, options: EsploraOptions = {}): ChainProvider {
-  const root = url.replace(/\/+$/, '')
+  const { root, authorization } = endpointOf(url)
   const fetchFn = options.fetch ?? globalThis.fetch
   const retries = options.retries ?? 2
   const timeoutMs = options.timeoutMs ?? 15_000
@@ -29,7 +30,11 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
 
   async function request(path: string, init: RequestInit): Promise<Response> {
     try {
-      return await fetchFn(`${root}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+      return await fetchFn(`${root}${path}`, {
+        ...init,
+        ...(authorization ? { headers: { ...init.headers, authorization } } : {}),
+        signal: AbortSignal.timeout(timeoutMs),
+      })
     } catch (error) {
       // A POST that timed out or lost its connection may still have reached the node: say so, so nobody
       // takes "unreachable" as "not sent" and pays again with other coins.
@@ -124,6 +129,29 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
       if (!txidPattern.test(text)) throw new ProviderError('broadcast: esplora did not answer a txid')
       return text
     },
+  }
+}
+
+/**
+ * The API root without credentials, and `user:password@` as a Basic authorization header: fetch refuses URLs
+ * with credentials, and its error message would print them into a response the dapp reads.
+ */
+function endpointOf(url: string): { root: string; authorization: string | undefined } {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new TypeError('esplora: the URL is not valid')
+  }
+  const credentials =
+    parsed.username || parsed.password
+      ? `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`
+      : undefined
+  parsed.username = ''
+  parsed.password = ''
+  return {
+    root: parsed.href.replace(/\/+$/, ''),
+    authorization: credentials === undefined ? undefined : `Basic ${base64.encode(utf8ToBytes(credentials))}`,
   }
 }
 
