@@ -28,7 +28,7 @@ export function scriptKind(script: Uint8Array): ScriptKind {
  * Bitcoin Core's dust limits at its default 3 sat/vB dust relay fee: (output size + size of the input that
  * would spend it) × 3. An output below its limit is not relayed.
  */
-export const dustLimits: Readonly<Record<ScriptKind, bigint>> = {
+const dustLimits: Readonly<Record<ScriptKind, bigint>> = {
   p2pkh: 546n,
   p2sh: 540n,
   p2wpkh: 294n,

@@ -31,7 +31,7 @@ function witnessScriptCode(owner: AccountAddress): Uint8Array {
 }
 
 /** The digest input `index` signs, for the script type of its owner. */
-export function signatureHash(cache: SighashCache, input: InputToSign, prevout: Prevout): Uint8Array {
+function signatureHash(cache: SighashCache, input: InputToSign, prevout: Prevout): Uint8Array {
   const { owner, index, hashType } = input
   switch (owner.addressType) {
     case 'p2pkh':

@@ -21,7 +21,7 @@ export function inputVbytes(type: AddressType): number {
   return inputWeight[type] / 4
 }
 
-export function outputVbytes(scriptLength: number): number {
+function outputVbytes(scriptLength: number): number {
   return 8 + compactSizeLength(scriptLength) + scriptLength
 }
 

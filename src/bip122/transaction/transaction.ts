@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js'
-import { ByteReader, ByteWriter, compactSizeLength, reversed, toHex } from './bytes.js'
+import { ByteReader, ByteWriter, reversed, toHex } from './bytes.js'
 
 /**
  * A Bitcoin transaction as plain data. `txid` here is the 32-byte hash in *internal* (serialized) byte
@@ -23,7 +23,7 @@ export type Transaction = {
 }
 
 /** Upper bound for one serialized transaction we are willing to parse (Core's standard weight is 400 kWU). */
-export const maxTransactionBytes = 4_000_000
+const maxTransactionBytes = 4_000_000
 
 export function hasWitness(tx: Transaction): boolean {
   return tx.inputs.some((input) => input.witness.length > 0)
@@ -110,17 +110,6 @@ export function transactionId(tx: Transaction): string {
   return toHex(reversed(sha256d(serializeTransaction(tx, { witness: false }))))
 }
 
-/** Weight units (BIP-141): base size × 3 + total size. */
-export function transactionWeight(tx: Transaction): number {
-  const base = serializeTransaction(tx, { witness: false }).length
-  const total = serializeTransaction(tx).length
-  return base * 3 + total
-}
-
-export function transactionVsize(tx: Transaction): number {
-  return Math.ceil(transactionWeight(tx) / 4)
-}
-
 /** Display hex → internal-order outpoint hash. */
 export function txidToHash(txidHex: string): Uint8Array {
   if (!/^[0-9a-fA-F]{64}$/.test(txidHex)) throw new TypeError('txid must be 64 hex characters')
@@ -131,9 +120,4 @@ export function txidToHash(txidHex: string): Uint8Array {
 
 export function hashToTxid(hash: Uint8Array): string {
   return toHex(reversed(hash))
-}
-
-/** Size in bytes of a script push with its CompactSize prefix, for size estimates. */
-export function varBytesLength(length: number): number {
-  return compactSizeLength(length) + length
 }
