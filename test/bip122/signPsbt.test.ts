@@ -475,6 +475,14 @@ describe('signPsbt: refusals (exact codes)', () => {
     expect(response.error).toMatchObject({ code: -32602, data: { path: 'signInputs.0' } })
   })
 
+  it('a listed input our key already signed → -32602 before approval', async () => {
+    const signed = decode((await h.call('signPsbt', base())).result)
+    const approvals = h.approvals.length
+    const response = await h.call('signPsbt', base({}, signed))
+    expect(response.error).toMatchObject({ code: -32602, data: { path: 'signInputs.0' } })
+    expect(h.approvals.length).toBe(approvals)
+  })
+
   it('the user rejects → 5000 and nothing is signed', async () => {
     const rejecting = await startHarness({ chain: h.chain, approve: () => false })
     try {

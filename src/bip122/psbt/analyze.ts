@@ -3,7 +3,7 @@ import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../..
 import { group, item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { equalBytes, toHex } from '../transaction/bytes.js'
 import { dustLimit, scriptKind } from '../transaction/scripts.js'
-import { knownSighashTypes, type Prevout, SIGHASH_ALL, SIGHASH_DEFAULT } from '../transaction/sighash.js'
+import { knownSighashTypes, SIGHASH_ALL, SIGHASH_DEFAULT } from '../transaction/sighash.js'
 import type { InputToSign } from '../transaction/sign.js'
 import { estimateVsize } from '../transaction/size.js'
 import { hashToTxid, parseTransaction, transactionId, txidToHash } from '../transaction/transaction.js'
@@ -30,8 +30,6 @@ export type PsbtAnalysis = {
   items: ReviewItem[]
   warnings: ReviewWarning[]
 }
-
-type Owned = { owner: AccountAddress; prevout: Prevout }
 
 export async function analyzePsbt(options: {
   decoded: DecodedPsbt
@@ -62,7 +60,6 @@ export async function analyzePsbt(options: {
     listed.set(request.index, { request, position })
   }
 
-  const owners = new Map<number, Owned>()
   const toSign: InputToSign[] = []
   const addTapInternalKey: PsbtAnalysis['addTapInternalKey'] = []
   const addRedeemScript: PsbtAnalysis['addRedeemScript'] = []
@@ -96,7 +93,6 @@ export async function analyzePsbt(options: {
     if (owner.addressType === 'p2sh-p2wpkh' && input.redeemScript === undefined) {
       addRedeemScript.push({ index, script: owner.redeemScript! })
     }
-    owners.set(index, { owner, prevout })
     toSign.push({ index, owner, hashType })
   }
 
@@ -111,8 +107,10 @@ export async function analyzePsbt(options: {
     }
   }
 
+  const toSignByIndex = new Map(toSign.map((input) => [input.index, input]))
+
   // ---- amounts: the BIP-143 witnessUtxo lie (CVE-2020-14199 class) --------------------------------
-  await verifyAmounts(decoded, owners, account, provider)
+  await verifyAmounts(decoded, toSign, account, provider)
 
   // ---- every other input: ours but not listed, or foreign ----------------------------------------
   const inputItems: ReviewItem[] = []
@@ -122,15 +120,14 @@ export async function analyzePsbt(options: {
   const inputTypes: AddressType[] = []
   for (let index = 0; index < inputCount; index++) {
     const prevout = prevouts[index]
-    const signing = owners.get(index)
-    const own = signing?.owner ?? (prevout ? await account.findScript(prevout.script) : undefined)
+    const entry = toSignByIndex.get(index)
+    const own = entry?.owner ?? (prevout ? await account.findScript(prevout.script) : undefined)
     if (prevout) knownIn += prevout.value
     else allValuesKnown = false
     if (own && prevout) ownIn += prevout.value
     inputTypes.push(own?.addressType ?? typeOfScript(prevout?.script))
     const outpoint = `${hashToTxid(tx.inputs[index]!.txid)}:${tx.inputs[index]!.vout}`
     const value = prevout ? formatSats(prevout.value) : 'value unknown'
-    const entry = toSign.find((input) => input.index === index)
     const label = `input ${index}`
     if (entry) {
       inputItems.push(
@@ -257,6 +254,10 @@ function checkInputFields(
   source: 'nonWitnessUtxo' | 'witnessUtxo' | undefined,
   path: string,
 ): void {
+  // A second signature for the same key would be refused by the BIP-174 layer only after approval.
+  if (input.partialSig?.some((entry) => equalBytes(entry.pubkey, owner.publicKey))) {
+    throw new InvalidParamsError(`input ${index} is already signed`, { path })
+  }
   if (input.witnessScript !== undefined) {
     throw new InvalidParamsError(`input ${index}: a witnessScript does not belong to a single-key address`, {
       path,
@@ -374,17 +375,16 @@ function chooseSighash(
  */
 async function verifyAmounts(
   decoded: DecodedPsbt,
-  owners: Map<number, Owned>,
+  toSign: readonly InputToSign[],
   account: Account,
   provider: ChainProvider | undefined,
 ): Promise<void> {
-  const pending = [...owners.entries()].filter(([index, { owner }]) => {
-    if (decoded.prevoutSources[index] === 'nonWitnessUtxo') return false
-    return owner.addressType !== 'p2tr'
-  })
+  const pending = toSign.filter(
+    ({ index, owner }) => decoded.prevoutSources[index] !== 'nonWitnessUtxo' && owner.addressType !== 'p2tr',
+  )
   if (pending.length === 0) return
   if (!provider) {
-    const [index] = pending[0]!
+    const { index } = pending[0]!
     throw new PolicyRefusedError(
       `input ${index}: its amount cannot be verified without a chain provider; include nonWitnessUtxo`,
       { rule: 'psbt.amount_unverified' },
@@ -394,8 +394,9 @@ async function verifyAmounts(
   const known = new Map<string, number>()
   for (const utxo of await account.utxos())
     known.set(`${utxo.txid}:${utxo.vout}:${toHex(utxo.owner.scriptPubKey)}`, utxo.value)
-  for (const [index, { prevout }] of pending) {
+  for (const { index } of pending) {
     const input = decoded.tx.inputs[index]!
+    const prevout = decoded.prevouts[index]!
     const txid = hashToTxid(input.txid)
     const listed = known.get(`${txid}:${input.vout}:${toHex(prevout.script)}`)
     let value = listed === undefined ? undefined : BigInt(listed)
