@@ -37,14 +37,14 @@ describe('sendTransfer reservation book', () => {
     const book = createReservationBook()
     const late = book.hold(undefined, 1_000)
     book.take(late, ['a:0'])
-    expect(book.renew(late, 2_000, 3_000)).toBe(true)
+    expect(book.renew(late, 3_000)).toBe(true)
     expect(book.isTaken('a:0', 2_500)).toBe(true)
 
     const slow = book.hold(undefined, 1_000)
     book.take(slow, ['b:0'])
     const fast = book.hold(undefined, 5_000) // after `slow` expired, another transfer took b:0
     book.take(fast, ['b:0'])
-    expect(book.renew(slow, 2_000, 3_000)).toBe(false)
+    expect(book.renew(slow, 3_000)).toBe(false)
     book.release(slow) // releasing the loser must not free the winner's coin
     expect(book.isTaken('b:0', 2_000)).toBe(true)
   })

@@ -145,7 +145,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         const spendable = utxos
           .filter((utxo) => account.isStatic || utxo.owner.intention === 'payment')
           .map((utxo) => ({ ...utxo, key: `${utxo.txid}:${utxo.vout}` }))
-          .filter((utxo) => !book.isTaken(utxo.key, context.clock()))
+          .filter((utxo) => !book.isTaken(utxo.key, now))
         selection = selectCoins(spendable, targets, changeAddress.scriptPubKey, feeRate)
         if (!selection) {
           const total = spendable.reduce((sum, utxo) => sum + BigInt(utxo.value), 0n)
@@ -255,8 +255,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
 
     async execute(context, plan): Promise<{ txid: string }> {
       const book = reservationsOf(plan.account)
-      const now = context.clock()
-      if (!book.renew(plan.hold, now, now + plan.reservationMs)) {
+      if (!book.renew(plan.hold, context.clock() + plan.reservationMs)) {
         throw new ProviderError(
           'the coins picked for this transfer were given to another one while it awaited approval; nothing was sent',
         )

@@ -16,9 +16,9 @@ export type Bip122Policy = {
   /** sendTransfer: confirmation target (blocks) whose fee estimate is used. Default 3. */
   confirmationTarget?: number
   /**
-   * How long coins picked for a transfer stay reserved awaiting approval. Default 2 min. The router does not
-   * tell a method that its request was declined, so this is also how long a declined transfer holds them.
-   * An approval slower than this still succeeds unless another transfer took the coins meanwhile.
+   * How long coins picked for a transfer stay reserved awaiting approval. Default 2 min. A declined
+   * transfer gives them back at once; an approval slower than this still succeeds unless another transfer
+   * took the coins meanwhile.
    */
   reservationMs?: number
 }

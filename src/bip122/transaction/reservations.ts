@@ -4,8 +4,8 @@ import type { Account } from '../types.js'
  * UTXOs and change addresses held by transfers in flight, per account, so concurrent sendTransfer calls
  * never pick the same coin or the same fresh change address. A hold is taken in `plan` (synchronously,
  * right after coin selection) and ends when the transfer is broadcast (then the coins stay marked spent
- * until the chain stops reporting them), fails (released), or is never executed: the router does not
- * tell a method that its user declined, so holds expire after `reservationMs`, checked lazily (no timers).
+ * until the chain stops reporting them), fails or is declined (released: sendTransfer's `abandon`), or
+ * is never finished (expires after `reservationMs`, checked lazily, no timers).
  */
 
 export type Hold = {
@@ -24,8 +24,8 @@ export type ReservationBook = {
   /** Takes `changeIndex` (if any) now; coins are added with `take` once selected. */
   hold(changeIndex: number | undefined, until: number): Hold
   take(hold: Hold, outpoints: readonly string[]): void
-  /** Still ours at `now`? Extends it to `until` when so; false when it expired and was taken over. */
-  renew(hold: Hold, now: number, until: number): boolean
+  /** Still ours? Extends it to `until` when so; false when it expired and another transfer took over. */
+  renew(hold: Hold, until: number): boolean
   release(hold: Hold): void
   /** Frees the hold's change index only (the transfer turned out to need no change). */
   releaseChangeIndex(hold: Hold): void
@@ -75,13 +75,13 @@ export function createReservationBook(): ReservationBook {
       }
     },
 
-    renew(hold, now, until) {
+    renew(hold, until) {
       if (hold.state !== 'held') return false
       const takenOver =
         hold.outpoints.some((outpoint) => byOutpoint.get(outpoint) !== hold) ||
         (hold.changeIndex !== undefined && byChangeIndex.get(hold.changeIndex) !== hold)
       // An expired hold whose coins nobody took is simply taken again.
-      if (takenOver || now > until) return false
+      if (takenOver) return false
       hold.expiresAt = until
       return true
     },
