@@ -167,6 +167,17 @@ describe('embedded regtest chain over Esplora', () => {
     expect((await post(chain, hex)).text).toContain('bad-txns-inputs-missingorspent')
   })
 
+  it('refuses an input listed twice, and testmempoolaccept refuses it alike', async () => {
+    const from = walletOf('p2wpkh', 'duplicate')
+    const funded = chain.fund(from.address, 20_000)
+    const tx = bitcoin.Transaction.fromHex(
+      await spend(chain, from, [{ ...funded, value: 20_000 }], [{ script: from.script, value: 9_000 }]),
+    )
+    tx.ins.push({ ...tx.ins[0]!, witness: [...tx.ins[0]!.witness] })
+    expect(chain.chain.test(tx.toBuffer())).toEqual({ allowed: false, reason: 'bad-txns-inputs-duplicate' })
+    expect((await post(chain, tx.toHex())).text).toContain('bad-txns-inputs-duplicate')
+  })
+
   for (const kind of ['p2pkh', 'p2sh-p2wpkh', 'p2wpkh', 'p2tr'] as const) {
     it(`refuses a ${kind} spend with one flipped signature bit`, async () => {
       const from = walletOf(kind, `flip ${kind}`)

@@ -121,6 +121,23 @@ export class RegtestChain {
 
   /** Validates and adds to the mempool; returns the txid. Throws TransactionRejected with Core's reason. */
   submit(raw: Uint8Array): string {
+    const { tx, spends, fee } = this.validate(raw)
+    this.record(tx, fee, spends)
+    return tx.txid
+  }
+
+  /** Runs the same checks as `submit` without keeping the transaction (like `testmempoolaccept`). */
+  test(raw: Uint8Array): { allowed: true; txid: string; fee: bigint } | { allowed: false; reason: string } {
+    try {
+      const { tx, fee } = this.validate(raw)
+      return { allowed: true, txid: tx.txid, fee }
+    } catch (error) {
+      if (error instanceof TransactionRejected) return { allowed: false, reason: error.reason }
+      throw error
+    }
+  }
+
+  private validate(raw: Uint8Array): { tx: ParsedTransaction; spends: string[]; fee: bigint } {
     const tx = parseRawTransaction(raw)
     const existing = this.transactions.get(tx.txid)
     if (existing)
@@ -144,31 +161,7 @@ export class RegtestChain {
       spent.push({ script: output.script, value: output.value })
     }
     const fee = checkTransaction(tx, spent, { minRelayFeeRate: this.minRelayFeeRate })
-    this.record(tx, fee, [...seen])
-    return tx.txid
-  }
-
-  /** Runs the same checks as `submit` without keeping the transaction (like `testmempoolaccept`). */
-  test(raw: Uint8Array): { allowed: true; txid: string; fee: bigint } | { allowed: false; reason: string } {
-    try {
-      const tx = parseRawTransaction(raw)
-      if (this.transactions.has(tx.txid)) return { allowed: false, reason: 'txn-already-known' }
-      const spent: SpentOutput[] = []
-      for (const input of tx.inputs) {
-        const output = this.outputs.get(outpointKey(input.txid, input.vout))
-        if (!output || output.spentBy !== undefined)
-          return { allowed: false, reason: 'bad-txns-inputs-missingorspent' }
-        spent.push({ script: output.script, value: output.value })
-      }
-      return {
-        allowed: true,
-        txid: tx.txid,
-        fee: checkTransaction(tx, spent, { minRelayFeeRate: this.minRelayFeeRate }),
-      }
-    } catch (error) {
-      if (error instanceof TransactionRejected) return { allowed: false, reason: error.reason }
-      throw error
-    }
+    return { tx, spends: [...seen], fee }
   }
 
   private record(tx: ParsedTransaction, fee: bigint, spends: string[]): void {

@@ -33,8 +33,8 @@ export class TransactionRejected extends Error {
   }
 }
 
-const legacyHashTypes = new Set([0x01, 0x02, 0x03, 0x81, 0x82, 0x83])
-const taprootHashTypes = new Set([0x01, 0x02, 0x03, 0x81, 0x82, 0x83])
+/** Explicit hash types (taproot's DEFAULT is the 64-byte signature with no hash type byte). */
+const hashTypes = new Set([0x01, 0x02, 0x03, 0x81, 0x82, 0x83])
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i])
@@ -211,8 +211,7 @@ function verifyInput(
       let hashType = 0
       if (signature.length === 65) {
         hashType = signature[64]!
-        if (!taprootHashTypes.has(hashType))
-          throw new TransactionRejected('Invalid Schnorr signature hash type')
+        if (!hashTypes.has(hashType)) throw new TransactionRejected('Invalid Schnorr signature hash type')
       } else if (signature.length !== 64) {
         throw new TransactionRejected('Invalid Schnorr signature size')
       }
@@ -252,8 +251,7 @@ function verifyP2wpkh(
 function ecdsaHashType(signature: Uint8Array): number {
   if (signature.length < 9) throw new TransactionRejected('Non-canonical DER signature')
   const hashType = signature[signature.length - 1]!
-  if (!legacyHashTypes.has(hashType))
-    throw new TransactionRejected('Signature hash type missing or not understood')
+  if (!hashTypes.has(hashType)) throw new TransactionRejected('Signature hash type missing or not understood')
   return hashType
 }
 
