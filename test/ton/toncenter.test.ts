@@ -35,6 +35,24 @@ function fakeToncenter(answers: Record<string, (call: Call) => unknown>, status 
 const address = '0:d22ce1556a6359cddcb82ee95c95c08110591145e67b5ac70108b030dcf839de'
 
 describe('toncenter provider', () => {
+  it('sends URL credentials as Basic authorization, never in the URL or an error', async () => {
+    const { fetch, calls } = fakeToncenter({
+      runGetMethod: () => ({ ok: true, result: { exit_code: 0, stack: [['num', '0x7']] } }),
+    })
+    const provider = toncenter('https://bob:hunter2@ton.example/api/v2', { fetch })
+    expect(await provider.getSeqno(address)).toBe(7)
+    expect(calls[0]?.url.href).toBe(`https://ton.example/api/v2/runGetMethod`)
+    expect(calls[0]?.headers.authorization).toBe(`Basic ${Buffer.from('bob:hunter2').toString('base64')}`)
+    const failing = toncenter('https://bob:hunter2@ton.example/api/v2', {
+      fetch: (async () => {
+        throw new TypeError('fetch failed for https://bob:hunter2@ton.example/api/v2/runGetMethod')
+      }) as typeof globalThis.fetch,
+    })
+    const error = await failing.getSeqno(address).catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(ProviderError)
+    expect(JSON.stringify((error as ProviderError).data)).not.toContain('hunter2')
+  })
+
   it('reads account state, balance and seqno with the API key header', async () => {
     const { fetch, calls } = fakeToncenter({
       getAddressInformation: () => ({

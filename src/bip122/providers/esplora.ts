@@ -1,6 +1,6 @@
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
-import { base64 } from '@scure/base'
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { ProviderError } from '../../core/errors.js'
+import { fetchFailureReason, splitCredentials } from '../../core/http.js'
 import type { AddressActivity, ChainProvider, FeeRates, Utxo } from '../types.js'
 
 export type EsploraOptions = {
@@ -22,7 +22,8 @@ const txidPattern = /^[0-9a-f]{64}$/
  * Reads may be retried; `POST /tx` is sent exactly once and its failure reported with the node's reason.
  */
 export function esplora(url: string, options: EsploraOptions = {}): ChainProvider {
-  const { root, authorization } = endpointOf(url)
+  const { url: credentialFree, authorization } = splitCredentials(url, 'esplora')
+  const root = credentialFree.replace(/\/+$/, '')
   const fetchFn = options.fetch ?? globalThis.fetch
   const retries = options.retries ?? 2
   const timeoutMs = options.timeoutMs ?? 15_000
@@ -40,7 +41,7 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
       // takes "unreachable" as "not sent" and pays again with other coins.
       const what =
         init.method === 'POST' ? 'broadcast outcome unknown (it may have been sent)' : 'esplora unreachable'
-      throw new ProviderError(`${what}: ${reasonOf(error)}`, { cause: error })
+      throw new ProviderError(`${what}: ${fetchFailureReason(error)}`, { cause: error })
     }
   }
 
@@ -132,29 +133,6 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
   }
 }
 
-/**
- * The API root without credentials, and `user:password@` as a Basic authorization header: fetch refuses URLs
- * with credentials, and its error message would print them into a response the dapp reads.
- */
-function endpointOf(url: string): { root: string; authorization: string | undefined } {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new TypeError('esplora: the URL is not valid')
-  }
-  const credentials =
-    parsed.username || parsed.password
-      ? `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`
-      : undefined
-  parsed.username = ''
-  parsed.password = ''
-  return {
-    root: parsed.href.replace(/\/+$/, ''),
-    authorization: credentials === undefined ? undefined : `Basic ${base64.encode(utf8ToBytes(credentials))}`,
-  }
-}
-
 function toUtxo(raw: unknown): Utxo {
   const entry = raw as {
     txid?: unknown
@@ -190,10 +168,6 @@ async function bodyOf(response: Response): Promise<string> {
   } catch {
     return ''
   }
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

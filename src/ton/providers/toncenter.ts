@@ -1,4 +1,5 @@
 import { ProviderError } from '../../core/errors.js'
+import { fetchFailureReason, splitCredentials } from '../../core/http.js'
 import type { TonAccountState, TonChainProvider } from '../provider.js'
 
 export type ToncenterOptions = {
@@ -36,8 +37,8 @@ function hashToHex(value: unknown): string | undefined {
  * self-hosted ton-http-api): `getAddressInformation`, `runGetMethod seqno`, `sendBocReturnHash`.
  */
 export function toncenter(url: string, options: ToncenterOptions = {}): TonChainProvider {
-  const base = url.replace(/\/+$/, '').replace(/\/jsonRPC$/i, '')
-  if (!URL.canParse(base)) throw new TypeError('toncenter needs an http(s) URL')
+  const { url: credentialFree, authorization } = splitCredentials(url, 'toncenter')
+  const base = credentialFree.replace(/\/+$/, '').replace(/\/jsonRPC$/i, '')
   const fetchImpl = options.fetch ?? globalThis.fetch
   const timeoutMs = options.timeoutMs ?? 15_000
 
@@ -49,6 +50,7 @@ export function toncenter(url: string, options: ToncenterOptions = {}): TonChain
     for (const [key, value] of Object.entries(init.query ?? {})) target.searchParams.set(key, value)
     const headers: Record<string, string> = { accept: 'application/json' }
     if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey
+    if (authorization !== undefined) headers.authorization = authorization
     if (init.body !== undefined) headers['content-type'] = 'application/json'
     let response: Response
     try {
@@ -59,9 +61,7 @@ export function toncenter(url: string, options: ToncenterOptions = {}): TonChain
         signal: AbortSignal.timeout(timeoutMs),
       })
     } catch (error) {
-      throw new ProviderError(
-        `toncenter ${method}: ${error instanceof Error ? error.message : 'request failed'}`,
-      )
+      throw new ProviderError(`toncenter ${method}: ${fetchFailureReason(error)}`)
     }
     let answer: ToncenterAnswer
     try {
