@@ -159,14 +159,24 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
   return {
     async handle(input) {
       let id = null as JsonRpcResponse['id']
+      let chainId: string | undefined
       try {
         const envelope = toEnvelope(input)
         id = envelope.id
+        chainId = envelope.chainId
         return success(id, toJsonSafe(await dispatch(envelope)))
       } catch (error) {
         // Failures of the wallet's side (unexpected errors, providers) go to the wallet's logs too.
         if (!(error instanceof WalletRpcError) || error.code === InternalError.code) reportError(error)
-        return failure(id ?? idOfInput(input), error)
+        const answer = failure(id ?? idOfInput(input), error)
+        const describe = chainId === undefined ? undefined : byName.get(chainId.split(':')[0]!)?.describeError
+        if (describe === undefined) return answer
+        try {
+          return { ...answer, error: describe(answer.error) }
+        } catch (describeError) {
+          reportError(describeError)
+          return answer
+        }
       }
     },
 

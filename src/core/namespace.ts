@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js'
+import type { JsonRpcErrorObject } from './errors.js'
 import type { WalletEvent } from './events.js'
 import type { OriginValidation, ReviewDraft } from './review.js'
 import type { Schema } from './schema.js'
@@ -77,6 +78,11 @@ export type Namespace = {
   attach?: (host: NamespaceHost) => void
   /** The wallet approved a session on `chainId` (the WalletKit adapter calls this). */
   announceSession?: (chainId: string) => Promise<void>
+  /**
+   * Rewords an error answer for this namespace's dapps, keeping its code and data (TON: @tonconnect/sdk
+   * reads the error category from the message text).
+   */
+  describeError?: (error: JsonRpcErrorObject) => JsonRpcErrorObject
   /** Stop watchers and timers. */
   close?: () => Promise<void> | void
 }

@@ -1,3 +1,4 @@
+import { InvalidParamsError } from '../core/errors.js'
 import type { Namespace } from '../core/namespace.js'
 import { friendly, type TonChainId, tonChains } from './address.js'
 import type { TonSigner } from './keys.js'
@@ -59,6 +60,16 @@ export function ton(options: TonNamespaceOptions): Namespace {
     // @tonconnect/sdk converts friendly accounts to raw on its side.
     async accounts(chainId) {
       return [friendly((await wallet.contract()).address, chainId, false)]
+    },
+    // @tonconnect/sdk's WalletConnect provider ignores the code and reads the category from the message:
+    // "TonValidationError" → 1 (bad request), "reject" → 300 (our 5000 "User rejected." already says so).
+    describeError(error) {
+      if (error.code !== InvalidParamsError.code) return error
+      const reason = (error.data as { reason?: unknown } | undefined)?.reason
+      return {
+        ...error,
+        message: `TonValidationError: ${typeof reason === 'string' ? reason : error.message}`,
+      }
     },
     async sessionProperties() {
       const contract = await wallet.contract()

@@ -321,6 +321,38 @@ describe('handle: refusals carry the right code', () => {
     expect(String(onError.mock.calls[0]?.[0])).toContain(FAKE_SECRET)
   })
 
+  it('lets the chain’s namespace reword its error answers, and falls back when that fails', async () => {
+    const { namespace } = createFakeNamespace()
+    const onError = vi.fn()
+    const reworded = createWalletRpc({
+      namespaces: [
+        { ...namespace, describeError: (error) => ({ ...error, message: `Fake: ${error.message}` }) },
+      ],
+      approve: () => true,
+    })
+    expect(await reworded.handle({ chainId: 'fake:1', request: request('fake_refuse', null) })).toMatchObject(
+      {
+        error: { code: -32602, message: 'Fake: Refused by wallet policy.', data: { rule: 'fee_cap' } },
+      },
+    )
+    const broken = createWalletRpc({
+      namespaces: [
+        {
+          ...namespace,
+          describeError: () => {
+            throw new Error('bug')
+          },
+        },
+      ],
+      approve: () => true,
+      onError,
+    })
+    expect(await broken.handle({ chainId: 'fake:1', request: request('fake_refuse', null) })).toMatchObject({
+      error: { code: -32602, message: 'Refused by wallet policy.' },
+    })
+    expect(onError).toHaveBeenCalledOnce()
+  })
+
   it('still answers when onError itself throws', async () => {
     const { namespace } = createFakeNamespace()
     const wallet = createWalletRpc({
