@@ -15,7 +15,7 @@ import { broadcastOnce } from '../transaction/broadcast.js'
 import { fromHex, toHex } from '../transaction/bytes.js'
 import { type Hold, reservationsOf } from '../transaction/reservations.js'
 import { dustLimit, opReturnScript } from '../transaction/scripts.js'
-import { SIGHASH_ALL } from '../transaction/sighash.js'
+import { createSighashCache, SIGHASH_ALL } from '../transaction/sighash.js'
 import {
   finalInputScripts,
   type InputToSign,
@@ -262,8 +262,9 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       }
       let txid: string
       try {
-        const signatures = await signInputs(plan.account, plan.tx, plan.prevouts, plan.inputs)
-        if (!verifyInputSignatures(plan.tx, plan.prevouts, plan.inputs, signatures)) {
+        const cache = createSighashCache(plan.tx, plan.prevouts)
+        const signatures = await signInputs(plan.account, plan.tx, plan.prevouts, plan.inputs, { cache })
+        if (!verifyInputSignatures(plan.tx, plan.prevouts, plan.inputs, signatures, cache)) {
           throw new ProviderError('the key provider produced an invalid signature; nothing was sent')
         }
         const signed: Transaction = {

@@ -7,6 +7,7 @@ import { finalizeAndExtract, writeSignatures } from '../psbt/apply.js'
 import { type DecodedPsbt, decodePsbt } from '../psbt/decode.js'
 import { resolvePolicy } from '../psbt/policy.js'
 import { broadcastOnce } from '../transaction/broadcast.js'
+import { createSighashCache } from '../transaction/sighash.js'
 import { type InputToSign, signInputs, verifyInputSignatures } from '../transaction/sign.js'
 import { parseTransaction, transactionId } from '../transaction/transaction.js'
 import type { Account, Bip122Wallet, ChainProvider } from '../types.js'
@@ -105,12 +106,14 @@ export const signPsbt = (wallet: Bip122Wallet) =>
         psbt.data.updateInput(index, { tapInternalKey: key })
       for (const { index, script } of plan.addRedeemScript)
         psbt.data.updateInput(index, { redeemScript: script })
-      const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign)
+      // One midstate cache for signing and the pre-broadcast check: the shared hashes are computed once.
+      const cache = createSighashCache(tx, prevouts)
+      const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign, { cache })
       if (!plan.broadcast) {
         writeSignatures(psbt, signatures)
         return { psbt: psbt.toBase64() }
       }
-      if (!verifyInputSignatures(tx, prevouts, plan.toSign, signatures)) {
+      if (!verifyInputSignatures(tx, prevouts, plan.toSign, signatures, cache)) {
         throw new ProviderError('the key provider produced an invalid signature; nothing was broadcast')
       }
       writeSignatures(psbt, signatures)
