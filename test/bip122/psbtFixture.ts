@@ -102,6 +102,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
 }
 
+/**
+ * Runs `test` with a harness and stops it afterwards. Without `options.chain` the harness has a chain of
+ * its own (`wallet.chain`), so UTXO sets do not leak between tests.
+ */
+export async function withHarness<T>(
+  options: HarnessOptions,
+  test: (wallet: Harness) => Promise<T>,
+): Promise<T> {
+  const wallet = await startHarness(options)
+  try {
+    return await test(wallet)
+  } finally {
+    await wallet.stop()
+  }
+}
+
 /** A key outside the wallet, signing with bitcoinjs-lib (an independent implementation). */
 export function foreignParty(seed: string) {
   const privateKey = sha256(new TextEncoder().encode(seed))

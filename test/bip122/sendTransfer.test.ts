@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
 import { singleKey } from '../../src/bip122/keys/singleKey.js'
 import type { KeyProvider } from '../../src/bip122/types.js'
-import { type BitcoinRegtest, startBitcoinRegtest } from '../../src/devchains/bitcoinRegtest/index.js'
-import { foreignParty, type Harness, mnemonic, network, startHarness } from './psbtFixture.js'
+import type { BitcoinRegtest } from '../../src/devchains/bitcoinRegtest/index.js'
+import { foreignParty, type Harness, mnemonic, network, startHarness, withHarness } from './psbtFixture.js'
 
 // sendTransfer through the real router and esplora() provider against the embedded regtest chain. Each
 // test gets its own chain so UTXO sets do not leak between them.
@@ -15,18 +15,38 @@ let chain: BitcoinRegtest
 let h: Harness
 
 beforeAll(async () => {
-  chain = await startBitcoinRegtest()
-  h = await startHarness({ chain })
+  h = await startHarness()
+  chain = h.chain
 })
 afterAll(async () => {
   await h.stop()
-  await chain.stop()
 })
 
 type Call = Awaited<ReturnType<Harness['call']>>
 
-function transactionOf(txid: string) {
-  return bitcoin.Transaction.fromBuffer(chain.chain.rawTransaction(txid)!)
+const txidOf = (call: Call) => (call.result as { txid: string }).txid
+
+function transactionOf(txid: string, on: BitcoinRegtest = chain) {
+  return bitcoin.Transaction.fromBuffer(on.chain.rawTransaction(txid)!)
+}
+
+/** One sendTransfer of `amount` sat to the recipient, from `wallet` (the shared one unless given). */
+function transfer(amount: string, extra: Record<string, unknown> = {}, wallet: Harness = h): Promise<Call> {
+  return wallet.call('sendTransfer', {
+    account: wallet.accountId,
+    recipientAddress: recipient.address,
+    amount,
+    ...extra,
+  })
+}
+
+/** `txid:vout` of every coin the answered transfers spent. */
+function spentOutpoints(on: BitcoinRegtest, calls: Call[]): string[] {
+  return calls.flatMap((call) =>
+    transactionOf(txidOf(call), on).ins.map(
+      (input) => `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`,
+    ),
+  )
 }
 
 describe('sendTransfer', () => {
@@ -34,12 +54,7 @@ describe('sendTransfer', () => {
     const funding = await h.address(84, 0, 0)
     chain.fund(funding.address, 100_000)
     const eventsBefore = h.events.length
-    const response = await h.call('sendTransfer', {
-      account: h.accountId,
-      recipientAddress: recipient.address,
-      amount: '30000',
-      memo: '636861726c6579206c6f766573206865',
-    })
+    const response = await transfer('30000', { memo: '636861726c6579206c6f766573206865' })
     expect(response.error).toBeUndefined()
     const { txid } = response.result as { txid: string }
     expect(chain.chain.mempool.has(txid)).toBe(true)
@@ -82,93 +97,57 @@ describe('sendTransfer', () => {
       amount: '7000',
     })
     expect(response.error).toBeUndefined()
-    const out = transactionOf((response.result as { txid: string }).txid).outs[0]!
+    const out = transactionOf(txidOf(response)).outs[0]!
     expect(bitcoin.address.fromOutputScript(out.script, network)).toBe(taprootRecipient)
     chain.mine(1)
   })
 
   it('the next transfer uses the next fresh change address', async () => {
-    const first = await h.call('sendTransfer', {
-      account: h.accountId,
-      recipientAddress: recipient.address,
-      amount: '5000',
-    })
+    const first = await transfer('5000')
     expect(first.error).toBeUndefined()
-    const second = await h.call('sendTransfer', {
-      account: h.accountId,
-      recipientAddress: recipient.address,
-      amount: '5000',
-    })
+    const second = await transfer('5000')
     expect(second.error).toBeUndefined()
-    const changeOf = (call: Call) => transactionOf((call.result as { txid: string }).txid).outs.at(-1)!.script
+    const changeOf = (call: Call) => transactionOf(txidOf(call)).outs.at(-1)!.script
     expect(Buffer.from(changeOf(first)).equals(Buffer.from(changeOf(second)))).toBe(false)
     chain.mine(1)
   })
 
   it('sends change to changeAddress when it is ours; refuses one that is not (4100)', async () => {
     const mine = await h.address(84, 0, 5)
-    const ok = await h.call('sendTransfer', {
-      account: h.accountId,
-      recipientAddress: recipient.address,
-      amount: '4000',
-      changeAddress: mine.address,
-    })
+    const ok = await transfer('4000', { changeAddress: mine.address })
     expect(ok.error).toBeUndefined()
-    const outs = transactionOf((ok.result as { txid: string }).txid).outs
+    const outs = transactionOf(txidOf(ok)).outs
     expect(outs.some((out) => bitcoin.address.fromOutputScript(out.script, network) === mine.address)).toBe(
       true,
     )
-    const refused = await h.call('sendTransfer', {
-      account: h.accountId,
-      recipientAddress: recipient.address,
-      amount: '4000',
-      changeAddress: foreignParty('not ours').address,
-    })
+    const refused = await transfer('4000', { changeAddress: foreignParty('not ours').address })
     expect(refused.error?.code).toBe(4100)
     chain.mine(1)
   })
 
   it('leaves no dust change: a remainder below the limit goes to the fee', async () => {
-    const fresh = await startBitcoinRegtest()
-    const wallet = await startHarness({ chain: fresh })
-    try {
+    await withHarness({}, async (wallet) => {
+      const fresh = wallet.chain
       fresh.fund((await wallet.address(84, 0, 0)).address, 10_000)
       // One P2WPKH input, two outputs ≈ 141 vB at 2 sat/vB: 10 000 − 9 500 − 282 leaves 218 < 294 sat.
-      const response = await wallet.call('sendTransfer', {
-        account: wallet.accountId,
-        recipientAddress: recipient.address,
-        amount: '9500',
-      })
+      const response = await transfer('9500', {}, wallet)
       expect(response.error).toBeUndefined()
-      const tx = bitcoin.Transaction.fromBuffer(
-        fresh.chain.rawTransaction((response.result as { txid: string }).txid)!,
-      )
+      const tx = transactionOf(txidOf(response), fresh)
       expect(tx.outs).toHaveLength(1)
       expect(JSON.stringify(wallet.approvals.at(-1)!.items)).toContain(
         'none (a remainder below the dust limit goes to the fee)',
       )
-    } finally {
-      await wallet.stop()
-      await fresh.stop()
-    }
+    })
   })
 
   it('never spends taproot (ordinal) coins in a plain transfer', async () => {
-    const fresh = await startBitcoinRegtest()
-    const wallet = await startHarness({ chain: fresh })
-    try {
+    await withHarness({}, async (wallet) => {
+      const fresh = wallet.chain
       fresh.fund((await wallet.address(86, 0, 0)).address, 500_000)
-      const response = await wallet.call('sendTransfer', {
-        account: wallet.accountId,
-        recipientAddress: recipient.address,
-        amount: '1000',
-      })
+      const response = await transfer('1000', {}, wallet)
       expect(response.error).toMatchObject({ code: -32602, data: { path: 'amount' } })
       expect(JSON.stringify(response.error?.data)).toContain('insufficient funds')
-    } finally {
-      await wallet.stop()
-      await fresh.stop()
-    }
+    })
   })
 })
 
@@ -232,25 +211,16 @@ describe('sendTransfer: parameter refusals (exact codes)', () => {
   })
 
   it('an 80-byte memo is accepted and mined', async () => {
-    const response = await h.call('sendTransfer', {
-      account: h.accountId,
-      recipientAddress: recipient.address,
-      amount: '1000',
-      memo: 'ab'.repeat(80),
-    })
+    const response = await transfer('1000', { memo: 'ab'.repeat(80) })
     expect(response.error).toBeUndefined()
     chain.mine(1)
-    expect(chain.chain.isConfirmed((response.result as { txid: string }).txid)).toBe(true)
+    expect(chain.chain.isConfirmed(txidOf(response))).toBe(true)
   })
 
   it('a chain fee rate above the wallet cap → -32602 transfer.fee_rate_cap', async () => {
     chain.chain.feeRate = 5_000
     try {
-      const response = await h.call('sendTransfer', {
-        account: h.accountId,
-        recipientAddress: recipient.address,
-        amount: '1000',
-      })
+      const response = await transfer('1000')
       expect(response.error).toMatchObject({ code: -32602, data: { rule: 'transfer.fee_rate_cap' } })
     } finally {
       chain.chain.feeRate = 2
@@ -260,150 +230,85 @@ describe('sendTransfer: parameter refusals (exact codes)', () => {
 
 describe('sendTransfer: concurrency and faults', () => {
   it('20 concurrent transfers never pick the same coin; all are accepted', async () => {
-    const fresh = await startBitcoinRegtest()
-    const wallet = await startHarness({ chain: fresh })
-    try {
+    await withHarness({}, async (wallet) => {
+      const fresh = wallet.chain
       for (let i = 0; i < 20; i++) fresh.fund((await wallet.address(84, 0, i % 4)).address, 50_000)
-      const responses = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          wallet.call('sendTransfer', {
-            account: wallet.accountId,
-            recipientAddress: recipient.address,
-            amount: '20000',
-          }),
-        ),
-      )
+      const responses = await Promise.all(Array.from({ length: 20 }, () => transfer('20000', {}, wallet)))
       expect(responses.map((r) => JSON.stringify(r.error ?? null))).toEqual(Array(20).fill('null'))
-      const spent = responses.flatMap((r) =>
-        bitcoin.Transaction.fromBuffer(
-          fresh.chain.rawTransaction((r.result as { txid: string }).txid)!,
-        ).ins.map((input) => `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`),
-      )
+      const spent = spentOutpoints(fresh, responses)
       expect(new Set(spent).size).toBe(spent.length)
       fresh.mine(1)
-      for (const response of responses)
-        expect(fresh.chain.isConfirmed((response.result as { txid: string }).txid)).toBe(true)
-    } finally {
-      await wallet.stop()
-      await fresh.stop()
-    }
+      for (const response of responses) expect(fresh.chain.isConfirmed(txidOf(response))).toBe(true)
+    })
   })
 
   it('20 concurrent transfers over 5 coins: the unfundable ones are refused cleanly, no coin twice', async () => {
-    const fresh = await startBitcoinRegtest()
-    const wallet = await startHarness({ chain: fresh })
-    try {
+    await withHarness({}, async (wallet) => {
+      const fresh = wallet.chain
       for (let i = 0; i < 5; i++) fresh.fund((await wallet.address(84, 0, i)).address, 50_000)
-      const responses = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          wallet.call('sendTransfer', {
-            account: wallet.accountId,
-            recipientAddress: recipient.address,
-            amount: '40000',
-          }),
-        ),
-      )
+      const responses = await Promise.all(Array.from({ length: 20 }, () => transfer('40000', {}, wallet)))
       const accepted = responses.filter((r) => r.error === undefined)
       const refused = responses.filter((r) => r.error !== undefined)
       expect(accepted.length).toBeGreaterThanOrEqual(5)
       for (const response of refused) {
         expect(response.error).toMatchObject({ code: -32602, data: { path: 'amount' } })
       }
-      const spent = accepted.flatMap((r) =>
-        bitcoin.Transaction.fromBuffer(
-          fresh.chain.rawTransaction((r.result as { txid: string }).txid)!,
-        ).ins.map((input) => `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`),
-      )
+      const spent = spentOutpoints(fresh, accepted)
       expect(new Set(spent).size).toBe(spent.length)
-    } finally {
-      await wallet.stop()
-      await fresh.stop()
-    }
+    })
   })
 
   for (const fault of [{ kind: 'http500' }, { kind: 'wrongTxid' }] as const) {
     it(`broadcast ${fault.kind} → -32603 with the reason, sent once, coins released`, async () => {
-      const fresh = await startBitcoinRegtest()
-      const wallet = await startHarness({ chain: fresh })
-      try {
+      await withHarness({}, async (wallet) => {
+        const fresh = wallet.chain
         fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
         fresh.injectBroadcastFault(fault)
-        const failed = await wallet.call('sendTransfer', {
-          account: wallet.accountId,
-          recipientAddress: recipient.address,
-          amount: '10000',
-        })
+        const failed = await transfer('10000', {}, wallet)
         expect(failed.error?.code).toBe(-32603)
         expect(JSON.stringify(failed.error?.data)).toMatch(fault.kind === 'http500' ? /500/ : /expected/)
         expect(fresh.broadcastCount()).toBe(1)
         if (fault.kind === 'http500') {
           // Released: the same coin funds the next transfer.
-          const retried = await wallet.call('sendTransfer', {
-            account: wallet.accountId,
-            recipientAddress: recipient.address,
-            amount: '10000',
-          })
+          const retried = await transfer('10000', {}, wallet)
           expect(retried.error).toBeUndefined()
           expect(fresh.broadcastCount()).toBe(2)
         }
-      } finally {
-        await wallet.stop()
-        await fresh.stop()
-      }
+      })
     })
   }
 
   it('broadcast timeout → -32603, not retried', async () => {
-    const fresh = await startBitcoinRegtest()
-    const wallet = await startHarness({ chain: fresh, timeoutMs: 4_000 })
-    try {
+    await withHarness({ timeoutMs: 4_000 }, async (wallet) => {
+      const fresh = wallet.chain
       fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
       fresh.injectBroadcastFault({ kind: 'hang' })
-      const failed = await wallet.call('sendTransfer', {
-        account: wallet.accountId,
-        recipientAddress: recipient.address,
-        amount: '10000',
-      })
+      const failed = await transfer('10000', {}, wallet)
       expect(failed.error?.code).toBe(-32603)
       expect(fresh.broadcastCount()).toBe(1)
-    } finally {
-      await wallet.stop()
-      await fresh.stop()
-    }
+    })
   })
 
   it('a declined transfer releases its coins at once', async () => {
-    const fresh = await startBitcoinRegtest()
-    const now = 1_800_000_000_000
     let answer = false
-    const wallet = await startHarness({
-      chain: fresh,
-      clock: () => now,
+    // A fixed clock and a minute's reservation: only the decline itself can free the coin.
+    const options = {
+      clock: () => 1_800_000_000_000,
       approve: () => answer,
       policy: { reservationMs: 60_000 },
-    })
-    const transfer = () =>
-      wallet.call('sendTransfer', {
-        account: wallet.accountId,
-        recipientAddress: recipient.address,
-        amount: '10000',
-      })
-    try {
-      fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
-      expect((await transfer()).error?.code).toBe(5000)
+    }
+    await withHarness(options, async (wallet) => {
+      wallet.chain.fund((await wallet.address(84, 0, 0)).address, 50_000)
+      expect((await transfer('10000', {}, wallet)).error?.code).toBe(5000)
       // The router told the method it was declined: the only coin is free again for the next request.
       answer = true
-      expect((await transfer()).error).toBeUndefined()
-    } finally {
-      await wallet.stop()
-      await fresh.stop()
-    }
+      expect((await transfer('10000', {}, wallet)).error).toBeUndefined()
+    })
   })
 })
 
 describe('sendTransfer: keys and static wallets', () => {
   it('no key is touched before approval; a declined transfer signs nothing', async () => {
-    const fresh = await startBitcoinRegtest()
     const inner = hdKeys({ mnemonic })
     const signed: string[] = []
     let approveNext = false
@@ -420,74 +325,37 @@ describe('sendTransfer: keys and static wallets', () => {
         return inner.signTaproot(path, hash, aux)
       },
     }
-    const wallet = await startHarness({
-      chain: fresh,
-      keys,
-      approve: () => {
-        expect(signed).toEqual([]) // asked before anything was signed
-        return approveNext
-      },
-    })
-    try {
-      fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
-      const declined = await wallet.call('sendTransfer', {
-        account: wallet.accountId,
-        recipientAddress: recipient.address,
-        amount: '10000',
-      })
+    const approve = () => {
+      expect(signed).toEqual([]) // asked before anything was signed
+      return approveNext
+    }
+    await withHarness({ keys, approve }, async (wallet) => {
+      wallet.chain.fund((await wallet.address(84, 0, 0)).address, 50_000)
+      const declined = await transfer('10000', {}, wallet)
       expect(declined.error?.code).toBe(5000)
       expect(signed).toEqual([])
+      // The decline released the coin (Method.abandon): the same wallet spends it once approved.
       approveNext = true
-      const wait = await startHarness({
-        chain: fresh,
-        keys,
-        approve: () => true,
-        policy: { reservationMs: 0 },
-      })
-      try {
-        const sent = await wait.call('sendTransfer', {
-          account: wait.accountId,
-          recipientAddress: recipient.address,
-          amount: '10000',
-        })
-        expect(sent.error).toBeUndefined()
-        expect(signed).toEqual(['ecdsa 84/0/0'])
-      } finally {
-        await wait.stop()
-      }
-    } finally {
-      await wallet.stop()
-      await fresh.stop()
-    }
+      const sent = await transfer('10000', {}, wallet)
+      expect(sent.error).toBeUndefined()
+      expect(signed).toEqual(['ecdsa 84/0/0'])
+    })
   })
 
   for (const addressType of ['p2wpkh', 'p2tr'] as const) {
     it(`static ${addressType} wallet: spends its one address, change back to it (it has no other)`, async () => {
-      const fresh = await startBitcoinRegtest()
-      const wallet = await startHarness({
-        chain: fresh,
-        keys: singleKey({
-          privateKey: sha256(new TextEncoder().encode(`static ${addressType}`)),
-          addressType,
-        }),
+      const keys = singleKey({
+        privateKey: sha256(new TextEncoder().encode(`static ${addressType}`)),
+        addressType,
       })
-      try {
-        fresh.fund(wallet.accountId, 80_000)
-        const response = await wallet.call('sendTransfer', {
-          account: wallet.accountId,
-          recipientAddress: recipient.address,
-          amount: '20000',
-        })
+      await withHarness({ keys }, async (wallet) => {
+        wallet.chain.fund(wallet.accountId, 80_000)
+        const response = await transfer('20000', {}, wallet)
         expect(response.error).toBeUndefined()
-        const tx = bitcoin.Transaction.fromBuffer(
-          fresh.chain.rawTransaction((response.result as { txid: string }).txid)!,
-        )
+        const tx = transactionOf(txidOf(response), wallet.chain)
         expect(bitcoin.address.fromOutputScript(tx.outs[1]!.script, network)).toBe(wallet.accountId)
-        fresh.mine(1)
-      } finally {
-        await wallet.stop()
-        await fresh.stop()
-      }
+        wallet.chain.mine(1)
+      })
     })
   }
 })

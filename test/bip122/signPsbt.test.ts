@@ -2,7 +2,7 @@ import * as bitcoin from 'bitcoinjs-lib'
 import fc from 'fast-check'
 import * as tiny from 'tiny-secp256k1'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildPsbt, foreignParty, type Harness, parentOf, startHarness } from './psbtFixture.js'
+import { buildPsbt, foreignParty, type Harness, parentOf, startHarness, withHarness } from './psbtFixture.js'
 
 // signPsbt through the real router, the real esplora() provider and the embedded regtest chain, whose
 // acceptance is checked by @scure/btc-signer + @noble/curves. Every refusal asserts its exact code.
@@ -484,18 +484,14 @@ describe('signPsbt: refusals (exact codes)', () => {
   })
 
   it('the user rejects → 5000 and nothing is signed', async () => {
-    const rejecting = await startHarness({ chain: h.chain, approve: () => false })
-    try {
+    await withHarness({ chain: h.chain, approve: () => false }, async (rejecting) => {
       const response = await rejecting.call('signPsbt', base())
       expect(response.error).toEqual({ code: 5000, message: 'User rejected.' })
-    } finally {
-      await rejecting.stop()
-    }
+    })
   })
 
   it('SIGHASH_NONE is signed when the wallet allows the danger code', async () => {
-    const permissive = await startHarness({ chain: h.chain, allowDangerous: ['psbt.sighash_none'] })
-    try {
+    await withHarness({ chain: h.chain, allowDangerous: ['psbt.sighash_none'] }, async (permissive) => {
       const response = await permissive.call(
         'signPsbt',
         base(
@@ -508,34 +504,25 @@ describe('signPsbt: refusals (exact codes)', () => {
       )
       expect(response.error).toBeUndefined()
       expect(decode(response.result).data.inputs[0]!.partialSig![0]!.signature.at(-1)).toBe(2)
-    } finally {
-      await permissive.stop()
-    }
+    })
   })
 
   it('a fee rate above the cap → -32602 psbt.fee_rate_cap', async () => {
-    const capped = await startHarness({ chain: h.chain, policy: { maxFeeRate: 5 } })
-    try {
+    await withHarness({ chain: h.chain, policy: { maxFeeRate: 5 } }, async (capped) => {
       const response = await capped.call('signPsbt', base())
       expect(response.error).toMatchObject({ code: -32602, data: { rule: 'psbt.fee_rate_cap' } })
-    } finally {
-      await capped.stop()
-    }
+    })
   })
 
   it('an absolute fee cap → -32602 psbt.fee_cap', async () => {
-    const capped = await startHarness({ chain: h.chain, policy: { maxFeeSats: 500 } })
-    try {
+    await withHarness({ chain: h.chain, policy: { maxFeeSats: 500 } }, async (capped) => {
       const response = await capped.call('signPsbt', base())
       expect(response.error).toMatchObject({ code: -32602, data: { rule: 'psbt.fee_cap' } })
-    } finally {
-      await capped.stop()
-    }
+    })
   })
 
   it('without a chain provider: witnessUtxo-only v0 input refused, nonWitnessUtxo accepted', async () => {
-    const offline = await startHarness({ chain: h.chain, provider: () => undefined })
-    try {
+    await withHarness({ chain: h.chain, provider: () => undefined }, async (offline) => {
       const refused = await offline.call('signPsbt', base())
       expect(refused.error).toMatchObject({ code: -32602, data: { rule: 'psbt.amount_unverified' } })
       const withParent = buildPsbt(
@@ -546,9 +533,7 @@ describe('signPsbt: refusals (exact codes)', () => {
       expect(accepted.error).toBeUndefined()
       const broadcast = await offline.call('signPsbt', base({ broadcast: true }, withParent))
       expect(broadcast.error?.code).toBe(-32603)
-    } finally {
-      await offline.stop()
-    }
+    })
   })
 })
 
