@@ -3,16 +3,19 @@ import { item, type ReviewItem } from '../core/review.js'
 import { isData } from './schemas.js'
 
 /**
- * A message to sign with the EIP-191 prefix. An even-length 0x hex string is signed as the bytes it
- * encodes (MetaMask, eth-sig-util and viem's own JSON-RPC accounts send hex); anything else as UTF-8.
+ * A message to sign with the EIP-191 prefix. A 0x hex string is signed as the bytes it encodes (MetaMask,
+ * eth-sig-util and viem's own JSON-RPC accounts send hex), an odd-length one left-padded with a zero nibble
+ * as eth-sig-util does (`0x123` is the bytes 01 23); anything else as UTF-8.
  */
 export type PersonalMessage = { signable: SignableMessage; bytes: Uint8Array }
 
 const utf8 = new TextEncoder()
+const oddHex = /^0x[0-9a-fA-F](?:[0-9a-fA-F]{2})*$/
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
 export function personalMessage(message: string): PersonalMessage {
   if (isData(message)) return { signable: { raw: message }, bytes: hexToBytes(message) }
+  if (oddHex.test(message)) return personalMessage(`0x0${message.slice(2)}`)
   return { signable: message, bytes: utf8.encode(message) }
 }
 

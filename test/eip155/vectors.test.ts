@@ -5,6 +5,7 @@ import { BIP32Factory } from 'bip32'
 import { mnemonicToSeedSync } from 'bip39'
 import * as ecc from 'tiny-secp256k1'
 import { bytesToHex, getAddress, type Hex, hashTypedData, keccak256 } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { mnemonicKeys, privateKeyKeys } from '../../src/eip155/index.js'
 import { errorOf, harness } from './helpers.js'
@@ -33,6 +34,17 @@ describe('personal-sign.json (EIP-191)', () => {
     const signature = await result('personal_sign', [mustNotEqual.message, address])
     expect(signature).not.toBe(mustNotEqual.wrongSignature)
     expect(signature).toBe(vectors.cases[1].signature)
+  })
+})
+
+describe('personal_sign odd-length hex', () => {
+  it('signs 0x123 as the bytes 01 23, as eth-sig-util does', async () => {
+    const privateKey = '0x4646464646464646464646464646464646464646464646464646464646464646'
+    const { result } = harness({ keys: privateKeyKeys(privateKey), chains: [1] })
+    const address = privateKeyToAccount(privateKey).address
+    const signature = await result('personal_sign', ['0x123', address])
+    expect(signature).toBe(personalSign({ privateKey: keyBuffer(privateKey), data: '0x123' }))
+    expect(signature).toBe(await result('personal_sign', ['0x0123', address]))
   })
 })
 
