@@ -8,19 +8,20 @@ const usage = `wallet-rpc <command> [options]
 Commands:
   handle        JSON lines {chainId, request, origin?} on stdin -> one JSON-RPC response per line on stdout
   properties    print the session properties JSON object
-  conformance   [MODULE] run test-vectors/ against the built-in handler or MODULE's handler
-  demo          start local chains, play a dapp session over every method, verify every answer
+  conformance   [MODULE] [--filter T] [--offline] run test-vectors/ against the built-in handler or MODULE's
+  demo          [--no-payment] start local chains, play a dapp session over every method, verify every answer
   pay-sandbox   [--port N] run the test-mode payment service on 127.0.0.1
 
 Key options (handle, properties):
   --mnemonic-file F        BIP-39 mnemonic for bip122 and eip155 (or env WALLET_RPC_MNEMONIC)
   --ton-mnemonic-file F    TON 24-word mnemonic (or env WALLET_RPC_TON_MNEMONIC); without it TON answers 5100
   --ton-wallet v4r2|v5r1   TON wallet contract (default v5r1)
-  --account N              account index (default 0)
+  --account N              account index (default 0): bip122 account', eip155 address index in
+                           m/44'/60'/0'/0/N, TON subwallet N
   --approve all|none       answer every approval (no TTY and no flag = none)
   --now UNIX_SECONDS       fixed clock for reproducible outputs
   --esplora CHAIN=URL      bip122 chain provider (Esplora HTTP API)
-  --toncenter CHAIN=URL    ton chain provider (toncenter v2 API)
+  --toncenter CHAIN=URL    ton chain provider (toncenter v2 API; API key from env TONCENTER_API_KEY)
   --rpc CHAIN=URL          eip155 chain provider (JSON-RPC endpoint)
 `
 
