@@ -2,7 +2,15 @@ import * as bitcoin from 'bitcoinjs-lib'
 import fc from 'fast-check'
 import * as tiny from 'tiny-secp256k1'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildPsbt, foreignParty, type Harness, parentOf, startHarness, withHarness } from './psbtFixture.js'
+import {
+  buildPsbt,
+  foreignParty,
+  type Harness,
+  type PsbtInputSpec,
+  parentOf,
+  startHarness,
+  withHarness,
+} from './psbtFixture.js'
 
 // signPsbt through the real router, the real esplora() provider and the embedded regtest chain, whose
 // acceptance is checked by @scure/btc-signer + @noble/curves. Every refusal asserts its exact code.
@@ -238,15 +246,12 @@ describe('signPsbt: refusals (exact codes)', () => {
   beforeAll(async () => {
     input = await fundOwn(84, 6, 80_000)
   })
+  /** The suite's one-input PSBT paying `value` out, with `spec` changed on the input. */
+  const spending = (spec: Partial<PsbtInputSpec> = {}, value = 79_000) =>
+    buildPsbt([{ ...input, script: input.owner.scriptPubKey, ...spec }], [{ script: external.script, value }])
   const base = (overrides: Record<string, unknown> = {}, psbtOverride?: bitcoin.Psbt) => ({
     account: h.accountId,
-    psbt: (
-      psbtOverride ??
-      buildPsbt(
-        [{ ...input, script: input.owner.scriptPubKey }],
-        [{ script: external.script, value: 79_000 }],
-      )
-    ).toBase64(),
+    psbt: (psbtOverride ?? spending()).toBase64(),
     signInputs: [{ address: input.owner.address, index: 0 }],
     ...overrides,
   })
@@ -298,27 +303,13 @@ describe('signPsbt: refusals (exact codes)', () => {
     ],
     [
       'input without UTXO data',
-      async () =>
-        base(
-          {},
-          buildPsbt(
-            [{ ...input, script: input.owner.scriptPubKey, witnessUtxo: false }],
-            [{ script: external.script, value: 79_000 }],
-          ),
-        ),
+      async () => base({}, spending({ witnessUtxo: false })),
       -32602,
       { path: 'signInputs.0' },
     ],
     [
       'PSBT sighash not on the allow-list',
-      async () =>
-        base(
-          {},
-          buildPsbt(
-            [{ ...input, script: input.owner.scriptPubKey, sighashType: 0x83 }],
-            [{ script: external.script, value: 79_000 }],
-          ),
-        ),
+      async () => base({}, spending({ sighashType: 0x83 })),
       -32602,
       { rule: 'psbt.sighash_not_allowed' },
     ],
@@ -327,10 +318,7 @@ describe('signPsbt: refusals (exact codes)', () => {
       async () =>
         base(
           { signInputs: [{ address: input.owner.address, index: 0, sighashTypes: [2] }] },
-          buildPsbt(
-            [{ ...input, script: input.owner.scriptPubKey, sighashType: 2 }],
-            [{ script: external.script, value: 79_000 }],
-          ),
+          spending({ sighashType: 2 }),
         ),
       -32602,
       { rule: 'psbt.sighash_none' },
@@ -366,19 +354,7 @@ describe('signPsbt: refusals (exact codes)', () => {
       -32602,
       { rule: 'psbt.amount_mismatch' },
     ],
-    [
-      'outputs exceed inputs',
-      async () =>
-        base(
-          {},
-          buildPsbt(
-            [{ ...input, script: input.owner.scriptPubKey }],
-            [{ script: external.script, value: 90_000 }],
-          ),
-        ),
-      -32602,
-      { path: 'psbt' },
-    ],
+    ['outputs exceed inputs', async () => base({}, spending({}, 90_000)), -32602, { path: 'psbt' }],
     [
       'broadcast with a foreign input nobody signed',
       async () => {
@@ -496,10 +472,7 @@ describe('signPsbt: refusals (exact codes)', () => {
         'signPsbt',
         base(
           { signInputs: [{ address: input.owner.address, index: 0, sighashTypes: [2] }] },
-          buildPsbt(
-            [{ ...input, script: input.owner.scriptPubKey, sighashType: 2 }],
-            [{ script: external.script, value: 79_000 }],
-          ),
+          spending({ sighashType: 2 }),
         ),
       )
       expect(response.error).toBeUndefined()
@@ -525,10 +498,7 @@ describe('signPsbt: refusals (exact codes)', () => {
     await withHarness({ chain: h.chain, provider: () => undefined }, async (offline) => {
       const refused = await offline.call('signPsbt', base())
       expect(refused.error).toMatchObject({ code: -32602, data: { rule: 'psbt.amount_unverified' } })
-      const withParent = buildPsbt(
-        [{ ...input, script: input.owner.scriptPubKey, nonWitnessUtxo: await parentOf(h.chain, input.txid) }],
-        [{ script: external.script, value: 79_000 }],
-      )
+      const withParent = spending({ nonWitnessUtxo: await parentOf(h.chain, input.txid) })
       const accepted = await offline.call('signPsbt', base({}, withParent))
       expect(accepted.error).toBeUndefined()
       const broadcast = await offline.call('signPsbt', base({ broadcast: true }, withParent))
