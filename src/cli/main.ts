@@ -16,7 +16,7 @@ Key options (handle, properties):
   --mnemonic-file F        BIP-39 mnemonic for bip122 and eip155 (or env WALLET_RPC_MNEMONIC)
   --ton-mnemonic-file F    TON 24-word mnemonic (or env WALLET_RPC_TON_MNEMONIC); without it TON answers 5100
   --ton-wallet v4r2|v5r1   TON wallet contract (default v5r1)
-  --account N              account index (default 0): bip122 account', eip155 address index in
+  --account N              account index (default 0): bip122 account N', eip155 address index in
                            m/44'/60'/0'/0/N, TON subwallet N
   --approve all|none       answer every approval (no TTY and no flag = none)
   --now UNIX_SECONDS       fixed clock for reproducible outputs
