@@ -111,7 +111,11 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
   }
 
   async function dispatch(envelope: Envelope): Promise<unknown> {
-    if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock()) throw new RequestExpiredError()
+    const refuseIfExpired = () => {
+      if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock())
+        throw new RequestExpiredError()
+    }
+    refuseIfExpired()
     const namespace = namespaceOf(envelope.chainId)
     if (!Object.hasOwn(namespace.methods, envelope.method)) throw new MethodNotFoundError(envelope.method)
     const method = namespace.methods[envelope.method]!
@@ -141,9 +145,8 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
           context: envelope.context,
         })
         if (approved !== true) throw new UserRejectedError()
-        if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock()) {
-          throw new RequestExpiredError()
-        }
+        // The user may have taken longer than the request lived.
+        refuseIfExpired()
       } catch (error) {
         try {
           method.abandon?.(context, plan)
