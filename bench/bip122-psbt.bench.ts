@@ -193,10 +193,12 @@ export async function sendTransferOnly(): Promise<void> {
 async function sendTransferFrom3000(): Promise<void> {
   const chain = await startBitcoinRegtest()
   try {
-    const namespace = bip122({
-      keys: hdKeys({ mnemonic }),
-      chains: { [BIP122_REGTEST]: { provider: esplora(chain.url, { retries: 0 }) } },
-    })
+    const walletOn = () =>
+      bip122({
+        keys: hdKeys({ mnemonic }),
+        chains: { [BIP122_REGTEST]: { provider: esplora(chain.url, { retries: 0 }) } },
+      })
+    const namespace = walletOn()
     const rpc = createWalletRpc({ namespaces: [namespace], approve: () => true })
     const { account } = await namespace.wallet.chain(BIP122_REGTEST)
     const addresses = await Promise.all(Array.from({ length: 30 }, (_, i) => account.address(84, 0, i)))
@@ -205,9 +207,17 @@ async function sendTransferFrom3000(): Promise<void> {
     }
     chain.mine(1)
     const recipient = (await account.address(84, 0, 40)).address
-    const send = async (amount: string) => {
+    // Each figure is one request on its own: the next starts once the previous broadcast's background
+    // refresh (a full rediscovery, ending in bip122_addressesChanged) is done, or it would share the CPU.
+    const send = async (amount: string, via = rpc) => {
+      let stop = () => {}
+      const refreshed = new Promise<void>((resolve) => {
+        stop = via.on('event', (event) => {
+          if (event.name === 'bip122_addressesChanged') resolve()
+        })
+      })
       const start = now()
-      const response = await rpc.handle({
+      const response = await via.handle({
         chainId: BIP122_REGTEST,
         request: {
           id: 1,
@@ -218,16 +228,24 @@ async function sendTransferFrom3000(): Promise<void> {
       const elapsed = (now() - start) / 1000
       if ('error' in response) throw new Error(JSON.stringify(response.error))
       const txid = (response.result as { txid: string }).txid
+      await refreshed
+      stop()
       return { elapsed, inputs: chain.chain.transactions.get(txid)!.parsed.inputs.length }
     }
     const cold = await send('1000000')
     const warm = await send('3000000')
+    // A second wallet instance: full discovery again, but in a process whose HTTP, server and discovery
+    // code the first request already compiled. Cold minus this is one-time JIT warm-up.
+    const second = createWalletRpc({ namespaces: [walletOn()], approve: () => true })
+    const rediscovered = await send('2000000', second)
     console.log(
       `\nsendTransfer from 3000 UTXOs (30 addresses), end to end via handle() and Esplora on 127.0.0.1:` +
-        `\n  cold (first request, full discovery): ${cold.elapsed.toFixed(0)} ms, ${cold.inputs} inputs selected` +
-        `\n  warm (cached discovery):              ${warm.elapsed.toFixed(0)} ms, ${warm.inputs} inputs selected` +
+        `\n  cold (first request in the process, full discovery): ${cold.elapsed.toFixed(0)} ms, ${cold.inputs} inputs selected` +
+        `\n  new wallet instance (full discovery, warm process):  ${rediscovered.elapsed.toFixed(0)} ms, ${rediscovered.inputs} inputs selected` +
+        `\n  warm (cached discovery):                             ${warm.elapsed.toFixed(0)} ms, ${warm.inputs} inputs selected` +
         '\n  target ≤ 2000 ms',
     )
+    await second.close()
     await rpc.close()
   } finally {
     await chain.stop()
