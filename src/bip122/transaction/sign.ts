@@ -124,11 +124,9 @@ export function finalInputScripts(
   switch (owner.addressType) {
     case 'p2pkh':
       return { scriptSig: concatBytes(pushData(signature.signature), pushData(owner.publicKey)), witness: [] }
-    case 'p2sh-p2wpkh': {
-      const redeemScript =
-        owner.redeemScript ?? concatBytes(Uint8Array.of(0x00, 0x14), hash160(owner.publicKey))
-      return { scriptSig: pushData(redeemScript), witness: [signature.signature, owner.publicKey] }
-    }
+    case 'p2sh-p2wpkh':
+      // Every P2SH-P2WPKH address carries its redeem script (encoding.ts derives it with the address).
+      return { scriptSig: pushData(owner.redeemScript!), witness: [signature.signature, owner.publicKey] }
     default:
       return { scriptSig: new Uint8Array(0), witness: [signature.signature, owner.publicKey] }
   }
