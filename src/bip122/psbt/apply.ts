@@ -27,7 +27,7 @@ export function writeSignatures(psbt: Psbt, signatures: readonly InputSignature[
  * standard templates other parties use) and extracts the network transaction. An input that cannot be
  * finalized means the PSBT is not fully signed: -32602, and nothing is broadcast.
  */
-export function finalizeAndExtract(psbt: Psbt): { raw: Uint8Array; txid: string } {
+export function finalizeAndExtract(psbt: Psbt): Uint8Array {
   psbt.data.inputs.forEach((input, index) => {
     if (isFinalized(input)) return
     try {
@@ -39,6 +39,5 @@ export function finalizeAndExtract(psbt: Psbt): { raw: Uint8Array; txid: string 
     }
   })
   // The fee was checked against the wallet's own cap in plan; bitcoinjs' 5000 sat/vB guard is redundant.
-  const tx = psbt.extractTransaction(true)
-  return { raw: tx.toBuffer(), txid: tx.getId() }
+  return psbt.extractTransaction(true).toBuffer()
 }
