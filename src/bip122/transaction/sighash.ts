@@ -57,6 +57,14 @@ export class SighashError extends Error {
 
 const zero32: Uint8Array = new Uint8Array(32)
 
+function once(compute: () => Uint8Array): () => Uint8Array {
+  let value: Uint8Array | undefined
+  return () => {
+    value ??= compute()
+    return value
+  }
+}
+
 export type SighashCache = {
   /** Pre-segwit digest. `scriptCode` is the prevout script (P2PKH) with no OP_CODESEPARATOR. */
   legacy(index: number, scriptCode: Uint8Array, hashType: number): Uint8Array
@@ -74,43 +82,27 @@ export function createSighashCache(
   tx: Transaction,
   prevouts: readonly (Prevout | undefined)[] = [],
 ): SighashCache {
-  let shaPrevouts: Uint8Array | undefined
-  let shaSequences: Uint8Array | undefined
-  let shaOutputs: Uint8Array | undefined
-  let shaAmounts: Uint8Array | undefined
-  let shaScriptPubkeys: Uint8Array | undefined
-  let hashPrevouts: Uint8Array | undefined
-  let hashSequence: Uint8Array | undefined
-  let hashOutputs: Uint8Array | undefined
   const taprootMidstates = new Map<number, ReturnType<typeof sha256.create>>()
   const witnessV0Midstates = new Map<number, ReturnType<typeof sha256.create>>()
   let preimage = new Uint8Array(256)
   let view = new DataView(preimage.buffer)
 
-  const prevoutsSha = () => {
-    if (!shaPrevouts) {
-      const writer = new ByteWriter(tx.inputs.length * 36)
-      for (const input of tx.inputs) writer.bytes(input.txid).u32(input.vout)
-      shaPrevouts = sha256(writer.finish())
-    }
-    return shaPrevouts
-  }
-  const sequencesSha = () => {
-    if (!shaSequences) {
-      const writer = new ByteWriter(tx.inputs.length * 4)
-      for (const input of tx.inputs) writer.u32(input.sequence)
-      shaSequences = sha256(writer.finish())
-    }
-    return shaSequences
-  }
-  const outputsSha = () => {
-    if (!shaOutputs) {
-      const writer = new ByteWriter(tx.outputs.length * 34)
-      for (const output of tx.outputs) writer.u64(output.value).varBytes(output.script)
-      shaOutputs = sha256(writer.finish())
-    }
-    return shaOutputs
-  }
+  // The per-transaction hashes, each computed on first use and then shared by every input.
+  const prevoutsSha = once(() => {
+    const writer = new ByteWriter(tx.inputs.length * 36)
+    for (const input of tx.inputs) writer.bytes(input.txid).u32(input.vout)
+    return sha256(writer.finish())
+  })
+  const sequencesSha = once(() => {
+    const writer = new ByteWriter(tx.inputs.length * 4)
+    for (const input of tx.inputs) writer.u32(input.sequence)
+    return sha256(writer.finish())
+  })
+  const outputsSha = once(() => {
+    const writer = new ByteWriter(tx.outputs.length * 34)
+    for (const output of tx.outputs) writer.u64(output.value).varBytes(output.script)
+    return sha256(writer.finish())
+  })
   const allPrevouts = (): Prevout[] => {
     if (prevouts.length !== tx.inputs.length) {
       throw new SighashError('taproot signature hash needs the prevout of every input')
@@ -120,22 +112,20 @@ export function createSighashCache(
       return prevout
     })
   }
-  const amountsSha = () => {
-    if (!shaAmounts) {
-      const writer = new ByteWriter(tx.inputs.length * 8)
-      for (const prevout of allPrevouts()) writer.u64(prevout.value)
-      shaAmounts = sha256(writer.finish())
-    }
-    return shaAmounts
-  }
-  const scriptPubkeysSha = () => {
-    if (!shaScriptPubkeys) {
-      const writer = new ByteWriter(tx.inputs.length * 35)
-      for (const prevout of allPrevouts()) writer.varBytes(prevout.script)
-      shaScriptPubkeys = sha256(writer.finish())
-    }
-    return shaScriptPubkeys
-  }
+  const amountsSha = once(() => {
+    const writer = new ByteWriter(tx.inputs.length * 8)
+    for (const prevout of allPrevouts()) writer.u64(prevout.value)
+    return sha256(writer.finish())
+  })
+  const scriptPubkeysSha = once(() => {
+    const writer = new ByteWriter(tx.inputs.length * 35)
+    for (const prevout of allPrevouts()) writer.varBytes(prevout.script)
+    return sha256(writer.finish())
+  })
+  // BIP-143's double-SHA256 forms of the same three.
+  const hashPrevouts = once(() => sha256(prevoutsSha()))
+  const hashSequence = once(() => sha256(sequencesSha()))
+  const hashOutputs = once(() => sha256(outputsSha()))
 
   const checkIndex = (index: number) => {
     if (!Number.isSafeInteger(index) || index < 0 || index >= tx.inputs.length) {
@@ -185,17 +175,10 @@ export function createSighashCache(
       let prevoutsHash = zero32
       let sequenceHash = zero32
       let outputsHash = zero32
-      if (!anyoneCanPay) {
-        hashPrevouts ??= sha256(prevoutsSha())
-        prevoutsHash = hashPrevouts
-      }
-      if (!anyoneCanPay && base !== SIGHASH_SINGLE && base !== SIGHASH_NONE) {
-        hashSequence ??= sha256(sequencesSha())
-        sequenceHash = hashSequence
-      }
+      if (!anyoneCanPay) prevoutsHash = hashPrevouts()
+      if (!anyoneCanPay && base !== SIGHASH_SINGLE && base !== SIGHASH_NONE) sequenceHash = hashSequence()
       if (base !== SIGHASH_SINGLE && base !== SIGHASH_NONE) {
-        hashOutputs ??= sha256(outputsSha())
-        outputsHash = hashOutputs
+        outputsHash = hashOutputs()
       } else if (base === SIGHASH_SINGLE && index < tx.outputs.length) {
         const output = tx.outputs[index]!
         outputsHash = sha256d(new ByteWriter(44).u64(output.value).varBytes(output.script).finish())
