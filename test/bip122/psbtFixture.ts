@@ -51,6 +51,8 @@ export type HarnessOptions = {
   clock?: () => number
   /** Replace the key provider (spies, static wallets); default hdKeys of the `abandon … about` mnemonic. */
   keys?: KeyProvider
+  /** Discovery cache; default 0 (every request re-reads the chain). */
+  cacheMs?: number
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -64,7 +66,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     keys: options.keys ?? hdKeys({ mnemonic }),
     chains: { [chainId]: provider ? { provider } : {} },
     // Every request re-reads the chain (tests fund between calls); a gap of 8 keeps that to ~70 reads.
-    cacheMs: 0,
+    cacheMs: options.cacheMs ?? 0,
     gapLimit: 8,
     ...(options.policy ? { policy: options.policy } : {}),
   })

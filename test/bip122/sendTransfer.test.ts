@@ -307,6 +307,19 @@ describe('sendTransfer: concurrency and faults', () => {
   })
 })
 
+describe('sendTransfer: fresh coins', () => {
+  it('reads the chain again when the cached coins cannot pay, so coins that just arrived are spent', async () => {
+    await withHarness({ cacheMs: 60_000 }, async (wallet) => {
+      // A listing caches the (empty) discovery for a minute; the coins arrive right after it.
+      expect(await wallet.call('getAccountAddresses', { account: wallet.accountId })).toHaveProperty('result')
+      wallet.chain.fund((await wallet.address(84, 0, 3)).address, 80_000)
+      const sent = await transfer('20000', {}, wallet)
+      expect(sent.error).toBeUndefined()
+      expect(wallet.chain.chain.mempool.has(txidOf(sent))).toBe(true)
+    })
+  })
+})
+
 describe('sendTransfer: keys and static wallets', () => {
   it('no key is touched before approval; a declined transfer signs nothing', async () => {
     const inner = hdKeys({ mnemonic })

@@ -110,7 +110,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       const targets = [{ script: recipientScript, value: amount }]
       if (memo) targets.push({ script: opReturnScript(memo), value: 0n })
 
-      const [utxos, rates, firstUnusedChange] = await Promise.all([
+      const [cachedUtxos, rates, firstUnusedChange] = await Promise.all([
         account.utxos(),
         provider.feeRates(),
         givenChange ? Promise.resolve(undefined) : account.changeAddress(),
@@ -124,6 +124,13 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
           },
         )
       }
+      // The coins come from a discovery cached for `cacheMs`: when they cannot cover the amount and a generous
+      // fee, read the chain again once, so coins that arrived since are not answered "insufficient funds".
+      const generousFee = BigInt(Math.ceil(feeRate * 1000))
+      const utxos =
+        paymentTotal(cachedUtxos, account) >= amount + generousFee
+          ? cachedUtxos
+          : await account.refresh().then(() => account.utxos())
 
       // The change index is held before any await, and the coins are selected and held with no await in
       // between: concurrent transfers then never share a coin or a change address.
@@ -143,7 +150,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
             ? firstUnusedChange!
             : await account.address(firstUnusedChange!.purpose, 1, changeIndex))
         const spendable = utxos
-          .filter((utxo) => account.isStatic || utxo.owner.intention === 'payment')
+          .filter((utxo) => spendsInTransfers(utxo, account))
           .map((utxo) => ({ ...utxo, key: `${utxo.txid}:${utxo.vout}` }))
           .filter((utxo) => !book.isTaken(utxo.key, now))
         selection = selectCoins(spendable, targets, changeAddress.scriptPubKey, feeRate)
@@ -291,6 +298,13 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       reservationsOf(plan.account).release(plan.hold)
     },
   })
+
+/** Plain transfers spend payment coins only; taproot (ordinal) coins stay put unless the wallet is static. */
+const spendsInTransfers = (utxo: AccountUtxo, account: Account) =>
+  account.isStatic || utxo.owner.intention === 'payment'
+
+const paymentTotal = (utxos: readonly AccountUtxo[], account: Account) =>
+  utxos.filter((utxo) => spendsInTransfers(utxo, account)).reduce((sum, utxo) => sum + BigInt(utxo.value), 0n)
 
 function pickFeeRate(rates: Record<string, number>, target: number): number {
   const usable = Object.entries(rates)
