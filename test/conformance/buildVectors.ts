@@ -3,7 +3,7 @@
 // Exact results are published values (BIP-137/322 research recomputations, viem and eth-sig-util test vectors,
 // TON Connect layouts reproduced from walletkit's fixture) or computed here with libraries independent of the
 // wallet's signer (@metamask/eth-sig-util, @scure/btc-signer). Everything else is a verification rule.
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as ecc from '@bitcoinerlab/secp256k1'
 import { personalSign, SignTypedDataVersion, signTypedData } from '@metamask/eth-sig-util'
@@ -171,38 +171,10 @@ total += write({
   ],
 })
 
-// ethereum/EIPs assets/eip-712/Example.js (CC0)
-const mail = {
-  types: {
-    EIP712Domain: [
-      { name: 'name', type: 'string' },
-      { name: 'version', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-      { name: 'verifyingContract', type: 'address' },
-    ],
-    Person: [
-      { name: 'name', type: 'string' },
-      { name: 'wallet', type: 'address' },
-    ],
-    Mail: [
-      { name: 'from', type: 'Person' },
-      { name: 'to', type: 'Person' },
-      { name: 'contents', type: 'string' },
-    ],
-  },
-  primaryType: 'Mail',
-  domain: {
-    name: 'Ether Mail',
-    version: '1',
-    chainId: 1,
-    verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC',
-  },
-  message: {
-    from: { name: 'Cow', wallet: '0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826' },
-    to: { name: 'Bob', wallet: '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB' },
-    contents: 'Hello, Bob!',
-  },
-}
+// The EIP-712 "Ether Mail" example (ethereum/EIPs assets/eip-712/Example.js, CC0), from its vector file.
+const mail = JSON.parse(
+  readFileSync(new URL('../../test-vectors/eip155/eip712-mail.json', import.meta.url), 'utf8'),
+).typedData
 const mailSignature = signTypedData({
   privateKey: eth.key,
   data: mail as never,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { keccak256 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
@@ -29,38 +30,10 @@ const personal = [
   ],
 ] as const
 
-// ethereum/EIPs assets/eip-712/Example.js (CC0).
-const mail = {
-  types: {
-    EIP712Domain: [
-      { name: 'name', type: 'string' },
-      { name: 'version', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-      { name: 'verifyingContract', type: 'address' },
-    ],
-    Person: [
-      { name: 'name', type: 'string' },
-      { name: 'wallet', type: 'address' },
-    ],
-    Mail: [
-      { name: 'from', type: 'Person' },
-      { name: 'to', type: 'Person' },
-      { name: 'contents', type: 'string' },
-    ],
-  },
-  primaryType: 'Mail',
-  domain: {
-    name: 'Ether Mail',
-    version: '1',
-    chainId: 1,
-    verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC',
-  },
-  message: {
-    from: { name: 'Cow', wallet: '0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826' },
-    to: { name: 'Bob', wallet: '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB' },
-    contents: 'Hello, Bob!',
-  },
-}
+// The EIP-712 "Ether Mail" example (ethereum/EIPs assets/eip-712/Example.js, CC0), from its vector file.
+const mail = JSON.parse(
+  readFileSync(new URL('../../test-vectors/eip155/eip712-mail.json', import.meta.url), 'utf8'),
+).typedData
 const cow = '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826'
 const mailSignature =
   '0x4355c47d63924e8a72e509b65029052eb6c299d53a04e167c5775fd466751c9d07299936d304c153f6443dfa05f40ff007d72911b6f72307f996231605b915621c'
