@@ -98,16 +98,3 @@ export function taprootSighash(toSpend: Uint8Array, scriptPubKey: Uint8Array): U
 export function serializeWitness(items: readonly Uint8Array[]): Uint8Array {
   return concatBytes(compactSize(items.length), ...items.flatMap((item) => [compactSize(item.length), item]))
 }
-
-/** DER encoding of a 64-byte compact ECDSA signature (r‖s). */
-export function derSignature(compact: Uint8Array): Uint8Array {
-  const integer = (bytes: Uint8Array): Uint8Array => {
-    let start = 0
-    while (start < bytes.length - 1 && bytes[start] === 0) start++
-    const trimmed = bytes.subarray(start)
-    const padded = trimmed[0]! & 0x80 ? concatBytes(Uint8Array.of(0), trimmed) : trimmed
-    return concatBytes(Uint8Array.of(0x02, padded.length), padded)
-  }
-  const body = concatBytes(integer(compact.subarray(0, 32)), integer(compact.subarray(32, 64)))
-  return concatBytes(Uint8Array.of(0x30, body.length), body)
-}

@@ -1,4 +1,4 @@
-import { bytesToHex, concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import * as v from 'valibot'
 import { InvalidParamsError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
@@ -6,13 +6,14 @@ import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js
 import { bip137Signature, bitcoinMessageHash } from '../message/bip137.js'
 import {
   bip322MessageHash,
-  derSignature,
   segwitV0Sighash,
   serializeWitness,
   taprootSighash,
   toSpendTxid,
 } from '../message/bip322.js'
 import { ownedAddress } from '../ownership.js'
+import { encodeDerSignature } from '../transaction/scripts.js'
+import { SIGHASH_ALL } from '../transaction/sighash.js'
 import type { Account, AccountAddress, Bip122Wallet } from '../types.js'
 
 /**
@@ -103,8 +104,7 @@ async function sign({ account, owner, scheme, messageHash }: SignMessagePlan): P
   // The key hash is the witness program of P2WPKH (`0014‖h`), or of the P2SH-P2WPKH redeem script.
   const sighash = segwitV0Sighash(toSpend, (owner.redeemScript ?? owner.scriptPubKey).subarray(2, 22))
   const signature = await account.signEcdsa(owner, sighash)
-  const sighashAll = Uint8Array.of(0x01)
-  return serializeWitness([concatBytes(derSignature(signature), sighashAll), owner.publicKey])
+  return serializeWitness([encodeDerSignature(signature, SIGHASH_ALL), owner.publicKey])
 }
 
 const previewLimit = 2000

@@ -1,5 +1,3 @@
-import { ripemd160 } from '@noble/hashes/legacy.js'
-import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes } from './bytes.js'
 
 /** Output script kinds a wallet distinguishes, by exact template. */
@@ -40,15 +38,6 @@ const dustLimits: Readonly<Record<ScriptKind, bigint>> = {
 
 export function dustLimit(script: Uint8Array): bigint {
   return dustLimits[scriptKind(script)]
-}
-
-export function hash160(data: Uint8Array): Uint8Array {
-  return ripemd160(sha256(data))
-}
-
-/** `OP_DUP OP_HASH160 <20> OP_EQUALVERIFY OP_CHECKSIG`: P2PKH, and the BIP-143 scriptCode of P2WPKH. */
-export function p2pkhScript(pubkeyHash: Uint8Array): Uint8Array {
-  return concatBytes(Uint8Array.of(0x76, 0xa9, 0x14), pubkeyHash, Uint8Array.of(0x88, 0xac))
 }
 
 /** One minimal data push (sizes up to 520 bytes, all a wallet needs). */

@@ -1,7 +1,8 @@
 import { ecc } from '../ecc.js'
+import { hash160, p2pkhScript } from '../encoding.js'
 import type { Account, AccountAddress } from '../types.js'
 import { concatBytes } from './bytes.js'
-import { encodeDerSignature, hash160, p2pkhScript, pushData } from './scripts.js'
+import { encodeDerSignature, pushData } from './scripts.js'
 import { createSighashCache, type Prevout, SIGHASH_DEFAULT, type SighashCache } from './sighash.js'
 import type { Transaction } from './transaction.js'
 
