@@ -95,30 +95,31 @@ describe('handle() under random input', () => {
     )
   })
 
-  it('answers plain-shape requests with junk everywhere, echoing usable ids', async () => {
-    const { wallet } = harness()
-    await fc.assert(
-      fc.asyncProperty(
-        chainIds,
-        methods,
-        ids,
-        junkParams,
-        fc.boolean(),
-        async (chainId, method, id, params, v2) => {
-          const input = {
-            chainId,
-            request: { jsonrpc: v2 ? '2.0' : '1.0', id, method, params },
-            origin: 'https://x.test',
-          }
-          const response = await wallet.handle(input)
-          expectWellFormed(response, validId(id))
-        },
-      ),
-      { numRuns: RUNS },
-    )
-  })
+  // The two input shapes handle() accepts, built from the same junk plus one shape-specific value: the
+  // plain shape's `jsonrpc` flag, or WalletKit's `verifyContext`.
+  const shapes = [
+    [
+      'plain-shape requests',
+      fc.boolean(),
+      (chainId: string, method: string, id: unknown, params: unknown, v2: unknown) => ({
+        chainId,
+        request: { jsonrpc: v2 ? '2.0' : '1.0', id, method, params },
+        origin: 'https://x.test',
+      }),
+    ],
+    [
+      'WalletKit-shaped events',
+      fc.anything(),
+      (chainId: string, method: string, id: unknown, params: unknown, verifyContext: unknown) => ({
+        id,
+        topic: 'topic',
+        params: { request: { method, params }, chainId },
+        verifyContext,
+      }),
+    ],
+  ] as const
 
-  it('answers WalletKit-shaped events with junk everywhere', async () => {
+  it.each(shapes)('answers %s with junk everywhere, echoing usable ids', async (_name, extra, build) => {
     const { wallet } = harness()
     await fc.assert(
       fc.asyncProperty(
@@ -126,15 +127,9 @@ describe('handle() under random input', () => {
         methods,
         ids,
         junkParams,
-        fc.anything(),
-        async (chainId, method, id, params, verify) => {
-          const input = {
-            id,
-            topic: 'topic',
-            params: { request: { method, params }, chainId },
-            verifyContext: verify,
-          }
-          expectWellFormed(await wallet.handle(input), validId(id))
+        extra,
+        async (chainId, method, id, params, more) => {
+          expectWellFormed(await wallet.handle(build(chainId, method, id, params, more)), validId(id))
         },
       ),
       { numRuns: RUNS },
