@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { serveJsonLines } from './handle.js'
-import { parseWalletOptions, UsageError } from './options.js'
+import { parseWalletOptions, redactSecrets, UsageError, type WalletCliOptions } from './options.js'
 import { createCliWallet } from './wallet.js'
 
 const usage = `wallet-rpc <command> [options]
@@ -30,14 +30,14 @@ type Command = (argv: string[]) => Promise<number>
 const commands: Record<string, Command> = {
   async handle(argv) {
     const options = parseWalletOptions(argv, process.env, process.stdin.isTTY === true)
-    const wallet = await createCliWallet(options, reportToStderr)
+    const wallet = await createCliWallet(options, reporterFor(options))
     await serveJsonLines(wallet, process.stdin, process.stdout)
     await wallet.close()
     return 0
   },
   async properties(argv) {
     const options = parseWalletOptions(argv, process.env, process.stdin.isTTY === true)
-    const wallet = await createCliWallet(options, reportToStderr)
+    const wallet = await createCliWallet(options, reporterFor(options))
     process.stdout.write(`${JSON.stringify(await wallet.sessionProperties(), null, 2)}\n`)
     await wallet.close()
     return 0
@@ -56,10 +56,16 @@ const commands: Record<string, Command> = {
   },
 }
 
-/** Unexpected errors: the error's name and message only; no stack, no params. */
-function reportToStderr(error: unknown): void {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : 'non-error thrown'
-  process.stderr.write(`wallet-rpc: ${text.split('\n')[0]}\n`)
+/**
+ * Unexpected errors go to stderr as the error's name and first message line: no stack, no params, and
+ * never the mnemonics this process holds, even if a library quoted them.
+ */
+function reporterFor(options: WalletCliOptions): (error: unknown) => void {
+  return (error) => {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : 'non-error thrown'
+    const line = redactSecrets(text.split('\n')[0] ?? '', [options.mnemonic, options.tonMnemonic])
+    process.stderr.write(`wallet-rpc: ${line}\n`)
+  }
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -95,3 +95,18 @@ function urlMap(entries: readonly string[] | undefined, flag: string): Map<strin
   }
   return map
 }
+
+/**
+ * `text` with every run of three or more words of a secret phrase replaced (so neither the phrase nor a
+ * recognisable part of it is printed), while single common words such as "about" stay readable.
+ */
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let redacted = text
+  for (const secret of secrets) {
+    const words = [...new Set(secret?.toLowerCase().match(/[a-z]+/g) ?? [])]
+    if (words.length === 0) continue
+    const word = `(?:${words.join('|')})`
+    redacted = redacted.replace(new RegExp(`\\b${word}(?:\\W+${word}){2,}\\b`, 'gi'), '[redacted]')
+  }
+  return redacted
+}

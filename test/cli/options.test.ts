@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseWalletOptions } from '../../src/cli/options.js'
+import { parseWalletOptions, redactSecrets } from '../../src/cli/options.js'
 
 const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
@@ -72,5 +72,23 @@ describe('parseWalletOptions', () => {
     [['--mnemonic-file', '/nonexistent/words'], /cannot read \/nonexistent\/words/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseWalletOptions(argv, {}, false)).toThrow(message)
+  })
+})
+
+describe('redactSecrets', () => {
+  const words = 'legal winner thank year wave sausage worth useful legal winner thank yellow'
+  it('removes the phrase and any run of three of its words, in any case or separator', () => {
+    expect(redactSecrets(`seed check failed for "${words}"`, [words])).toBe(
+      'seed check failed for "[redacted]"',
+    )
+    expect(redactSecrets('bad words: Wave, Sausage, Worth at 4', [undefined, words])).toBe(
+      'bad words: [redacted] at 4',
+    )
+    expect(redactSecrets('legal\nwinner\nthank', [words])).toBe('[redacted]')
+  })
+
+  it('keeps ordinary text readable, single shared words included', () => {
+    expect(redactSecrets('the year is legal; thank you', [words])).toBe('the year is legal; thank you')
+    expect(redactSecrets('nothing to hide', [undefined, undefined])).toBe('nothing to hide')
   })
 })
