@@ -2,11 +2,11 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { Signer } from 'bip322-js'
 import { BIP122_MAINNET } from '../src/bip122/chains.js'
-import { ecc, secp256k1Backend } from '../src/bip122/ecc.js'
 import { hdKeys } from '../src/bip122/keys/hdKeys.js'
 import { bip122 } from '../src/bip122/namespace.js'
 import type { ChainProvider } from '../src/bip122/types.js'
 import { createWalletRpc } from '../src/createWalletRpc.js'
+import { ecc, secp256k1Backend } from '../src/crypto/secp256k1.js'
 
 /**
  * BIP-322 / BIP-137 signMessage through the whole `handle()` path (parse, account resolution, review,

@@ -1,7 +1,6 @@
 import { randomBytes } from '@noble/hashes/utils.js'
 import * as bitcoin from 'bitcoinjs-lib'
 import { BIP122_REGTEST } from '../src/bip122/chains.js'
-import { ecc, secp256k1Backend } from '../src/bip122/ecc.js'
 import { hdKeys, taprootTweakedKey } from '../src/bip122/keys/hdKeys.js'
 import { bip122 } from '../src/bip122/namespace.js'
 import { esplora } from '../src/bip122/providers/esplora.js'
@@ -12,6 +11,7 @@ import { signInputs } from '../src/bip122/transaction/sign.js'
 import type { Transaction } from '../src/bip122/transaction/transaction.js'
 import type { Account, AccountAddress } from '../src/bip122/types.js'
 import { createWalletRpc } from '../src/createWalletRpc.js'
+import { ecc, secp256k1Backend } from '../src/crypto/secp256k1.js'
 import { startBitcoinRegtest } from '../src/devchains/bitcoinRegtest/index.js'
 
 /**

@@ -1,7 +1,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Clock } from '../core/clock.js'
 import { ProviderError } from '../core/errors.js'
-import { ecc } from './ecc.js'
+import { ecc } from '../crypto/secp256k1.js'
 import { encodeAddress, purposeOfType, typeOfPurpose } from './encoding.js'
 import type {
   Account,

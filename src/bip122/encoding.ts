@@ -1,31 +1,12 @@
 import { ripemd160 } from '@noble/hashes/legacy.js'
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { bech32, bech32m, createBase58check } from '@scure/base'
 import type { Network } from 'bitcoinjs-lib'
-import type { Secp256k1 } from './ecc.js'
+import type { Secp256k1 } from '../crypto/secp256k1.js'
+import { sha256 } from '../crypto/sha256.js'
 import type { AddressType, Purpose } from './types.js'
 
 /** Small byte helpers shared by the account model and message signing (no Buffer at boundaries). */
-
-type NodeCrypto = typeof import('node:crypto')
-// OpenSSL's SHA-256 where Node is (about 3x faster on the short inputs signing hashes), found without an
-// import so browsers and bundlers never see `node:crypto`; @noble/hashes elsewhere. Same bytes either way.
-const nodeCrypto = (
-  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
-
-export const sha256Backend: 'node:crypto' | '@noble/hashes' = nodeCrypto ? 'node:crypto' : '@noble/hashes'
-
-/** SHA-256 (one-shot, or over several parts without concatenating them). */
-export const sha256: (...parts: Uint8Array[]) => Uint8Array = nodeCrypto
-  ? (...parts) => {
-      const hash = nodeCrypto.createHash('sha256')
-      for (const part of parts) hash.update(part)
-      const digest = hash.digest()
-      return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
-    }
-  : (...parts) => nobleSha256(parts.length === 1 ? parts[0]! : concatBytes(...parts))
 
 export const base58check = createBase58check((data: Uint8Array) => sha256(data))
 

@@ -1,3 +1,10 @@
+export {
+  ecc,
+  loadSecp256k1,
+  type Secp256k1,
+  type Secp256k1Backend,
+  secp256k1Backend,
+} from '../crypto/secp256k1.js'
 export { type AccountOptions, type AccountState, createAccount, type Discovery } from './account.js'
 export {
   BIP122_MAINNET,
@@ -7,7 +14,6 @@ export {
   chainById,
   outputScriptOf,
 } from './chains.js'
-export { ecc, loadSecp256k1, type Secp256k1, type Secp256k1Backend, secp256k1Backend } from './ecc.js'
 export { type ExternalSignerOptions, externalSigner } from './keys/externalSigner.js'
 export { type HdKeysOptions, hdKeys } from './keys/hdKeys.js'
 export { type SingleKeyOptions, singleKey } from './keys/singleKey.js'

@@ -1,5 +1,5 @@
 import { type Address, beginCell, type Cell } from '@ton/core'
-import { sha256 } from './sha256.js'
+import { sha256 } from '../crypto/sha256.js'
 
 /**
  * TON Connect `signData` (ton-connect/ton-connect requests-responses.md after commit 8853f9d, and the

@@ -6,6 +6,7 @@ import nacl from 'tweetnacl'
 import { describe, expect, it } from 'vitest'
 import type { JsonRpcSuccess } from '../../src/core/jsonrpc.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
+import { sha256 } from '../../src/crypto/sha256.js'
 import {
   crc32,
   ed25519,
@@ -17,7 +18,6 @@ import {
   tonKeys,
   tweetnaclEd25519,
 } from '../../src/ton/index.js'
-import { sha256 } from '../../src/ton/sha256.js'
 import { fixtureSeedHex, request, tonWallet, vectors } from './fixtures.js'
 
 /**

@@ -1,4 +1,4 @@
-import { ecc } from '../ecc.js'
+import { ecc } from '../../crypto/secp256k1.js'
 import { taprootOutputKey } from '../encoding.js'
 import type { KeyPath, KeyProvider } from '../types.js'
 

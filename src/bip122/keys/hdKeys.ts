@@ -1,7 +1,7 @@
 import { randomBytes } from '@noble/hashes/utils.js'
 import { BIP32Factory, type BIP32Interface } from 'bip32'
 import { mnemonicToSeedSync, validateMnemonic } from 'bip39'
-import { ecc } from '../ecc.js'
+import { ecc } from '../../crypto/secp256k1.js'
 import { taggedHash } from '../encoding.js'
 import type { KeyPath, KeyProvider } from '../types.js'
 

@@ -1,5 +1,6 @@
 import { concatBytes } from '@noble/hashes/utils.js'
-import { compactSize, p2pkhScript, sha256, sha256d, taggedHash } from '../encoding.js'
+import { sha256 } from '../../crypto/sha256.js'
+import { compactSize, p2pkhScript, sha256d, taggedHash } from '../encoding.js'
 
 /**
  * BIP-322 "simple" signatures built directly: the virtual `to_spend` / `to_sign` transactions have one input

@@ -1,6 +1,6 @@
 import { initEccLib, Psbt } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../../core/errors.js'
-import { ecc } from '../ecc.js'
+import { ecc } from '../../crypto/secp256k1.js'
 import { equalBytes } from '../transaction/bytes.js'
 import type { Prevout } from '../transaction/sighash.js'
 import { parseTransaction, type Transaction, transactionId, txidToHash } from '../transaction/transaction.js'

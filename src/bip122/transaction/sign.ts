@@ -1,4 +1,4 @@
-import { ecc } from '../ecc.js'
+import { ecc } from '../../crypto/secp256k1.js'
 import { hash160, p2pkhScript } from '../encoding.js'
 import type { Account, AccountAddress } from '../types.js'
 import { concatBytes } from './bytes.js'

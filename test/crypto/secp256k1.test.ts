@@ -4,7 +4,7 @@ import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { describe, expect, it } from 'vitest'
-import { loadSecp256k1, type Secp256k1, secp256k1Backend } from '../../src/bip122/ecc.js'
+import { loadSecp256k1, type Secp256k1, secp256k1Backend } from '../../src/crypto/secp256k1.js'
 
 /** 48 deterministic keys, hashes and aux values, plus edge keys (1, n-1). */
 const n = secp256k1.Point.CURVE().n
@@ -82,7 +82,7 @@ describe('the portable fallback, end to end', () => {
       if (process.env.HIDE_NODE_CRYPTO) process.getBuiltinModule = undefined
       const { createWalletRpc } = await import('./src/createWalletRpc.ts')
       const { bip122, hdKeys, secp256k1Backend } = await import('./src/bip122/index.ts')
-      const { sha256Backend } = await import('./src/bip122/encoding.ts')
+      const { sha256Backend } = await import('./src/crypto/sha256.ts')
       const wallet = createWalletRpc({ namespaces: [bip122({ keys: hdKeys({ mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' }) })], approve: () => true })
       const answers = []
       for (const protocol of ['ecdsa', 'bip322']) {

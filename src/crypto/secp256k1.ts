@@ -1,7 +1,7 @@
 /**
- * The secp256k1 backend every bip122 module uses. tiny-secp256k1 (libsecp256k1 compiled to WASM) is about
+ * The secp256k1 backend bip122 (and eip155 for its own keys) uses. tiny-secp256k1 (libsecp256k1 compiled to WASM) is about
  * 4x faster for ECDSA and 10x for Schnorr than the portable @bitcoinerlab/secp256k1 (@noble/curves); both
- * expose the same functions with the same results (RFC 6979 nonces, low-S), which `test/bip122/ecc.test.ts`
+ * expose the same functions with the same results (RFC 6979 nonces, low-S), which `test/crypto/secp256k1.test.ts`
  * proves on vectors. The WASM one is used when it loads; `WALLET_RPC_SECP256K1=noble` forces the fallback.
  */
 
