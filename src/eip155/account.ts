@@ -1,0 +1,66 @@
+import {
+  bytesToHex,
+  getAddress,
+  type Hex,
+  hashMessage,
+  hashTypedData,
+  hexToBytes,
+  keccak256,
+  type Signature,
+  serializeTransaction,
+} from 'viem'
+import { type LocalAccount, toAccount } from 'viem/accounts'
+import { ecc, type Secp256k1 } from '../crypto/secp256k1.js'
+
+/**
+ * A viem `LocalAccount` for a private key this wallet holds, signing with the shared secp256k1 backend
+ * (libsecp256k1 as WASM where it loads, else @noble/curves) instead of viem's pure-JS signer. Both give
+ * viem's deterministic signatures (RFC 6979 nonce, low-S), so every method returns the bytes
+ * `privateKeyToAccount` would: `test/eip155/account.test.ts` proves it for both backends. The key is
+ * copied into this closure; nothing on the account object exposes it. `curve` is a parameter so tests can
+ * run the portable backend too.
+ */
+export function secp256k1Account(privateKey: Uint8Array, curve: Secp256k1 = ecc): LocalAccount<'privateKey'> {
+  if (!curve.isPrivate(privateKey)) throw new Error('not a valid secp256k1 private key')
+  const key = privateKey.slice()
+  const publicKey = curve.pointFromScalar(key, false)
+  if (publicKey === null) throw new Error('not a valid secp256k1 private key')
+  const address = getAddress(bytesToHex(keccak256(publicKey.subarray(1), 'bytes').subarray(12)))
+
+  // viem's `sign` (accounts/utils/sign.ts): v is 27 or 28 and yParity the recovery id.
+  const sign = (hash: Uint8Array): Signature => {
+    const { signature, recoveryId } = curve.signRecoverable(hash, key)
+    return {
+      r: bytesToHex(signature.subarray(0, 32)),
+      s: bytesToHex(signature.subarray(32)),
+      v: recoveryId === 0 ? 27n : 28n,
+      yParity: recoveryId,
+    }
+  }
+  // r ‖ s ‖ v, as viem's `serializeSignature`.
+  const signToHex = (hash: Uint8Array): Hex => {
+    const { signature, recoveryId } = curve.signRecoverable(hash, key)
+    return `${bytesToHex(signature)}${recoveryId === 0 ? '1b' : '1c'}`
+  }
+
+  const account = toAccount({
+    address,
+    async sign({ hash }) {
+      return signToHex(hexToBytes(hash))
+    },
+    async signMessage({ message }) {
+      return signToHex(hashMessage(message, 'bytes'))
+    },
+    async signTypedData(typedData) {
+      return signToHex(hexToBytes(hashTypedData(typedData)))
+    },
+    // viem's `signTransaction` (accounts/utils/signTransaction.ts) step for step, only `sign` is ours.
+    async signTransaction(transaction, { serializer = serializeTransaction } = {}) {
+      // EIP-4844: the signed payload is the transaction without its sidecars (network wrapper).
+      const signable = transaction.type === 'eip4844' ? { ...transaction, sidecars: false } : transaction
+      const signature = sign(keccak256(await serializer(signable), 'bytes'))
+      return await serializer(transaction, signature)
+    },
+  })
+  return { ...account, publicKey: bytesToHex(publicKey), source: 'privateKey' }
+}
