@@ -161,6 +161,30 @@ describe('cross-check against bitcoinjs-lib and @scure/btc-signer', () => {
     )
   })
 
+  it('BIP-143 digests agree for scriptCodes of any length, one cache reused across them', () => {
+    // The per-input preimage buffer is shared and grows on demand; CompactSize takes 3 bytes past 252.
+    fc.assert(
+      fc.property(
+        txArb,
+        fc.array(fc.uint8Array({ maxLength: 600 }), { minLength: 1, maxLength: 8 }),
+        (model, scriptCodes) => {
+          const tx = toTransaction(model)
+          const raw = serializeTransaction(tx)
+          const bitcoinjs = BitcoinjsTransaction.fromBuffer(raw)
+          const ours = createSighashCache(tx)
+          scriptCodes.forEach((scriptCode, i) => {
+            const index = i % tx.inputs.length
+            const value = model.inputs[index]!.prevout.value
+            expect(toHex(ours.witnessV0(index, scriptCode, value, 0x01))).toBe(
+              toHex(bitcoinjs.hashForWitnessV0(index, scriptCode, value, 0x01)),
+            )
+          })
+        },
+      ),
+      { numRuns: 100 },
+    )
+  })
+
   it('taproot digests refuse to guess a missing prevout', () => {
     const tx = parseTransaction(fromHex(bip341.keyPathSpending.given.rawUnsignedTx))
     expect(() => createSighashCache(tx, []).taprootKeyPath(0, 0)).toThrow(SighashError)

@@ -1,4 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js'
+import { sha256 } from '../../crypto/sha256.js'
 import { ByteReader, ByteWriter, reversed, toHex } from './bytes.js'
 
 /**
