@@ -104,7 +104,7 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
 
   /** Signing takes only address records this account made, never a caller-built path. */
   const owned = (owner: AccountAddress): AccountAddress => {
-    if (byIndex.get(`${owner.purpose}/${owner.change}/${owner.index}`) !== owner) {
+    if (byAddress.get(owner.address) !== owner) {
       throw new Error('address record does not belong to this account')
     }
     return owner

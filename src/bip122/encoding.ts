@@ -20,15 +20,20 @@ export function sha256d(...parts: Uint8Array[]): Uint8Array {
 
 const tagPrefixes = new Map<string, Uint8Array>()
 
-/** BIP-340 tagged hash `sha256(sha256(tag) ‖ sha256(tag) ‖ data)`, with the tag prefix computed once. */
-export function taggedHash(tag: string, ...data: Uint8Array[]): Uint8Array {
+/** `sha256(tag) ‖ sha256(tag)`, the 64 bytes a BIP-340 tagged hash puts before its data; computed once per tag. */
+export function taggedHashPrefix(tag: string): Uint8Array {
   let prefix = tagPrefixes.get(tag)
   if (prefix === undefined) {
     const tagHash = sha256(utf8ToBytes(tag))
     prefix = concatBytes(tagHash, tagHash)
     tagPrefixes.set(tag, prefix)
   }
-  return sha256(prefix, ...data)
+  return prefix
+}
+
+/** BIP-340 tagged hash `sha256(sha256(tag) ‖ sha256(tag) ‖ data)`. */
+export function taggedHash(tag: string, ...data: Uint8Array[]): Uint8Array {
+  return sha256(taggedHashPrefix(tag), ...data)
 }
 
 /** Bitcoin's CompactSize unsigned integer. */

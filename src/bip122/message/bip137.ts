@@ -1,4 +1,4 @@
-import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { compactSize, sha256d } from '../encoding.js'
 import type { AddressType } from '../types.js'
 
@@ -20,5 +20,8 @@ const headerBase: Readonly<Partial<Record<AddressType, number>>> = {
 export function bip137Signature(type: AddressType, compact: Uint8Array, recoveryId: number): Uint8Array {
   const base = headerBase[type]
   if (base === undefined) throw new Error(`BIP-137 has no header for ${type}`)
-  return concatBytes(Uint8Array.of(base + recoveryId), compact)
+  const signature = new Uint8Array(65)
+  signature[0] = base + recoveryId
+  signature.set(compact, 1)
+  return signature
 }

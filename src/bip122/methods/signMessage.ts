@@ -5,11 +5,11 @@ import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
 import { bip137Signature, bitcoinMessageHash } from '../message/bip137.js'
 import {
+  type Bip322Sighash,
   bip322MessageHash,
   segwitV0Sighash,
   serializeWitness,
   taprootSighash,
-  toSpendTxid,
 } from '../message/bip322.js'
 import { ownedAddress } from '../ownership.js'
 import { encodeDerSignature } from '../transaction/scripts.js'
@@ -97,14 +97,26 @@ async function sign({ account, owner, scheme, messageHash }: SignMessagePlan): P
     const { signature, recoveryId } = await account.signEcdsaRecoverable(owner, messageHash)
     return bip137Signature(owner.addressType, signature, recoveryId)
   }
-  const toSpend = toSpendTxid(messageHash, owner.scriptPubKey)
-  if (owner.addressType === 'p2tr') {
-    return serializeWitness([await account.signTaproot(owner, taprootSighash(toSpend, owner.scriptPubKey))])
-  }
-  // The key hash is the witness program of P2WPKH (`0014‖h`), or of the P2SH-P2WPKH redeem script.
-  const sighash = segwitV0Sighash(toSpend, (owner.redeemScript ?? owner.scriptPubKey).subarray(2, 22))
+  const sighash = bip322Sighash(owner)(messageHash)
+  if (owner.addressType === 'p2tr') return serializeWitness([await account.signTaproot(owner, sighash)])
   const signature = await account.signEcdsa(owner, sighash)
   return serializeWitness([encodeDerSignature(signature, SIGHASH_ALL), owner.publicKey])
+}
+
+/** BIP-322 sighash functions per address record: each holds its address's serialized virtual transactions. */
+const sighashes = new WeakMap<AccountAddress, Bip322Sighash>()
+
+function bip322Sighash(owner: AccountAddress): Bip322Sighash {
+  let sighash = sighashes.get(owner)
+  if (sighash === undefined) {
+    sighash =
+      owner.addressType === 'p2tr'
+        ? taprootSighash(owner.scriptPubKey)
+        : // The key hash is the witness program of P2WPKH (`0014‖h`), or of the P2SH-P2WPKH redeem script.
+          segwitV0Sighash(owner.scriptPubKey, (owner.redeemScript ?? owner.scriptPubKey).subarray(2, 22))
+    sighashes.set(owner, sighash)
+  }
+  return sighash
 }
 
 const previewLimit = 2000
