@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
-import { BIP322, Signer } from 'bip322-js'
+import { BIP322, Signer, Verifier } from 'bip322-js'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { BIP122_MAINNET, bip122Chains, outputScriptOf } from '../../src/bip122/chains.js'
 import { sha256d } from '../../src/bip122/encoding.js'
@@ -130,6 +131,53 @@ describe('simple signatures equal the vectors and bip322-js', () => {
     expect(bip322jsVerifies(row.address, row.message, answer.signature)).toBe(true)
     expect(nobleVerifies(answer, row.message)).toBe(true)
     expect(bip322jsVerifies(row.address, `${row.message}!`, answer.signature)).toBe(false)
+  })
+})
+
+describe('random messages: our BIP-322 signature equals bip322-js', () => {
+  const wif = bip322.privateKeyWif as string
+  const types = ['p2wpkh', 'p2sh-p2wpkh', 'p2tr'] as const
+  // One wallet per address type, kept across runs, so each address's templates serve many messages in turn.
+  const wallets = new Map(
+    types.map((addressType) => [
+      addressType,
+      createWalletRpc({
+        namespaces: [
+          bip122({ keys: singleKey({ privateKey: wif, addressType }), chains: { [BIP122_MAINNET]: {} } }),
+        ],
+        approve: () => true,
+      }),
+    ]),
+  )
+  const messages = fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 200 }),
+    fc.string({ unit: 'binary', maxLength: 400 }),
+    fc.string({ maxLength: 20 }).map((text) => `${text}\ud800${text}`), // a lone surrogate: signed as U+FFFD
+  )
+
+  it('P2WPKH and P2SH-P2WPKH byte for byte (RFC 6979), P2TR by Verifier.verifySignature (random aux)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...types), messages, async (addressType, message) => {
+        const address = bip322.addressesOfThatKey[addressType]
+        const response = await wallets.get(addressType)!.handle({
+          chainId: BIP122_MAINNET,
+          request: {
+            id: 1,
+            method: 'signMessage',
+            params: { account: address, message, protocol: 'bip322' },
+          },
+        })
+        if (!('result' in response)) throw new Error(JSON.stringify(response))
+        const answer = response.result as { address: string; signature: string; messageHash: string }
+        expect(answer.address).toBe(address)
+        expect(answer.messageHash).toBe(bytesToHex(BIP322.hashMessage(message)))
+        const base64 = Buffer.from(answer.signature, 'hex').toString('base64')
+        if (addressType === 'p2tr') expect(Verifier.verifySignature(address, message, base64)).toBe(true)
+        else expect(base64).toBe(Signer.sign(wif, address, message))
+        expect(Verifier.verifySignature(address, `${message}.`, base64)).toBe(false)
+      }),
+      { numRuns: 150 },
+    )
   })
 })
 
