@@ -4,7 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { Namespace } from '../src/core/namespace.js'
 import { createWalletRpc, type WalletRpc } from '../src/createWalletRpc.js'
 import { ecc, secp256k1Backend } from '../src/crypto/secp256k1.js'
-import { accountKeys, eip155, privateKeyKeys } from '../src/eip155/index.js'
+import { accountKeys, type Eip155Keys, eip155, privateKeyKeys } from '../src/eip155/index.js'
 
 /**
  * personal_sign through the whole `handle()` path (envelope, schema, ownership, plan, review, approve,
@@ -47,7 +47,7 @@ export async function run(): Promise<void> {
   const viemAccount = privateKeyToAccount(privateKey)
   const address = viemAccount.address
   const key = hexToBytes(privateKey)
-  const wallet = (keys: Parameters<typeof eip155>[0]['keys']) =>
+  const wallet = (keys: Eip155Keys) =>
     createWalletRpc({ namespaces: [eip155({ keys, chains: [1] })], approve: () => true })
   const ours = wallet(privateKeyKeys(privateKey))
   const external = wallet(accountKeys(viemAccount))
