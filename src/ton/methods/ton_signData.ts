@@ -10,31 +10,40 @@ import type { WalletContract } from '../wallet.js'
 
 const common = { from: v.optional(v.string()), network: networkField }
 
+const textPayload = v.looseObject({ type: v.literal('text'), text: v.string(), ...common })
+const binaryPayload = v.looseObject({
+  type: v.literal('binary'),
+  bytes: v.pipe(
+    v.string(),
+    v.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'must be standard base64'),
+  ),
+  ...common,
+})
+const cellPayload = v.looseObject({
+  type: v.literal('cell'),
+  schema: v.pipe(v.string(), v.minLength(1, 'must name the TL-B schema')),
+  cell: v.string(),
+  ...common,
+})
+const anyPayload = v.variant('type', [textPayload, binaryPayload, cellPayload])
+const byType = new Map<unknown, v.GenericSchema<unknown, v.InferOutput<typeof anyPayload>>>([
+  ['text', textPayload],
+  ['binary', binaryPayload],
+  ['cell', cellPayload],
+])
+
 /**
  * `{type:'text', text}`, `{type:'binary', bytes}` or `{type:'cell', schema, cell}`, plus optional `from`
  * and `network`, as one object or `[object]`. Unknown keys are tolerated and echoed, never signed.
  */
 export const tonSignDataParams = oneObject(
-  v.variant('type', [
-    v.looseObject({ type: v.literal('text'), text: v.string(), ...common }),
-    v.looseObject({
-      type: v.literal('binary'),
-      bytes: v.pipe(
-        v.string(),
-        v.regex(
-          /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
-          'must be standard base64',
-        ),
-      ),
-      ...common,
-    }),
-    v.looseObject({
-      type: v.literal('cell'),
-      schema: v.pipe(v.string(), v.minLength(1, 'must name the TL-B schema')),
-      cell: v.string(),
-      ...common,
-    }),
-  ]),
+  // The variant's own dispatch searches every option on each parse; the type names the schema directly, and
+  // anything else goes through the variant for its error message.
+  v.lazy(
+    (input) =>
+      (typeof input === 'object' && input !== null && byType.get((input as { type?: unknown }).type)) ||
+      anyPayload,
+  ),
 )
 
 export type TonSignDataParams = v.InferOutput<typeof tonSignDataParams>
