@@ -1,7 +1,7 @@
 import { mnemonicToSeedSync, validateMnemonic } from 'bip39'
 import { type Address, type Hex, hexToBytes } from 'viem'
 import { HDKey, type LocalAccount } from 'viem/accounts'
-import { secp256k1Account } from './account.js'
+import { privateKeyAccount } from './account.js'
 
 /**
  * What signs for eip155: any viem `LocalAccount` — `privateKeyToAccount`, an HD-derived account, or
@@ -33,8 +33,8 @@ export const ethereumPath = (index: number) => `m/44'/60'/0'/0/${index}` as cons
 
 /**
  * Keys derived from a BIP-39 mnemonic at `m/44'/60'/0'/0/i`. The seed (PBKDF2, ~22 ms) and each derived key
- * are computed once, on first use, and cached for the life of the provider. They sign with the shared
- * secp256k1 backend (`account.ts`), with the same results as viem's own accounts.
+ * are computed once, on first use, and cached for the life of the provider. They sign through
+ * `privateKeyAccount` (`account.ts`): the WASM secp256k1 backend where it loads, with viem's results.
  */
 export function mnemonicKeys(options: MnemonicKeysOptions): Eip155Keys {
   if (!validateMnemonic(options.mnemonic)) throw new Error('invalid BIP-39 mnemonic')
@@ -52,19 +52,19 @@ export function mnemonicKeys(options: MnemonicKeysOptions): Eip155Keys {
       const child = root.derive(ethereumPath(index))
       if (!child.privateKey) throw new Error(`no private key at ${ethereumPath(index)}`)
       // A plain private-key account: unlike viem's HD account it carries no handle back to the HD tree.
-      return secp256k1Account(child.privateKey)
+      return privateKeyAccount(child.privateKey)
     })
   })
 }
 
-/** Keys from raw 32-byte private keys (`0x`-prefixed hex), signing with the shared secp256k1 backend. */
+/** Keys from raw 32-byte private keys (`0x`-prefixed hex), signing through `privateKeyAccount`. */
 export function privateKeyKeys(...privateKeys: readonly Hex[]): Eip155Keys {
   return accountKeys(
     ...privateKeys.map((privateKey, index) => {
       try {
         // Exactly 64 digits: viem's hexToBytes would left-pad an odd-length string into a different key.
         if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new Error()
-        return secp256k1Account(hexToBytes(privateKey))
+        return privateKeyAccount(hexToBytes(privateKey))
       } catch {
         // Not rethrown as the cause: a parser's message may print the key in full.
         throw new Error(`private key #${index} is not a valid secp256k1 private key`)

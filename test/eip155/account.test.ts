@@ -11,7 +11,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { loadSecp256k1 } from '../../src/crypto/secp256k1.js'
-import { secp256k1Account } from '../../src/eip155/account.js'
+import { privateKeyAccount, secp256k1Account } from '../../src/eip155/account.js'
 import { privateKeyKeys } from '../../src/eip155/index.js'
 
 /**
@@ -234,5 +234,26 @@ it('privateKeyKeys refuses a key that is not exactly 64 hex digits, without echo
     expect(() => privateKeyKeys(bad as Hex)).toThrowError(
       /^private key #0 is not a valid secp256k1 private key$/,
     )
+  }
+})
+
+it('privateKeyAccount signs with the WASM backend, and with viem’s own signer when only the portable one loaded', async () => {
+  const key = `0x${'46'.repeat(32)}` as const
+  const expected = await privateKeyToAccount(key).signMessage({ message: 'which signer' })
+  for (const backend of backends) {
+    let calls = 0
+    const counted = {
+      ...backend,
+      ecc: {
+        ...backend.ecc,
+        signRecoverable: (...args: Parameters<typeof backend.ecc.signRecoverable>) => {
+          calls++
+          return backend.ecc.signRecoverable(...args)
+        },
+      },
+    }
+    const account = privateKeyAccount(hexToKey(key), counted)
+    expect(await account.signMessage({ message: 'which signer' })).toBe(expected)
+    expect(calls).toBe(backend.name === 'tiny-secp256k1' ? 1 : 0)
   }
 })
