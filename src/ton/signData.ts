@@ -33,19 +33,22 @@ type TextOrBinaryInput = SignDataInput & { payload: { type: 'text' | 'binary' } 
  * ++ uint64 timestamp ++ ("txt" | "bin") ++ uint32 len ++ data. The signature is Ed25519 over its sha256.
  */
 export function signDataMessage(input: TextOrBinaryInput): Uint8Array {
-  // A copy the caller owns: the signing path's buffer is a slice of Node's shared allocation pool.
-  return Uint8Array.from(messageBuffer(input))
+  // A copy the caller owns: the signing path reuses one buffer.
+  return messageBytes(input).slice()
 }
 
-/**
- * The message, assembled in one slice of Node's buffer pool (every byte is written) rather than a fresh
- * ArrayBuffer: this runs on every signData, which the benchmark holds to a fraction of one signature.
- */
-function messageBuffer(input: TextOrBinaryInput): Buffer {
+// signDataDigest hashes the message right away, so usual sizes are assembled in one reused buffer: this runs
+// on every signData, which the benchmark holds to a fraction of one signature, and a fresh ArrayBuffer per
+// message cost more than writing it.
+const scratch = new Uint8Array(1024)
+
+/** The message, in `scratch` (valid until the next call) when it fits. Every byte is written. */
+function messageBytes(input: TextOrBinaryInput): Uint8Array {
   const { payload, timestamp } = input
   const start = head(input.address, input.domain)
   const data = payload.type === 'text' ? utf8Bytes(payload.text) : payload.bytes
-  const out = Buffer.allocUnsafe(start.length + 8 + 3 + 4 + data.length)
+  const size = start.length + 8 + 3 + 4 + data.length
+  const out = size <= scratch.length ? scratch.subarray(0, size) : new Uint8Array(size)
   out.set(start)
   let at = writeUint32(out, start.length, Math.floor(timestamp / 2 ** 32))
   at = writeUint32(out, at, timestamp >>> 0)
@@ -130,7 +133,7 @@ export function signDataCell(input: SignDataInput & { payload: { type: 'cell' } 
 export function signDataDigest(input: SignDataInput): Uint8Array {
   const { payload } = input
   if (payload.type === 'cell') return new Uint8Array(signDataCell({ ...input, payload }).hash())
-  return sha256(messageBuffer(input as TextOrBinaryInput))
+  return sha256(messageBytes(input as TextOrBinaryInput))
 }
 
 let crcTable: Uint32Array | undefined

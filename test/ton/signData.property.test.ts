@@ -57,7 +57,7 @@ const payload = fc.oneof(
   fc
     .oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }))
     .map((text) => ({ type: 'text' as const, text })),
-  fc.uint8Array({ maxLength: 300 }).map((bytes) => ({ type: 'binary' as const, bytes })),
+  fc.uint8Array({ maxLength: 1500 }).map((bytes) => ({ type: 'binary' as const, bytes })),
 )
 
 const timestamp = fc.oneof(
