@@ -30,7 +30,10 @@ async function batch(iterations: number, operation: (i: number) => unknown): Pro
   return { cpu: (cpu.user + cpu.system) / iterations, wall }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+/** The value a fraction `q` of the way up the sorted values (0.5: the median). */
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * q)]!
+const median = (values: number[]) => quantile(values, 0.5)
 
 const rounds = 31
 /** Calls of each side before measuring: fewer leave the handle() path partly unoptimised in the first row. */
@@ -57,13 +60,16 @@ async function compare(
     subjects.push(await batch(iterations, subject))
     if (r % 2 === 1) raws.push(await batch(iterations, raw))
   }
-  const ratio = (pick: (sample: Sample) => number) =>
-    median(subjects.map((sample, r) => pick(sample) / pick(raws[r]!)))
+  const ratios = (pick: (sample: Sample) => number) =>
+    subjects.map((sample, r) => pick(sample) / pick(raws[r]!))
+  const cpuRatios = ratios((sample) => sample.cpu)
   return {
     subject: median(subjects.map((sample) => sample.cpu)),
     raw: median(raws.map((sample) => sample.cpu)),
-    ratio: ratio((sample) => sample.cpu),
-    wallRatio: ratio((sample) => sample.wall),
+    ratio: median(cpuRatios),
+    /** The middle half of the per-round CPU ratios: how stable the headline is. */
+    spread: [quantile(cpuRatios, 0.25), quantile(cpuRatios, 0.75)] as const,
+    wallRatio: median(ratios((sample) => sample.wall)),
   }
 }
 
@@ -148,7 +154,7 @@ export async function run(): Promise<void> {
   )
   for (const [name, result, rawName] of rows) {
     console.log(
-      `${name.padEnd(46)} ${result.subject.toFixed(1).padStart(8)} µs  vs ${result.raw.toFixed(1).padStart(7)} µs  = ${result.ratio.toFixed(2)}× ${rawName} (wall ${result.wallRatio.toFixed(2)}×)`,
+      `${name.padEnd(46)} ${result.subject.toFixed(1).padStart(8)} µs  vs ${result.raw.toFixed(1).padStart(7)} µs  = ${result.ratio.toFixed(2)}× ${rawName} (rounds ${result.spread.map((x) => x.toFixed(2)).join('–')}×, wall ${result.wallRatio.toFixed(2)}×)`,
     )
   }
   console.log(
