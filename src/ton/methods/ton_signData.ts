@@ -147,6 +147,14 @@ function planSignData(context: RequestContext, params: TonSignDataParams, contra
   return { review: reviewSignData(context, account, domain, payload), plan }
 }
 
+// The node:crypto backend signs into a Buffer already; wrapping it in another cost about what encoding it does.
+function base64(bytes: Uint8Array): string {
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return buffer.toString('base64')
+}
+
 function result(
   contract: WalletContract,
   signature: Uint8Array,
@@ -154,7 +162,7 @@ function result(
   plan: SignDataPlan,
 ): TonSignDataResult {
   return {
-    signature: Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString('base64'),
+    signature: base64(signature),
     address: contract.rawAddress,
     timestamp,
     domain: plan.domain,
