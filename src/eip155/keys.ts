@@ -2,6 +2,7 @@ import { mnemonicToSeedSync, validateMnemonic } from 'bip39'
 import { type Address, type Hex, hexToBytes } from 'viem'
 import { HDKey, type LocalAccount } from 'viem/accounts'
 import { privateKeyAccount } from './account.js'
+import { checkedAccount } from './checkedAccount.js'
 
 /**
  * What signs for eip155: any viem `LocalAccount` — `privateKeyToAccount`, an HD-derived account, or
@@ -59,23 +60,26 @@ export function mnemonicKeys(options: MnemonicKeysOptions): Eip155Keys {
 
 /** Keys from raw 32-byte private keys (`0x`-prefixed hex), signing through `privateKeyAccount`. */
 export function privateKeyKeys(...privateKeys: readonly Hex[]): Eip155Keys {
-  return accountKeys(
-    ...privateKeys.map((privateKey, index) => {
-      try {
-        // Exactly 64 digits: viem's hexToBytes would left-pad an odd-length string into a different key.
-        if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new Error()
-        return privateKeyAccount(hexToBytes(privateKey))
-      } catch {
-        // Not rethrown as the cause: a parser's message may print the key in full.
-        throw new Error(`private key #${index} is not a valid secp256k1 private key`)
-      }
-    }),
-  )
+  const accounts = privateKeys.map((privateKey, index) => {
+    try {
+      // Exactly 64 digits: viem's hexToBytes would left-pad an odd-length string into a different key.
+      if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new Error()
+      return privateKeyAccount(hexToBytes(privateKey))
+    } catch {
+      // Not rethrown as the cause: a parser's message may print the key in full.
+      throw new Error(`private key #${index} is not a valid secp256k1 private key`)
+    }
+  })
+  return lazyKeys(() => accounts)
 }
 
-/** Keys from viem accounts, including custom external signers built with `toAccount`. */
+/**
+ * Keys from viem accounts, including custom external signers built with `toAccount`. Whatever they return
+ * is checked before it is used (`checkedAccount`): signatures must recover to the account's address, signed
+ * transactions must be the requested ones.
+ */
 export function accountKeys(...accounts: readonly Eip155Signer[]): Eip155Keys {
-  return lazyKeys(() => accounts)
+  return lazyKeys(() => accounts.map(checkedAccount))
 }
 
 function lazyKeys(load: () => readonly Eip155Signer[]): Eip155Keys {
