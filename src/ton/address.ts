@@ -49,22 +49,7 @@ export function parseAnyAddress(text: string, path: string): Address {
   }
 }
 
-/** How the review shows an address: user-friendly, non-bounceable for wallets, test flag on testnet. */
+/** How the review shows an address: user-friendly, bounceable or not, test flag on testnet. */
 export function friendly(address: Address, chainId: string, bounceable: boolean): string {
-  // Reviews show the wallet non-bounceable; that common case allocates no key.
-  const key = bounceable ? `${chainId}/bounceable` : chainId
-  let forms = friendlyForms.get(address)
-  if (forms === undefined) {
-    forms = new Map()
-    friendlyForms.set(address, forms)
-  }
-  let text = forms.get(key)
-  if (text === undefined) {
-    text = address.toString({ bounceable, testOnly: isTestnet(chainId), urlSafe: true })
-    forms.set(key, text)
-  }
-  return text
+  return address.toString({ bounceable, testOnly: isTestnet(chainId), urlSafe: true })
 }
-
-// The wallet's own address is shown on every review; its CRC16 + base64 form is computed once per chain.
-const friendlyForms = new WeakMap<Address, Map<string, string>>()

@@ -1,6 +1,6 @@
 import { InvalidParamsError } from '../core/errors.js'
 import type { Namespace } from '../core/namespace.js'
-import { friendly, type TonChainId, tonChains } from './address.js'
+import { type TonChainId, tonChains } from './address.js'
 import type { TonSigner } from './keys.js'
 import { ton_sendMessage } from './methods/ton_sendMessage.js'
 import { ton_signData } from './methods/ton_signData.js'
@@ -59,7 +59,7 @@ export function ton(options: TonNamespaceOptions): Namespace {
     // its colon makes `ton:-239:0:<hex>` an invalid CAIP-10 id, which WalletConnect's approveSession refuses.
     // @tonconnect/sdk converts friendly accounts to raw on its side.
     async accounts(chainId) {
-      return [friendly((await wallet.contract()).address, chainId, false)]
+      return [(await wallet.contract()).account(chainId)]
     },
     // @tonconnect/sdk's WalletConnect provider ignores the code and reads the category from the message:
     // "TonValidationError" → 1 (bad request), "reject" → 300 (our 5000 "User rejected." already says so).

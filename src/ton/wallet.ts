@@ -12,6 +12,7 @@ import {
   storeOutList,
   storeStateInit,
 } from '@ton/core'
+import { friendly, isTestnet } from './address.js'
 
 /**
  * The two wallet contracts this namespace speaks: v4R2 (the long-time default) and v5R1 ("W5", Tonkeeper's
@@ -103,6 +104,11 @@ export type WalletContract = {
   readonly rawAddress: string
   /** `ton_getPublicKey`: lower-case hex, computed once. */
   readonly publicKeyHex: string
+  /**
+   * The wallet as sessions and reviews show it on `chainId`: user-friendly, non-bounceable (the wallet's own
+   * form), test flag on ton:-3. Both forms are computed once: every review shows one.
+   */
+  account(chainId: string): string
   readonly maxMessages: number
   /** The cell whose hash the key signs. */
   unsignedTransfer(request: TransferRequest): Cell
@@ -156,6 +162,10 @@ export function walletContract(
   const init: StateInit = { code: codeOf(version), data }
   const stateInitCell = beginCell().store(storeStateInit(init)).endCell()
   const address = contractAddress(workchain, init)
+  const accounts = {
+    mainnet: friendly(address, 'ton:-239', false),
+    testnet: friendly(address, 'ton:-3', false),
+  }
 
   return {
     version,
@@ -167,6 +177,7 @@ export function walletContract(
     address,
     rawAddress: address.toRawString(),
     publicKeyHex: key.toString('hex'),
+    account: (chainId) => (isTestnet(chainId) ? accounts.testnet : accounts.mainnet),
     maxMessages: maxMessages[version],
 
     unsignedTransfer({ seqno, validUntil, sendMode, messages }) {

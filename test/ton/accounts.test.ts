@@ -1,7 +1,7 @@
 import { Address, Cell } from '@ton/core'
 import { isValidAccountId } from '@walletconnect/utils'
 import { describe, expect, it } from 'vitest'
-import { tonWallet } from './fixtures.js'
+import { request, tonWallet } from './fixtures.js'
 
 describe('ton accounts for session approval', () => {
   it.each([
@@ -20,6 +20,20 @@ describe('ton accounts for session approval', () => {
       expect(parsed.isTestOnly).toBe(testOnly)
       const stateInit = Cell.fromBase64((await rpc.sessionProperties()).ton_getStateInit!)
       expect(parsed.address.equals(new Address(0, stateInit.hash()))).toBe(true)
+    },
+  )
+
+  it.each(['ton:-239', 'ton:-3'] as const)(
+    '%s: a signData review names the session account',
+    async (chainId) => {
+      const { rpc, reviews } = tonWallet()
+      const [account] = await rpc.accounts(chainId)
+      await rpc.handle({
+        chainId,
+        origin: 'https://app.example.com',
+        request: request('ton_signData', { type: 'text', text: 'x' }),
+      })
+      expect(reviews.map((review) => review.account)).toEqual([account])
     },
   )
 })

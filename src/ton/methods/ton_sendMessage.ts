@@ -250,7 +250,7 @@ function reviewSendMessage(
   if (wallet.state !== 'active')
     items.push(item('Wallet deployment', 'this first message also deploys the wallet'))
   return {
-    account: friendly(contract.address, chainId, false),
+    account: contract.account(chainId),
     title: messages.length === 1 ? 'Send 1 message' : `Send ${messages.length} messages`,
     items,
     warnings,

@@ -2,7 +2,6 @@ import * as v from 'valibot'
 import { InternalError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
-import { friendly } from '../address.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
 import { type SignDataPayload, signDataDigest } from '../signData.js'
 import type { TonWallet } from '../tonWallet.js'
@@ -142,9 +141,8 @@ function planSignData(context: RequestContext, params: TonSignDataParams, contra
   checkFrom(params.from, contract.address)
   const domain = signDataDomain(context)
   const payload = decode(params)
-  const account = friendly(contract.address, context.chainId, false)
   const plan: SignDataPlan = { payload, domain, echo: params }
-  return { review: reviewSignData(context, account, domain, payload), plan }
+  return { review: reviewSignData(context, contract.account(context.chainId), domain, payload), plan }
 }
 
 // The node:crypto backend signs into a Buffer already; wrapping it in another cost about what encoding it does.
