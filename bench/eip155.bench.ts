@@ -14,8 +14,8 @@ import { accountKeys, type Eip155Keys, eip155, privateKeyKeys } from '../src/eip
  *   figure mostly says how much faster that backend is than viem's signer;
  * - the honest overhead: the raw primitive of the backend our keys use, `hashMessage` + one
  *   `ecc.signRecoverable` + the 0x hex answer, i.e. everything handle() adds on top of the signature;
- * - an external signer (`accountKeys(privateKeyToAccount(key))`, signing itself) against its own
- *   `signMessage`: what users of HSM / remote / custom viem accounts pay;
+ * - an external signer (`accountKeys(privateKeyToAccount(key))`, signing itself, its signature then
+ *   checked by recovery) against its own `signMessage`: what users of HSM / remote / custom viem accounts pay;
  * - as a reference, a bare signing method (no schema, no review content) through the same router against
  *   the same primitive, to tell the router's share from eip155's.
  *
