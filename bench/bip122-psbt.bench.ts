@@ -151,7 +151,8 @@ export async function run(): Promise<void> {
     for (const n of sizes) {
       const base64 = dappPsbt(n, owners)
       // Alternate raw and ours so a busy machine slows both alike; the median round ratio is reported.
-      const rounds = Math.min(41, Math.max(3, Math.ceil(6000 / n)))
+      // At least 7 rounds (a median of 3 cannot absorb two slow rounds) and about 20,000 inputs per row.
+      const rounds = Math.min(201, Math.max(7, Math.ceil(20_000 / n)))
       const raws: number[] = []
       const signs: number[] = []
       const ends: number[] = []
