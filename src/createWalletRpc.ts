@@ -111,11 +111,7 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
   }
 
   async function dispatch(envelope: Envelope): Promise<unknown> {
-    const refuseIfExpired = () => {
-      if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock())
-        throw new RequestExpiredError()
-    }
-    refuseIfExpired()
+    refuseIfExpired(envelope, clock)
     const namespace = namespaceOf(envelope.chainId)
     if (!Object.hasOwn(namespace.methods, envelope.method)) throw new MethodNotFoundError(envelope.method)
     const method = namespace.methods[envelope.method]!
@@ -152,7 +148,7 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
         )
         if (approved !== true) throw new UserRejectedError()
         // The user may have taken longer than the request lived.
-        refuseIfExpired()
+        refuseIfExpired(envelope, clock)
       } catch (error) {
         try {
           method.abandon?.(context, plan)
@@ -248,6 +244,10 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
       }
     },
   }
+}
+
+function refuseIfExpired(envelope: Envelope, clock: Clock): void {
+  if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock()) throw new RequestExpiredError()
 }
 
 function idOfInput(input: unknown): JsonRpcResponse['id'] {
