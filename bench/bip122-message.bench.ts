@@ -7,6 +7,7 @@ import { bip122 } from '../src/bip122/namespace.js'
 import type { ChainProvider } from '../src/bip122/types.js'
 import { createWalletRpc } from '../src/createWalletRpc.js'
 import { ecc, secp256k1Backend } from '../src/crypto/secp256k1.js'
+import { measureCalls, median, quantile, type Sample } from './measure.js'
 
 /**
  * BIP-322 / BIP-137 signMessage through the whole `handle()` path (parse, account resolution, review,
@@ -17,23 +18,6 @@ const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const p2wpkh = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'
 const p2tr = 'bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr'
-
-type Sample = { cpu: number; wall: number }
-
-/** µs per operation over one batch of `iterations`: this process's CPU time and wall-clock time. */
-async function batch(iterations: number, operation: (i: number) => unknown): Promise<Sample> {
-  const cpuStart = process.cpuUsage()
-  const wallStart = process.hrtime.bigint()
-  for (let i = 0; i < iterations; i++) await operation(i)
-  const wall = Number(process.hrtime.bigint() - wallStart) / 1000 / iterations
-  const cpu = process.cpuUsage(cpuStart)
-  return { cpu: (cpu.user + cpu.system) / iterations, wall }
-}
-
-/** The value a fraction `q` of the way up the sorted values (0.5: the median). */
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * q)]!
-const median = (values: number[]) => quantile(values, 0.5)
 
 const rounds = 31
 /** Calls of each side before measuring: fewer leave the handle() path partly unoptimised in the first row. */
@@ -51,14 +35,14 @@ async function compare(
   raw: (i: number) => unknown,
   { roundCount = rounds, warmUpCalls = warmUp } = {},
 ) {
-  await batch(warmUpCalls, subject)
-  await batch(warmUpCalls, raw)
+  await measureCalls(warmUpCalls, subject)
+  await measureCalls(warmUpCalls, raw)
   const subjects: Sample[] = []
   const raws: Sample[] = []
   for (let r = 0; r < roundCount; r++) {
-    if (r % 2 === 0) raws.push(await batch(iterations, raw))
-    subjects.push(await batch(iterations, subject))
-    if (r % 2 === 1) raws.push(await batch(iterations, raw))
+    if (r % 2 === 0) raws.push(await measureCalls(iterations, raw))
+    subjects.push(await measureCalls(iterations, subject))
+    if (r % 2 === 1) raws.push(await measureCalls(iterations, raw))
   }
   const ratios = (pick: (sample: Sample) => number) =>
     subjects.map((sample, r) => pick(sample) / pick(raws[r]!))
@@ -144,9 +128,11 @@ export async function run(): Promise<void> {
       request: { id: 1, jsonrpc: '2.0', method: 'getAccountAddresses', params: { account: p2wpkh } },
     })
   await list() // discovery (cold)
-  await batch(2000, list)
+  await measureCalls(2000, list)
   const warmList = median(
-    [await batch(2000, list), await batch(2000, list), await batch(2000, list)].map((sample) => sample.cpu),
+    [await measureCalls(2000, list), await measureCalls(2000, list), await measureCalls(2000, list)].map(
+      (sample) => sample.cpu,
+    ),
   )
 
   console.log(

@@ -13,6 +13,7 @@ import type { Account, AccountAddress } from '../src/bip122/types.js'
 import { createWalletRpc } from '../src/createWalletRpc.js'
 import { ecc, secp256k1Backend } from '../src/crypto/secp256k1.js'
 import { startBitcoinRegtest } from '../src/devchains/bitcoinRegtest/index.js'
+import { median } from './measure.js'
 
 /**
  * PSBT signing cost per input at N = 10, 100, 1000, 3000 inputs, P2WPKH and P2TR, against one raw
@@ -107,8 +108,6 @@ function rawSign(kind: 'ecdsa' | 'schnorr', keys: Uint8Array[], count: number): 
   }
   return (now() - start) / count
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const fmt = (n: number) => n.toFixed(1).padStart(8)
 

@@ -5,6 +5,7 @@ import type { Namespace } from '../src/core/namespace.js'
 import { createWalletRpc, type WalletRpc } from '../src/createWalletRpc.js'
 import { ecc, secp256k1Backend } from '../src/crypto/secp256k1.js'
 import { accountKeys, type Eip155Keys, eip155, privateKeyKeys } from '../src/eip155/index.js'
+import { measureCalls, median, type Sample } from './measure.js'
 
 /**
  * personal_sign through the whole `handle()` path (envelope, schema, ownership, plan, review, approve,
@@ -29,19 +30,6 @@ const message = '0x48656c6c6f2c20776f726c6421' // "Hello, world!" as dapps send 
 const target = 1.1
 const rounds = 80
 const perBatch = 25
-
-type Sample = { cpu: number; wall: number }
-
-async function measure(work: () => unknown): Promise<Sample> {
-  const cpuStart = process.cpuUsage()
-  const wallStart = process.hrtime.bigint()
-  for (let i = 0; i < perBatch; i++) await work()
-  const wall = Number(process.hrtime.bigint() - wallStart) / 1000 / perBatch
-  const cpu = process.cpuUsage(cpuStart)
-  return { cpu: (cpu.user + cpu.system) / perBatch, wall }
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 export async function run(): Promise<void> {
   const viemAccount = privateKeyToAccount(privateKey)
@@ -102,7 +90,7 @@ export async function run(): Promise<void> {
     // Rotate which side goes first so none profits from its position.
     for (let i = 0; i < names.length; i++) {
       const name = names[(round + i) % names.length]!
-      samples[name].push(await measure(sides[name]))
+      samples[name].push(await measureCalls(perBatch, sides[name]))
     }
   }
   const ratio = (side: keyof typeof sides, base: keyof typeof sides, pick: (sample: Sample) => number) =>

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import { defineMethod } from '../src/core/namespace.js'
 import { createWalletRpc } from '../src/createWalletRpc.js'
 import { type Ed25519Backend, ed25519, ton, tonKeys } from '../src/ton/index.js'
+import { measure, measureCalls, median, quantile, type Sample } from './measure.js'
 
 /**
  * ton_signData through the whole `handle()` path (envelope, schema, plan, review, approve, sign, JSON-safe
@@ -21,21 +22,6 @@ const seed = new Uint8Array(32).fill(42)
 const target = 1.5
 const rounds = 100
 const perBatch = 100
-
-type Sample = { cpu: number; wall: number }
-
-async function measure(batch: () => Promise<void> | void): Promise<Sample> {
-  const cpuStart = process.cpuUsage()
-  const wallStart = process.hrtime.bigint()
-  await batch()
-  const wall = Number(process.hrtime.bigint() - wallStart) / 1000 / perBatch
-  const cpu = process.cpuUsage(cpuStart)
-  return { cpu: (cpu.user + cpu.system) / perBatch, wall }
-}
-
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * q)]!
-const median = (values: number[]) => quantile(values, 0.5)
 
 const signDataRequest = (id: number) => ({
   chainId: 'ton:-239',
@@ -94,17 +80,14 @@ export async function run(): Promise<void> {
   const router: Sample[] = []
   const sides = [
     () =>
-      measure(() => {
+      measure(perBatch, () => {
         for (let i = 0; i < perBatch; i++) key.sign(digest)
       }).then((sample) => raw.push(sample)),
+    () => measureCalls(perBatch, () => signData()).then((sample) => full.push(sample)),
     () =>
-      measure(async () => {
-        for (let i = 0; i < perBatch; i++) await signData()
-      }).then((sample) => full.push(sample)),
-    () =>
-      measure(async () => {
-        for (let i = 0; i < perBatch; i++) await floorRpc.handle(signDataRequest(++id))
-      }).then((sample) => router.push(sample)),
+      measureCalls(perBatch, () => floorRpc.handle(signDataRequest(++id))).then((sample) =>
+        router.push(sample),
+      ),
   ]
   // Warm-up (JIT, lazy wallet code cells), then the measured rounds.
   for (let round = 0; round < 20; round++) for (const side of sides) await side()
