@@ -132,19 +132,17 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
         const forbidden = forbiddenWarning(review, policy)
         if (forbidden) throw new PolicyRefusedError(forbidden.message, { rule: forbidden.code })
         // Not `{ ...review, namespace, … }`: in Node 20's V8 every property written after a spread takes a slow
-        // runtime path (~2 µs each here), which made that one literal most of the router's cost.
+        // runtime path (~2 µs each here), which made that one literal most of the router's cost. Same result:
+        // the review's fields first, then the router's, which win over any the namespace's review carries.
         const approved = await options.approve(
-          Object.assign(
-            {
-              namespace: namespace.name,
-              chainId: envelope.chainId,
-              method: envelope.method,
-              origin: envelope.origin,
-              originValidation: envelope.originValidation,
-              context: envelope.context,
-            },
-            review,
-          ),
+          Object.assign({}, review, {
+            namespace: namespace.name,
+            chainId: envelope.chainId,
+            method: envelope.method,
+            origin: envelope.origin,
+            originValidation: envelope.originValidation,
+            context: envelope.context,
+          }),
         )
         if (approved !== true) throw new UserRejectedError()
         // The user may have taken longer than the request lived.
