@@ -17,9 +17,9 @@ import { ecc } from '../crypto/secp256k1.js'
 
 /**
  * Wraps an account this library did not build (an HSM, a remote or MPC signer, a hardware wallet behind
- * `toAccount`) so that nothing it returns is passed on unchecked: every signature must recover to the
- * account's address over the hash we asked for, and a signed transaction must carry exactly the fields we
- * asked it to sign. A faulty or compromised signer must not make the wallet hand a dapp a signature for
+ * `toAccount`) so that nothing it returns is passed on unchecked: every signature must be r ‖ s ‖ v with a
+ * low s and recover to the account's address over the hash we asked for, and a signed transaction must be,
+ * byte for byte, the one we asked it to sign with that signature. A faulty or compromised signer must not make the wallet hand a dapp a signature for
  * another key, or broadcast a transaction the user did not approve.
  */
 export function checkedAccount<Account extends LocalAccount>(account: Account): Account {
@@ -53,8 +53,13 @@ export function checkedAccount<Account extends LocalAccount>(account: Account): 
   return checked as Account
 }
 
-/** The address whose key made `signature` (r ‖ s ‖ v, 65 bytes hex) over `hash`, or undefined. */
+/** secp256k1's n / 2: a larger s is the malleated twin of a low-s signature (EIP-2), which no honest signer returns. */
+const halfCurveOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
+
+/** The address whose key made `signature` (exactly r ‖ s ‖ v, 65 bytes hex, low s) over `hash`, or undefined. */
 function recoverSigner(hash: Uint8Array, signature: Hex): Address | undefined {
+  // parseSignature alone also takes a longer v (`…001b`), trailing blanks and a `0X` prefix.
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined
   let parsed: ReturnType<typeof parseSignature>
   try {
     parsed = parseSignature(signature)
@@ -62,6 +67,7 @@ function recoverSigner(hash: Uint8Array, signature: Hex): Address | undefined {
     return undefined
   }
   if (parsed.yParity !== 0 && parsed.yParity !== 1) return undefined
+  if (BigInt(parsed.s) > halfCurveOrder) return undefined
   const compact = hexToBytes(`0x${word(parsed.r)}${word(parsed.s)}`)
   try {
     const publicKey = ecc.recover(hash, compact, parsed.yParity, false)
@@ -78,7 +84,11 @@ function assertSignedBy(address: Address, hash: Uint8Array, signature: Hex, what
   }
 }
 
-/** The raw transaction must be the requested one (same unsigned serialization), signed by `address`. */
+/**
+ * The raw transaction must be exactly the requested one encoded with its signature, signed by `address`.
+ * Comparing the bytes rather than the parsed fields also refuses what a parser forgives: a non-canonical
+ * encoding (leading zeros), or a legacy `v` naming another chain.
+ */
 function assertTransaction(address: Address, requested: TransactionSerializable, raw: Hex): void {
   let parsed: ReturnType<typeof parseTransaction>
   try {
@@ -86,16 +96,16 @@ function assertTransaction(address: Address, requested: TransactionSerializable,
   } catch {
     throw new Error('external signer returned a transaction that does not parse')
   }
-  const { r, s, v, yParity, ...fields } = parsed as typeof parsed & { v?: bigint; yParity?: number }
-  const unsigned = serializeTransaction(fields as TransactionSerializable)
-  if (unsigned !== serializeTransaction(requested)) {
+  const { r, s, yParity } = parsed
+  if (r === undefined || s === undefined || yParity === undefined) {
+    throw new Error('external signer returned an unsigned transaction')
+  }
+  // v 27/28: viem turns it into EIP-155's 35 + 2·chainId + parity for a legacy transaction with a chain id.
+  if (raw !== serializeTransaction(requested, { r, s, yParity, v: yParity === 0 ? 27n : 28n })) {
     throw new Error('external signer returned a transaction other than the one it was asked to sign')
   }
-  if (r === undefined || s === undefined) throw new Error('external signer returned an unsigned transaction')
-  // v is 27/28, or 35 + 2·chainId + parity (EIP-155): odd means parity 0 either way.
-  const parity = yParity ?? Number((v ?? 0n) % 2n === 0n)
-  const signature: Hex = `0x${word(r)}${word(s)}${parity === 0 ? '1b' : '1c'}`
-  assertSignedBy(address, hexToBytes(keccak256(unsigned)), signature, 'transaction')
+  const signature: Hex = `0x${word(r)}${word(s)}${yParity === 0 ? '1b' : '1c'}`
+  assertSignedBy(address, keccak256(serializeTransaction(requested), 'bytes'), signature, 'transaction')
 }
 
 /** A 32-byte word of r or s as 64 hex digits (viem may trim leading zeros). */

@@ -1,5 +1,12 @@
 import fc from 'fast-check'
-import { type Hex, parseTransaction, serializeTransaction, type TransactionSerializable } from 'viem'
+import {
+  fromRlp,
+  type Hex,
+  parseTransaction,
+  serializeTransaction,
+  type TransactionSerializable,
+  toRlp,
+} from 'viem'
 import { type LocalAccount, privateKeyToAccount, toAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { checkedAccount } from '../../src/eip155/checkedAccount.js'
@@ -22,6 +29,15 @@ const external = (impl: Partial<Pick<LocalAccount, 'signMessage' | 'signTypedDat
     signTypedData: impl.signTypedData ?? ((parameters) => honest.signTypedData(parameters as never)),
     signTransaction: impl.signTransaction ?? ((tx, options) => honest.signTransaction(tx, options)),
   })
+
+const curveOrder = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+/** The other valid signature of the same hash: s → n - s with the parity flipped (high s when s was low). */
+const malleated = (r: Hex, s: Hex, yParity: number) => ({
+  r,
+  s: `0x${(curveOrder - BigInt(s)).toString(16).padStart(64, '0')}` as Hex,
+  yParity: 1 - yParity,
+  v: yParity === 0 ? 28n : 27n,
+})
 
 const typedData = {
   types: { Mail: [{ name: 'contents', type: 'string' }] },
@@ -93,6 +109,49 @@ describe('checkedAccount', () => {
     for (const signature of signatures) {
       const account = checkedAccount(external({ signMessage: async () => signature }))
       await expect(account.signMessage({ message: 'hi' })).rejects.toThrow(/does not recover/)
+    }
+  })
+
+  it('refuses a signature by the right key in any form but exactly r ‖ s ‖ v, low s', async () => {
+    const good = await honest.signMessage({ message: 'hi' })
+    const r = `0x${good.slice(2, 66)}` as Hex
+    const s = `0x${good.slice(66, 130)}` as Hex
+    const high = malleated(r, s, good.endsWith('1b') ? 0 : 1)
+    const variants: Hex[] = [
+      `${good.slice(0, 130)}00${good.slice(130)}` as Hex, // v padded to two bytes
+      `${good} ` as Hex,
+      `0X${good.slice(2)}` as Hex,
+      `${high.r}${high.s.slice(2)}${high.yParity === 0 ? '1b' : '1c'}`, // the malleated twin, high s
+    ]
+    for (const signature of variants) {
+      const account = checkedAccount(external({ signMessage: async () => signature }))
+      await expect(account.signMessage({ message: 'hi' })).rejects.toThrow(/does not recover/)
+    }
+  })
+
+  it('refuses the requested transaction, signed by the right key, in any encoding but the canonical one', async () => {
+    for (const tx of transactions) {
+      const raw = await honest.signTransaction(tx)
+      const typed = tx.type !== 'legacy'
+      const fields = fromRlp(typed ? `0x${raw.slice(4)}` : raw) as Hex[]
+      const encode = (items: Hex[]) =>
+        (typed ? `0x${raw.slice(2, 4)}${toRlp(items).slice(2)}` : toRlp(items)) as Hex
+      const nonceAt = typed ? 1 : 0
+      const parsed = parseTransaction(raw)
+      const variants: Hex[] = [
+        `${raw}00` as Hex,
+        encode(fields.with(nonceAt, `0x00${fields[nonceAt]!.slice(2)}` as Hex)), // leading zero in the nonce
+        encode(fields.with(-2, `0x00${fields.at(-2)!.slice(2)}` as Hex)), // and in r
+        serializeTransaction(tx, malleated(parsed.r!, parsed.s!, parsed.yParity!)), // high s
+      ]
+      if (typed && fields.at(-3) === '0x') variants.push(encode(fields.with(-3, '0x00'))) // yParity 0 as 0x00
+      for (const signed of variants) {
+        expect(signed).not.toBe(raw)
+        const account = checkedAccount(external({ signTransaction: async () => signed }))
+        await expect(account.signTransaction(tx)).rejects.toThrow(
+          /does not parse|other than|does not recover/,
+        )
+      }
     }
   })
 
