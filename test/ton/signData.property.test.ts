@@ -10,7 +10,7 @@ import { networkField, oneObject } from '../../src/ton/params.js'
 
 /**
  * The text/binary message as the TON Connect spec writes it, assembled with TextEncoder and DataView and
- * hashed with @noble/hashes: nothing shared with the signer's pooled assembly or its cached head.
+ * hashed with @noble/hashes: nothing shared with the signer's reused buffer or its cached head.
  */
 function specMessage(input: {
   payload: { type: 'text'; text: string } | { type: 'binary'; bytes: Uint8Array }
