@@ -19,8 +19,8 @@ import { ecc } from '../crypto/secp256k1.js'
  * Wraps an account this library did not build (an HSM, a remote or MPC signer, a hardware wallet behind
  * `toAccount`) so that nothing it returns is passed on unchecked: every signature must be r ‖ s ‖ v with a
  * low s and recover to the account's address over the hash we asked for, and a signed transaction must be,
- * byte for byte, the one we asked it to sign with that signature. A faulty or compromised signer must not make the wallet hand a dapp a signature for
- * another key, or broadcast a transaction the user did not approve.
+ * byte for byte, the one we asked it to sign with that signature. A faulty or compromised signer must not
+ * make the wallet hand a dapp a signature for another key, or broadcast a transaction the user did not approve.
  */
 export function checkedAccount<Account extends LocalAccount>(account: Account): Account {
   const { address } = account
@@ -53,10 +53,10 @@ export function checkedAccount<Account extends LocalAccount>(account: Account): 
   return checked as Account
 }
 
-/** secp256k1's n / 2: a larger s is the malleated twin of a low-s signature (EIP-2), which no honest signer returns. */
+/** secp256k1's n / 2: a larger s is the malleated twin of a low-s signature (EIP-2), never an honest one. */
 const halfCurveOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
 
-/** The address whose key made `signature` (exactly r ‖ s ‖ v, 65 bytes hex, low s) over `hash`, or undefined. */
+/** The address whose key made `signature` (exactly r ‖ s ‖ v, 65 bytes hex, low s) over `hash`, if any. */
 function recoverSigner(hash: Uint8Array, signature: Hex): Address | undefined {
   // parseSignature alone also takes a longer v (`…001b`), trailing blanks and a `0X` prefix.
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined
