@@ -106,7 +106,7 @@ export const signPsbt = (wallet: Bip122Wallet) =>
         psbt.data.updateInput(index, { tapInternalKey: key })
       for (const { index, script } of plan.addRedeemScript)
         psbt.data.updateInput(index, { redeemScript: script })
-      // One midstate cache for signing and the pre-broadcast check: the shared hashes are computed once.
+      // One sighash cache for signing and the pre-broadcast check: the shared hashes are computed once.
       const cache = createSighashCache(tx, prevouts)
       const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign, { cache })
       if (!plan.broadcast) {
