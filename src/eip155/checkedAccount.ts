@@ -24,8 +24,10 @@ import { ecc } from '../crypto/secp256k1.js'
  */
 export function checkedAccount<Account extends LocalAccount>(account: Account): Account {
   const { address } = account
+  // Not copied: `signAuthorization` (EIP-7702, refused by this namespace), which nothing here could check.
+  const { signAuthorization: _unchecked, ...rest } = account
   const checked: LocalAccount = {
-    ...account,
+    ...rest,
     async signMessage(parameters) {
       const signature = await account.signMessage(parameters)
       assertSignedBy(address, hashMessage(parameters.message, 'bytes'), signature, 'message')

@@ -80,6 +80,11 @@ describe('checkedAccount', () => {
     }
   })
 
+  it('does not pass on signAuthorization (EIP-7702), which it could not check', () => {
+    expect(typeof honest.signAuthorization).toBe('function')
+    expect('signAuthorization' in checkedAccount(honest)).toBe(false)
+  })
+
   it('refuses signatures made with another key', async () => {
     const account = checkedAccount(
       external({
