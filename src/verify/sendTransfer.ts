@@ -4,25 +4,16 @@ import { concatBytes } from '@noble/hashes/utils.js'
 import { hex } from '@scure/base'
 import {
   type BitcoinNetwork,
+  checkKeySpend,
   classifyScript,
   decodeAddress,
   equalBytes,
-  hash160,
-  nestedWitnessScript,
-  p2pkhScript,
   parseTransaction,
   type RawTransaction,
-  scriptMatchesKey,
-  sighashLegacy,
-  sighashTaproot,
-  sighashWitnessV0,
   type TxOutput,
   txidOf,
-  verifyEcdsaWithHashType,
-  verifySchnorr,
 } from './internal/bitcoin.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
-import { parsePushes } from './signMessage.js'
 
 export type SendTransferParams = {
   account: string
@@ -118,43 +109,13 @@ function checkInputs(tx: RawTransaction, options: VerifySendTransferOptions): vo
   const spent = prevouts.reduce((sum, p) => sum + p.amount, 0n)
   const sent = tx.outputs.reduce((sum, o) => sum + o.amount, 0n)
   if (spent < sent) fail(`outputs (${sent} sat) exceed inputs (${spent} sat)`)
-  for (const [index, input] of tx.inputs.entries()) {
+  for (const index of tx.inputs.keys()) {
     const prevout = prevouts[index]!
     if (owned && !owned.some((script) => equalBytes(script, prevout.script))) {
       fail(`input ${index} spends a coin outside the account`)
     }
     const kind = classifyScript(prevout.script)
     if (kind === undefined) fail(`input ${index} spends a script type this verifier does not know`)
-    const address = { ...kind, address: `input ${index}`, networks: [] }
-    if (kind.type === 'p2tr') {
-      const [signature] = input.witness
-      if (input.witness.length !== 1 || signature === undefined) fail(`input ${index}: not a key-path spend`)
-      const hashType = signature.length === 65 ? signature[64]! : 0
-      const digest = sighashTaproot(tx, index, prevouts, hashType)
-      if (!verifySchnorr(signature.slice(0, 64), digest, kind.program))
-        fail(`input ${index}: bad Schnorr signature`)
-      continue
-    }
-    let signature: Uint8Array | undefined
-    let publicKey: Uint8Array | undefined
-    if (kind.type === 'p2pkh') [signature, publicKey] = parsePushes(input.scriptSig)
-    else [signature, publicKey] = input.witness
-    if (signature === undefined || publicKey === undefined) fail(`input ${index}: no signature`)
-    if (!scriptMatchesKey(address, publicKey)) fail(`input ${index}: the key does not match the spent script`)
-    if (
-      kind.type === 'p2sh' &&
-      !equalBytes(input.scriptSig, concatBytes(Uint8Array.of(0x16), nestedWitnessScript(publicKey)))
-    ) {
-      fail(`input ${index}: bad P2SH-P2WPKH scriptSig`)
-    }
-    const check = verifyEcdsaWithHashType(
-      signature,
-      (type) =>
-        kind.type === 'p2pkh'
-          ? sighashLegacy(tx, index, prevout.script, type)
-          : sighashWitnessV0(tx, index, p2pkhScript(hash160(publicKey)), prevout.amount, type),
-      publicKey,
-    )
-    if (!check.ok) fail(`input ${index}: ${check.reason ?? 'bad signature'}`)
+    checkKeySpend(tx, index, prevouts, kind)
   }
 }

@@ -4,26 +4,20 @@ import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { hex } from '@scure/base'
 import {
   type BitcoinNetwork,
+  checkKeySpend,
   compactSize,
   type DecodedAddress,
   decodeAddress,
   decodeSignatureText,
   decodeWitness,
   equalBytes,
-  hash160,
   nestedWitnessScript,
-  p2pkhScript,
   parseTransaction,
   type RawTransaction,
   scriptMatchesKey,
   serializeWithoutWitness,
   sha256d,
-  sighashLegacy,
-  sighashTaproot,
-  sighashWitnessV0,
   taggedHash,
-  verifyEcdsaWithHashType,
-  verifySchnorr,
 } from './internal/bitcoin.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 
@@ -271,79 +265,9 @@ function checkFull(address: DecodedAddress, messageHash: Uint8Array, bytes: Uint
 
 /** Validates the single input of `toSign` for the single-key script types. */
 function checkSpend(address: DecodedAddress, toSpend: RawTransaction, toSign: RawTransaction): void {
-  const input = toSign.inputs[0]!
-  const prevout = toSpend.outputs[0]!
-  if (address.type === 'p2tr') {
-    if (input.witness.length !== 1) fail('a taproot key-path witness has one item')
-    const signature = input.witness[0]!
-    if (signature.length !== 64 && signature.length !== 65) fail('a Schnorr signature has 64 or 65 bytes')
-    const hashType = signature.length === 65 ? signature[64]! : 0
-    if (hashType !== 0 && hashType !== 1) fail(`sighash type ${hashType} is not ALL or DEFAULT`)
-    if (signature.length === 65 && hashType === 0) fail('an explicit DEFAULT sighash byte is invalid')
-    const digest = sighashTaproot(toSign, 0, [prevout], hashType)
-    if (!verifySchnorr(signature.slice(0, 64), digest, address.program)) {
-      fail('the Schnorr signature does not verify for the address’s output key (is the key tweaked?)')
-    }
-    return
+  const hashType = checkKeySpend(toSign, 0, [toSpend.outputs[0]!], address)
+  // BIP-322 signs with ALL, or taproot's DEFAULT.
+  if (hashType !== 1 && !(address.type === 'p2tr' && hashType === 0)) {
+    fail(`sighash type ${hashType} is not ALL${address.type === 'p2tr' ? ' or DEFAULT' : ''}`)
   }
-  if (address.type === 'p2wpkh' || address.type === 'p2sh') {
-    if (input.witness.length !== 2) fail('a P2WPKH witness has two items')
-    const [signature, publicKey] = input.witness as [Uint8Array, Uint8Array]
-    if (publicKey.length !== 33) fail('segwit needs a compressed public key')
-    if (address.type === 'p2wpkh') {
-      if (input.scriptSig.length !== 0) fail('a P2WPKH spend has an empty scriptSig')
-      if (!equalBytes(hash160(publicKey), address.program)) fail('the witness key is not the address’s key')
-    } else {
-      const redeem = nestedWitnessScript(publicKey)
-      if (!equalBytes(input.scriptSig, concatBytes(Uint8Array.of(0x16), redeem))) {
-        fail('the scriptSig is not the P2SH-P2WPKH redeem script push')
-      }
-      if (!equalBytes(hash160(redeem), address.program)) fail('the witness key is not the address’s key')
-    }
-    const scriptCode = p2pkhScript(hash160(publicKey))
-    const check = verifyEcdsaWithHashType(
-      signature,
-      (hashType) => sighashWitnessV0(toSign, 0, scriptCode, prevout.amount, hashType),
-      publicKey,
-    )
-    if (check.hashType !== 1) fail(`sighash type ${check.hashType} is not ALL`)
-    if (!check.ok) fail(check.reason ?? 'ECDSA signature does not verify')
-    return
-  }
-  if (address.type === 'p2pkh') {
-    const items = parsePushes(input.scriptSig)
-    if (items.length !== 2) fail('a P2PKH scriptSig pushes a signature and a key')
-    const [signature, publicKey] = items as [Uint8Array, Uint8Array]
-    if (!equalBytes(hash160(publicKey), address.program)) fail('the scriptSig key is not the address’s key')
-    const check = verifyEcdsaWithHashType(
-      signature,
-      (hashType) => sighashLegacy(toSign, 0, address.script, hashType),
-      publicKey,
-    )
-    if (check.hashType !== 1) fail(`sighash type ${check.hashType} is not ALL`)
-    if (!check.ok) fail(check.reason ?? 'ECDSA signature does not verify')
-    return
-  }
-  fail(`${address.type} addresses are not supported by this verifier`)
-}
-
-/** Data pushes of a push-only script (what a P2PKH scriptSig is). */
-export function parsePushes(script: Uint8Array): Uint8Array[] {
-  const items: Uint8Array[] = []
-  let offset = 0
-  while (offset < script.length) {
-    const opcode = script[offset++]!
-    let length: number
-    if (opcode >= 1 && opcode <= 75) length = opcode
-    else if (opcode === 0x4c) length = script[offset++] ?? fail('truncated push')
-    else if (opcode === 0x4d) {
-      length =
-        (script[offset] ?? fail('truncated push')) | ((script[offset + 1] ?? fail('truncated push')) << 8)
-      offset += 2
-    } else return fail('scriptSig is not push-only')
-    if (offset + length > script.length) fail('truncated push')
-    items.push(script.slice(offset, offset + length))
-    offset += length
-  }
-  return items
 }

@@ -10,6 +10,7 @@ import {
   hash160,
   nestedWitnessScript,
   p2pkhScript,
+  parsePushes,
   type RawTransaction,
   scriptMatchesKey,
   sighashLegacy,
@@ -33,7 +34,6 @@ import {
   sameMap,
 } from './internal/psbt.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
-import { parsePushes } from './signMessage.js'
 
 export type SignInput = { address: string; index: number; sighashTypes?: number[] }
 export type SignPsbtParams = { account: string; psbt: string; signInputs: SignInput[]; broadcast?: boolean }

@@ -477,3 +477,86 @@ export function classifyScript(script: Uint8Array): Omit<DecodedAddress, 'addres
   if (script.length === 34 && h.startsWith('5120')) return { type: 'p2tr', program: script.slice(2), script }
   return undefined
 }
+
+/** Data pushes of a push-only script (what a P2PKH scriptSig is). */
+export function parsePushes(script: Uint8Array): Uint8Array[] {
+  const items: Uint8Array[] = []
+  let offset = 0
+  while (offset < script.length) {
+    const opcode = script[offset++]!
+    let length: number
+    if (opcode >= 1 && opcode <= 75) length = opcode
+    else if (opcode === 0x4c) length = script[offset++] ?? fail('truncated push')
+    else if (opcode === 0x4d) {
+      length =
+        (script[offset] ?? fail('truncated push')) | ((script[offset + 1] ?? fail('truncated push')) << 8)
+      offset += 2
+    } else return fail('scriptSig is not push-only')
+    if (offset + length > script.length) fail('truncated push')
+    items.push(script.slice(offset, offset + length))
+    offset += length
+  }
+  return items
+}
+
+/**
+ * Input `index` of `tx` must spend `prevouts[index]`, the output of `spent` (P2TR key path, P2WPKH,
+ * P2SH-P2WPKH or P2PKH), with exactly that template's witness or scriptSig and one valid signature by the
+ * key the script commits to. Fails with the reason; returns the signature's sighash type.
+ */
+export function checkKeySpend(
+  tx: RawTransaction,
+  index: number,
+  prevouts: TxOutput[],
+  spent: Pick<DecodedAddress, 'type' | 'program' | 'script'>,
+): number {
+  const input = tx.inputs[index]!
+  const prevout = prevouts[index]!
+  const at = `input ${index}`
+  if (spent.type === 'p2tr') {
+    if (input.witness.length !== 1) fail(`${at}: a taproot key-path witness has one item`)
+    const signature = input.witness[0]!
+    if (signature.length !== 64 && signature.length !== 65)
+      fail(`${at}: a Schnorr signature has 64 or 65 bytes`)
+    const hashType = signature.length === 65 ? signature[64]! : 0
+    if (signature.length === 65 && hashType === 0) fail(`${at}: an explicit DEFAULT sighash byte is invalid`)
+    const digest = sighashTaproot(tx, index, prevouts, hashType)
+    if (!verifySchnorr(signature.slice(0, 64), digest, spent.program)) {
+      fail(`${at}: the Schnorr signature does not verify for the output key (is the key tweaked?)`)
+    }
+    return hashType
+  }
+  let signature: Uint8Array
+  let publicKey: Uint8Array
+  let digestFor: (hashType: number) => Uint8Array
+  if (spent.type === 'p2wpkh' || spent.type === 'p2sh') {
+    if (input.witness.length !== 2) fail(`${at}: a P2WPKH witness has two items`)
+    ;[signature, publicKey] = input.witness as [Uint8Array, Uint8Array]
+    if (publicKey.length !== 33) fail(`${at}: segwit needs a compressed public key`)
+    if (spent.type === 'p2wpkh') {
+      if (input.scriptSig.length !== 0) fail(`${at}: a P2WPKH spend has an empty scriptSig`)
+      if (!equalBytes(hash160(publicKey), spent.program))
+        fail(`${at}: the witness key is not the script's key`)
+    } else {
+      const redeem = nestedWitnessScript(publicKey)
+      if (!equalBytes(input.scriptSig, concatBytes(Uint8Array.of(0x16), redeem))) {
+        fail(`${at}: the scriptSig is not the P2SH-P2WPKH redeem script push`)
+      }
+      if (!equalBytes(hash160(redeem), spent.program)) fail(`${at}: the witness key is not the script's key`)
+    }
+    const scriptCode = p2pkhScript(hash160(publicKey))
+    digestFor = (hashType) => sighashWitnessV0(tx, index, scriptCode, prevout.amount, hashType)
+  } else if (spent.type === 'p2pkh') {
+    const items = parsePushes(input.scriptSig)
+    if (items.length !== 2) fail(`${at}: a P2PKH scriptSig pushes a signature and a key`)
+    ;[signature, publicKey] = items as [Uint8Array, Uint8Array]
+    if (!equalBytes(hash160(publicKey), spent.program))
+      fail(`${at}: the scriptSig key is not the script's key`)
+    digestFor = (hashType) => sighashLegacy(tx, index, spent.script, hashType)
+  } else {
+    return fail(`${at}: ${spent.type} spends are not supported by this verifier`)
+  }
+  const check = verifyEcdsaWithHashType(signature, digestFor, publicKey)
+  if (!check.ok) fail(`${at}: ${check.reason ?? 'ECDSA signature does not verify'}`)
+  return check.hashType
+}
