@@ -1,5 +1,6 @@
 import { sha256 } from '../../crypto/sha256.js'
-import { ByteWriter, compactSizeLength, concatBytes } from './bytes.js'
+import { sha256d, taggedHashPrefix } from '../encoding.js'
+import { ByteWriter, compactSizeLength } from './bytes.js'
 import type { Transaction } from './transaction.js'
 
 /**
@@ -25,12 +26,7 @@ export const knownSighashTypes: readonly number[] = [0x00, 0x01, 0x02, 0x03, 0x8
 
 export type Prevout = { script: Uint8Array; value: bigint }
 
-function sha256d(data: Uint8Array): Uint8Array {
-  return sha256(sha256(data))
-}
-
-const tapSighashTag = sha256(new TextEncoder().encode('TapSighash'))
-const tapSighashPrefix = concatBytes(tapSighashTag, tapSighashTag)
+const tapSighashPrefix = taggedHashPrefix('TapSighash')
 
 /** CompactSize at `offset` (script lengths only, so below 2^32); returns its byte count. */
 function writeCompactSize(out: Uint8Array, offset: number, n: number): number {

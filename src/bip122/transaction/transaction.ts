@@ -1,4 +1,4 @@
-import { sha256 } from '../../crypto/sha256.js'
+import { sha256d } from '../encoding.js'
 import { ByteReader, ByteWriter, reversed, toHex } from './bytes.js'
 
 /**
@@ -99,10 +99,6 @@ export function parseTransaction(bytes: Uint8Array): Transaction {
   const locktime = reader.u32()
   if (reader.remaining !== 0) throw new RangeError('trailing bytes after transaction')
   return { version, locktime, inputs, outputs }
-}
-
-function sha256d(data: Uint8Array): Uint8Array {
-  return sha256(sha256(data))
 }
 
 /** The transaction id in display (reversed) hex. */
