@@ -76,6 +76,7 @@ export function parseRawTransaction(raw: Uint8Array): ParsedTransaction {
 
 export type OutputKind = 'p2pkh' | 'p2sh' | 'p2wpkh' | 'p2wsh' | 'p2tr' | 'op_return' | 'nonstandard'
 
+/** Core's standard output templates; written here, not imported from bip122, so the chain shares no wallet code. */
 export function outputKind(script: Uint8Array): OutputKind {
   const n = script.length
   if (
