@@ -2,6 +2,8 @@
  * A review is what the wallet shows its user before anything is signed or sent: structured so a UI can
  * render it and plain enough to print. Secrets never appear in one.
  */
+import type { SignInRequest } from './signIn.js'
+
 export type Severity = 'info' | 'caution' | 'danger'
 
 export type ReviewWarning = {
@@ -20,6 +22,8 @@ export type ReviewDraft = {
   title: string
   items: ReviewItem[]
   warnings: ReviewWarning[]
+  /** Present when the request is a sign-in (SIWE…): the parsed fields, also shown as the "Sign-in" group in `items`. */
+  signIn?: SignInRequest
 }
 
 export type Review = ReviewDraft & {

@@ -1,6 +1,10 @@
-import { bytesToHex, hexToBytes, type SignableMessage } from 'viem'
-import { item, type ReviewItem } from '../core/review.js'
+import type { Address, SignableMessage } from 'viem'
+import { bytesToHex, hexToBytes } from 'viem/utils'
+import type { RequestContext } from '../core/namespace.js'
+import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
+import { type SignInRequest, signInSection, signInWarnings } from '../core/signIn.js'
 import { isData } from './schemas.js'
+import { looksLikeSiwe, parseSiweMessage } from './siwe.js'
 
 /**
  * A message to sign with the EIP-191 prefix. A 0x hex string is signed as the bytes it encodes (MetaMask,
@@ -12,6 +16,7 @@ export type PersonalMessage = { signable: SignableMessage; bytes: Uint8Array }
 const utf8 = new TextEncoder()
 const oddHex = /^0x[0-9a-fA-F](?:[0-9a-fA-F]{2})*$/
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+const lenientUtf8 = new TextDecoder('utf-8')
 
 export function personalMessage(message: string): PersonalMessage {
   if (isData(message)) return { signable: { raw: message }, bytes: hexToBytes(message) }
@@ -24,6 +29,54 @@ export function messageItems(message: PersonalMessage): ReviewItem[] {
   const text = printableText(message.bytes)
   if (text !== undefined) return [item('Message', text)]
   return [item('Message (hex)', bytesToHex(message.bytes)), item('Length', `${message.bytes.length} bytes`)]
+}
+
+/** Warning-code prefix of every Sign-In with Ethereum check (`siwe.domain_mismatch`, …). */
+export const siweWarningPrefix = 'siwe'
+
+/**
+ * The review of an EIP-191 message signed by `signer`: its text, and when it is a Sign-In with Ethereum
+ * message, a "Sign-in" section and the checks of EIP-4361 against the request (origin, account, chain,
+ * validity). A message that mentions signing in with an Ethereum account but does not parse strictly is a
+ * `danger` itself: wallets that show such a message as plain text are what look-alike phishing relies on.
+ */
+export function messageReview(
+  context: RequestContext,
+  signer: Address,
+  message: PersonalMessage,
+  title: string,
+): ReviewDraft {
+  const items = messageItems(message)
+  const text = lenientUtf8.decode(message.bytes)
+  if (!looksLikeSiwe(text)) return { account: signer, title, items, warnings: [] }
+  const parsed = parseSiweMessage(text)
+  if (!parsed.ok) {
+    const warning: ReviewWarning = {
+      code: `${siweWarningPrefix}.malformed`,
+      severity: 'danger',
+      message: `This message looks like a Sign-In with Ethereum request but is not a valid one (${parsed.reason}); the site it names cannot be checked.`,
+    }
+    return { account: signer, title, items, warnings: [warning] }
+  }
+  const signIn = parsed.message
+  const warnings = signInWarnings(context, signIn, bindingsOf(context, signer, signIn), siweWarningPrefix)
+  return {
+    account: signer,
+    title: `Sign in to ${signIn.domain}`,
+    items: [signInSection(signIn), ...items],
+    warnings,
+    signIn,
+  }
+}
+
+function bindingsOf(context: RequestContext, signer: Address, signIn: SignInRequest) {
+  return {
+    signer,
+    accountMatches: signIn.account.toLowerCase() === signer.toLowerCase(),
+    requestChain: context.reference,
+    // Both are decimal strings (the parser and the router checked); leading zeros do not make another chain.
+    chainMatches: /^[0-9]+$/.test(context.reference) && BigInt(signIn.chain) === BigInt(context.reference),
+  }
 }
 
 // Control characters other than tab/newline/carriage return would hide or reorder what the user reads.

@@ -4,7 +4,7 @@ import { MethodNotSupportedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
 import { type Eip155Env, ownedAddress, signerOf } from '../env.js'
-import { messageItems, personalMessage } from '../message.js'
+import { messageReview, personalMessage } from '../message.js'
 import { addressSchema, dataSchema } from '../schemas.js'
 
 /** The `danger` warning an opted-in `eth_sign` carries; the wallet's `policy.allowDangerous` must list it. */
@@ -23,14 +23,15 @@ type Plan = { address: Address; data: Hex }
 export const ethSign = (env: Eip155Env) =>
   defineMethod({
     params: ethSignParams,
-    async plan(_context, [requested, data]) {
+    async plan(context, [requested, data]) {
       const address = await ownedAddress(env, requested)
       const message = personalMessage(data)
+      // The bytes are signed EIP-191-prefixed, so a Sign-In with Ethereum message gets the same checks.
+      const review = messageReview(context, address, message, 'Sign data (eth_sign)')
       return {
         review: {
-          account: address,
-          title: 'Sign data (eth_sign)',
-          items: [...messageItems(message), item('Signature scheme', 'EIP-191 prefixed (as personal_sign)')],
+          ...review,
+          items: [...review.items, item('Signature scheme', 'EIP-191 prefixed (as personal_sign)')],
           warnings: [
             {
               code: ethSignWarningCode,
@@ -38,6 +39,7 @@ export const ethSign = (env: Eip155Env) =>
               message:
                 'eth_sign is the method phishing kits use; sign only if you trust this site and understand the data.',
             },
+            ...review.warnings,
           ],
         },
         plan: { address, data } satisfies Plan,
