@@ -15,6 +15,7 @@ import { failure, idOf, type JsonRpcResponse, success, toJsonSafe } from './core
 import type { Namespace, RequestContext } from './core/namespace.js'
 import { type ApprovalPolicy, type Approve, forbiddenWarning, type OriginValidation } from './core/review.js'
 import { assertSafeParams, defaultSafetyLimits, parseParams, type SafetyLimits } from './core/schema.js'
+import { type ActiveBackends, activeBackends, type CryptoBackends, useCrypto } from './crypto/backends.js'
 
 export type CreateWalletRpcOptions = {
   namespaces: readonly Namespace[]
@@ -25,6 +26,11 @@ export type CreateWalletRpcOptions = {
   clock?: Clock
   policy?: ApprovalPolicy
   limits?: Partial<SafetyLimits>
+  /**
+   * Crypto backends to use instead of the built-in choice (a React Native native module, WASM an extension
+   * loads its own way). Process-wide, like `useCrypto`; each must reproduce its known answers or this throws.
+   */
+  crypto?: CryptoBackends
 }
 
 /** The plain shape. */
@@ -52,6 +58,8 @@ export type SupportedNamespace = {
 }
 
 export type WalletRpc = {
+  /** The crypto backend each primitive uses (secp256k1, Ed25519, SHA-256), choosing them if none was yet. */
+  backends(): ActiveBackends
   /** Answers one request. Never throws; always echoes the request's id. */
   handle(input: HandleInput | SessionRequestEvent | unknown): Promise<JsonRpcResponse>
   /**
@@ -84,6 +92,7 @@ type Envelope = {
 }
 
 export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
+  if (options.crypto !== undefined) useCrypto(options.crypto)
   const clock = options.clock ?? systemClock
   const limits = { ...defaultSafetyLimits, ...options.limits }
   const policy = options.policy ?? {}
@@ -160,6 +169,8 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
   }
 
   return {
+    backends: activeBackends,
+
     async handle(input) {
       let id = null as JsonRpcResponse['id']
       let chainId: string | undefined

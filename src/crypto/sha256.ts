@@ -1,24 +1,53 @@
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
-import { concatBytes } from '@noble/hashes/utils.js'
+import { bytesToHex, concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 
 type NodeCrypto = typeof import('node:crypto')
 
-// OpenSSL's one-shot `crypto.hash` where Node is (about 2x faster than @noble/hashes and than `createHash`
-// on the short inputs signing hashes), reached through process.getBuiltinModule so that bundles for
-// browsers never see a `node:crypto` import; @noble/hashes (audited, pure JS) elsewhere. Same bytes either way.
-const nodeCrypto = (
-  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
-const nodeHash = typeof nodeCrypto?.hash === 'function' ? nodeCrypto.hash : undefined
-
-export const sha256Backend: 'node:crypto' | '@noble/hashes' = nodeHash ? 'node:crypto' : '@noble/hashes'
+/** A SHA-256 implementation of one input; `name` is what `wallet.backends()` reports. */
+export type Sha256Backend = { readonly name: string; hash(data: Uint8Array): Uint8Array }
 
 const asBytes = (digest: Uint8Array): Uint8Array =>
   new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
 
+/** @noble/hashes (audited, pure JS): everywhere. */
+export const portableSha256: Sha256Backend = { name: '@noble/hashes', hash: nobleSha256 }
+
+/**
+ * OpenSSL's one-shot `crypto.hash` where Node is (about 2x faster than @noble/hashes and than `createHash`
+ * on the short inputs signing hashes), reached through process.getBuiltinModule so that bundles for
+ * browsers never see a `node:crypto` import; undefined elsewhere.
+ */
+export function nodeSha256(): Sha256Backend | undefined {
+  const crypto = (
+    globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+  ).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
+  const hash = crypto?.hash
+  if (typeof hash !== 'function') return undefined
+  return { name: 'node:crypto', hash: (data) => asBytes(hash('sha256', data, 'buffer') as never) }
+}
+
+// FIPS 180-2 appendix B.1: SHA-256("abc").
+const abcDigest = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
+
+let active: Sha256Backend | undefined
+
+/** The active backend: injected, else node:crypto in Node, else @noble/hashes (chosen at the first call). */
+export function activeSha256(): Sha256Backend {
+  active ??= nodeSha256() ?? portableSha256
+  return active
+}
+
+/** Makes `backend` the one used from now on (process-wide), after it hashed FIPS 180-2's "abc" right. */
+export function useSha256(backend: Sha256Backend): void {
+  let digest: string | undefined
+  try {
+    digest = bytesToHex(backend.hash(utf8ToBytes('abc')))
+  } catch {}
+  if (digest !== abcDigest)
+    throw new TypeError(`SHA-256 backend "${String(backend?.name)}" does not hash FIPS 180-2's "abc" right`)
+  active = backend
+}
+
 /** SHA-256 of one input, or of several parts as if concatenated. */
-export const sha256: (...parts: Uint8Array[]) => Uint8Array = nodeHash
-  ? (...parts) =>
-      // Buffer.concat (native) then one call beats createHash + an update per part for short inputs.
-      asBytes(nodeHash('sha256', parts.length === 1 ? parts[0]! : Buffer.concat(parts), 'buffer') as never)
-  : (...parts) => nobleSha256(parts.length === 1 ? parts[0]! : concatBytes(...parts))
+export const sha256 = (...parts: Uint8Array[]): Uint8Array =>
+  activeSha256().hash(parts.length === 1 ? parts[0]! : concatBytes(...parts))

@@ -10,7 +10,13 @@ import {
   serializeTransaction,
 } from 'viem'
 import { type LocalAccount, privateKeyToAccount, toAccount } from 'viem/accounts'
-import { ecc, type Secp256k1, type Secp256k1Backend, secp256k1Backend } from '../crypto/secp256k1.js'
+import {
+  ecc,
+  PORTABLE_SECP256K1,
+  type Secp256k1,
+  type Secp256k1Backend,
+  secp256k1Backend,
+} from '../crypto/secp256k1.js'
 
 /**
  * A viem `LocalAccount` for a private key this wallet holds, signing with the shared secp256k1 backend
@@ -66,15 +72,31 @@ export function secp256k1Account(privateKey: Uint8Array, curve: Secp256k1 = ecc)
 }
 
 /**
- * The account for a key this wallet holds: `secp256k1Account` where the WASM backend loaded (about 3x faster
- * than viem's signer); elsewhere viem's own `privateKeyToAccount`, whose pure-JS signer is faster than the
- * portable backend's. The same bytes either way.
+ * The account for a key this wallet holds: `secp256k1Account` over any backend but the portable one (WASM
+ * is about 3x faster than viem's signer; a wallet may inject a native one); with the portable backend,
+ * viem's own `privateKeyToAccount`, whose pure-JS signer is faster. The same bytes either way. Without an
+ * explicit `backend`, each signature uses whichever backend is active then (one injected after the keys
+ * were made included).
  */
 export function privateKeyAccount(
   privateKey: Uint8Array,
-  backend: Secp256k1Backend = secp256k1Backend,
+  backend?: Secp256k1Backend,
 ): LocalAccount<'privateKey'> {
-  return backend.name === 'tiny-secp256k1'
-    ? secp256k1Account(privateKey, backend.ecc)
-    : privateKeyToAccount(bytesToHex(privateKey))
+  const viemAccount = () => privateKeyToAccount(bytesToHex(privateKey))
+  if (backend !== undefined)
+    return backend.name === PORTABLE_SECP256K1 ? viemAccount() : secp256k1Account(privateKey, backend.ecc)
+  const ours = secp256k1Account(privateKey, ecc)
+  let viems: LocalAccount<'privateKey'> | undefined
+  const signer = () => {
+    if (secp256k1Backend.name !== PORTABLE_SECP256K1) return ours
+    viems ??= viemAccount()
+    return viems
+  }
+  return {
+    ...ours,
+    sign: (parameters) => signer().sign!(parameters),
+    signMessage: (parameters) => signer().signMessage(parameters),
+    signTypedData: (parameters) => signer().signTypedData(parameters),
+    signTransaction: (transaction, options) => signer().signTransaction(transaction, options),
+  }
 }

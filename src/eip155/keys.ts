@@ -1,6 +1,6 @@
-import { mnemonicToSeedSync, validateMnemonic } from 'bip39'
 import { type Address, type Hex, hexToBytes } from 'viem'
 import { HDKey, type LocalAccount } from 'viem/accounts'
+import { isValidMnemonic, mnemonicToSeed } from '../crypto/bip39.js'
 import { privateKeyAccount } from './account.js'
 import { checkedAccount } from './checkedAccount.js'
 
@@ -38,7 +38,7 @@ export const ethereumPath = (index: number) => `m/44'/60'/0'/0/${index}` as cons
  * `privateKeyAccount` (`account.ts`): the WASM secp256k1 backend where it loads, with viem's results.
  */
 export function mnemonicKeys(options: MnemonicKeysOptions): Eip155Keys {
-  if (!validateMnemonic(options.mnemonic)) throw new Error('invalid BIP-39 mnemonic')
+  if (!isValidMnemonic(options.mnemonic)) throw new Error('invalid BIP-39 mnemonic')
   const indices =
     typeof options.addressIndex === 'number' ? [options.addressIndex] : (options.addressIndex ?? [0])
   for (const index of indices) {
@@ -48,7 +48,7 @@ export function mnemonicKeys(options: MnemonicKeysOptions): Eip155Keys {
   }
   const { mnemonic, passphrase } = options
   return lazyKeys(() => {
-    const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic, passphrase))
+    const root = HDKey.fromMasterSeed(mnemonicToSeed(mnemonic, passphrase))
     return indices.map((index) => {
       const child = root.derive(ethereumPath(index))
       if (!child.privateKey) throw new Error(`no private key at ${ethereumPath(index)}`)

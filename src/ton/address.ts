@@ -1,5 +1,5 @@
-import { Address } from '@ton/core'
 import { InvalidParamsError, PolicyRefusedError } from '../core/errors.js'
+import { Address } from './tonCore.js'
 
 /** The two TON chains WalletConnect names: `ton:-239` (mainnet) and `ton:-3` (testnet). */
 export const tonChains = ['ton:-239', 'ton:-3'] as const

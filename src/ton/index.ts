@@ -1,11 +1,11 @@
-export { isTestnet, type TonChainId, tonChains } from './address.js'
 export {
   type Ed25519Backend,
   type Ed25519Key,
   ed25519,
   loadNodeEd25519,
   tweetnaclEd25519,
-} from './ed25519.js'
+} from '../crypto/ed25519.js'
+export { isTestnet, type TonChainId, tonChains } from './address.js'
 export { type TonMnemonicOptions, type TonSigner, tonKeys } from './keys.js'
 export { ton_sendMessage, tonSendMessageParams } from './methods/ton_sendMessage.js'
 export { type TonSignDataResult, ton_signData, tonSignDataParams } from './methods/ton_signData.js'

@@ -1,6 +1,6 @@
 import { equalBytes } from '@noble/curves/utils.js'
 import { mnemonicToPrivateKey, mnemonicValidate } from '@ton/crypto'
-import { type Ed25519Backend, ed25519 } from './ed25519.js'
+import { type Ed25519Backend, ed25519 } from '../crypto/ed25519.js'
 
 /**
  * What the ton namespace signs with: an Ed25519 public key and a function that signs bytes. Our own key
@@ -31,14 +31,27 @@ export function isTrustedSigner(signer: TonSigner): boolean {
   return trustedSigners.has(signer)
 }
 
-function signerFromSeed(backend: Ed25519Backend, seed: Uint8Array): TonSigner {
-  const key = backend.fromSeed(seed)
+/**
+ * A signer for one seed. Without an explicit backend it signs with whichever is active at signing time, so a
+ * backend the wallet injects after creating its keys (`createWalletRpc({ crypto })`) is the one used.
+ */
+function signerFromSeed(backend: Ed25519Backend | undefined, seed: Uint8Array): TonSigner {
+  let keyBackend = backend ?? ed25519()
+  let key = keyBackend.fromSeed(seed)
   const publicKey = Uint8Array.from(key.publicKey)
+  const keyNow = () => {
+    const current = backend ?? ed25519()
+    if (current !== keyBackend) {
+      key = current.fromSeed(seed)
+      keyBackend = current
+    }
+    return key
+  }
   const signer: TonSigner = Object.freeze({
     get publicKey() {
       return Uint8Array.from(publicKey)
     },
-    sign: (message: Uint8Array) => key.sign(message),
+    sign: (message: Uint8Array) => keyNow().sign(message),
   })
   trustedSigners.add(signer)
   return signer
@@ -63,7 +76,7 @@ export const tonKeys = {
     const pair = await mnemonicToPrivateKey(words, options.password)
     const seed = new Uint8Array(pair.secretKey.subarray(0, 32))
     pair.secretKey.fill(0)
-    return signerFromSeed(options.backend ?? (await ed25519()), seed)
+    return signerFromSeed(options.backend, seed)
   },
 
   /**
@@ -77,10 +90,7 @@ export const tonKeys = {
     if (!(secretKey instanceof Uint8Array) || (secretKey.length !== 32 && secretKey.length !== 64)) {
       throw new TypeError('an Ed25519 secret key is 32 bytes (seed) or 64 bytes (seed ++ public key)')
     }
-    const signer = signerFromSeed(
-      options.backend ?? (await ed25519()),
-      Uint8Array.from(secretKey.subarray(0, 32)),
-    )
+    const signer = signerFromSeed(options.backend, Uint8Array.from(secretKey.subarray(0, 32)))
     const claimed = [secretKey.length === 64 ? secretKey.subarray(32) : undefined, options.publicKey]
     for (const publicKey of claimed) {
       if (publicKey !== undefined && !equalBytes(publicKey, signer.publicKey)) {

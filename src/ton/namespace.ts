@@ -5,6 +5,7 @@ import type { TonSigner } from './keys.js'
 import { ton_sendMessage } from './methods/ton_sendMessage.js'
 import { ton_signData } from './methods/ton_signData.js'
 import type { TonChainProvider } from './provider.js'
+import { assertBufferGlobal } from './tonCore.js'
 import { createTonWallet, maxValidFor } from './tonWallet.js'
 import type { TonWalletOptions, TonWalletVersion } from './wallet.js'
 
@@ -28,6 +29,7 @@ export type TonNamespaceOptions = {
  * `ton_getPublicKey` / `ton_getStateInit` session properties @tonconnect/sdk requires.
  */
 export function ton(options: TonNamespaceOptions): Namespace {
+  assertBufferGlobal()
   const chains = [...(options.chains ?? tonChains)]
   for (const chainId of chains) {
     if (!(tonChains as readonly string[]).includes(chainId))

@@ -1,8 +1,8 @@
-import { type Address, Cell } from '@ton/core'
 import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
 import { parseAnyAddress } from './address.js'
+import { type Address, Cell } from './tonCore.js'
 
 /**
  * The WalletConnect TON docs put the payload in a one-element array; @tonconnect/sdk and AppKit send the

@@ -1,6 +1,6 @@
-import { type Address, type Cell, fromNano, type Slice } from '@ton/core'
 import { group, item, type ReviewItem } from '../core/review.js'
 import { friendly } from './address.js'
+import { type Address, type Cell, fromNano, type Slice } from './tonCore.js'
 
 /** Well-known message body opcodes (TEP-74 jettons, TEP-62 NFTs, wallet comments). */
 const opcodes = {

@@ -1,6 +1,6 @@
 import { equalBytes } from '@noble/curves/utils.js'
-import { type Address, beginCell, type Cell } from '@ton/core'
 import { sha256 } from '../crypto/sha256.js'
+import { type Address, beginCell, type Cell } from './tonCore.js'
 
 /**
  * TON Connect `signData` (ton-connect/ton-connect requests-responses.md after commit 8853f9d, and the

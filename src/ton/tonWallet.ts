@@ -1,6 +1,6 @@
 import { equalBytes } from '@noble/curves/utils.js'
 import { InternalError, MethodNotSupportedError } from '../core/errors.js'
-import { ed25519 } from './ed25519.js'
+import { ed25519 } from '../crypto/ed25519.js'
 import { isTrustedSigner, type TonSigner } from './keys.js'
 import type { TonChainProvider } from './provider.js'
 import { type TonWalletOptions, type WalletContract, walletContract } from './wallet.js'
@@ -64,7 +64,7 @@ export function createTonWallet(config: TonWalletConfig): TonWallet {
     const signature = checked(await signer.sign(message))
     // An external signer's answer is checked, so a broken device or a swapped key never reaches the
     // chain or the dapp. Our own keys are deterministic Ed25519 already proven against tweetnacl.
-    const backend = await ed25519()
+    const backend = ed25519()
     if (
       !equalBytes(signer.publicKey, contract.publicKey) ||
       !backend.verify(contract.publicKey, message, signature)

@@ -1,3 +1,4 @@
+import { friendly, isTestnet } from './address.js'
 import {
   type Address,
   beginCell,
@@ -11,8 +12,7 @@ import {
   storeMessageRelaxed,
   storeOutList,
   storeStateInit,
-} from '@ton/core'
-import { friendly, isTestnet } from './address.js'
+} from './tonCore.js'
 
 /**
  * The two wallet contracts this namespace speaks: v4R2 (the long-time default) and v5R1 ("W5", Tonkeeper's

@@ -2,6 +2,7 @@
 // session's key, its expiry respects `valid_until`, and its out-actions equal the requested messages
 // (destination, amount, bounce from the address tag, payload, stateInit, send mode 3), in order.
 import { ed25519 } from '@noble/curves/ed25519.js'
+import { firstParam, sessionWallet } from './internal/ton.js'
 import {
   Address,
   beginCell,
@@ -12,8 +13,7 @@ import {
   type MessageRelaxed,
   type StateInit,
   storeStateInit,
-} from '@ton/core'
-import { firstParam, sessionWallet } from './internal/ton.js'
+} from './internal/tonCore.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 
 export type TonMessageRequest = {

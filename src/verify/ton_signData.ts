@@ -4,8 +4,8 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
-import { type Address, beginCell, Cell } from '@ton/core'
 import { firstParam, parseTonAddress, publicKeyBytes, sessionWallet } from './internal/ton.js'
+import { type Address, beginCell, Cell } from './internal/tonCore.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 
 export type TonSignDataPayload =

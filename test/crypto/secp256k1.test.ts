@@ -82,13 +82,13 @@ describe('the portable fallback, end to end', () => {
       if (process.env.HIDE_NODE_CRYPTO) process.getBuiltinModule = undefined
       const { createWalletRpc } = await import('./src/createWalletRpc.ts')
       const { bip122, hdKeys, secp256k1Backend } = await import('./src/bip122/index.ts')
-      const { sha256Backend } = await import('./src/crypto/sha256.ts')
+      const { activeSha256 } = await import('./src/crypto/sha256.ts')
       const wallet = createWalletRpc({ namespaces: [bip122({ keys: hdKeys({ mnemonic: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about' }) })], approve: () => true })
       const answers = []
       for (const protocol of ['ecdsa', 'bip322']) {
         answers.push(await wallet.handle({ chainId: 'bip122:000000000019d6689c085ae165831e93', request: { id: 1, method: 'signMessage', params: { account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', message: 'fallback', protocol } } }))
       }
-      process.stdout.write(JSON.stringify({ backend: secp256k1Backend.name, sha256: sha256Backend, answers }))
+      process.stdout.write(JSON.stringify({ backend: secp256k1Backend.name, sha256: activeSha256().name, answers }))
     `
     const runWith = async (backend: string | undefined, hideNodeCrypto = false) => {
       const env: NodeJS.ProcessEnv = { ...process.env, ...(hideNodeCrypto ? { HIDE_NODE_CRYPTO: '1' } : {}) }

@@ -1,6 +1,6 @@
 import { randomBytes } from '@noble/hashes/utils.js'
 import { BIP32Factory, type BIP32Interface } from 'bip32'
-import { mnemonicToSeedSync, validateMnemonic } from 'bip39'
+import { isValidMnemonic, mnemonicToSeed } from '../../crypto/bip39.js'
 import { ecc } from '../../crypto/secp256k1.js'
 import { taggedHash } from '../encoding.js'
 import type { KeyPath, KeyProvider } from '../types.js'
@@ -99,8 +99,7 @@ function seedOf(options: HdKeysOptions): Uint8Array {
       throw new TypeError('hdKeys: seed must be 16–64 bytes')
     return Uint8Array.from(options.seed)
   }
-  const mnemonic = options.mnemonic!.normalize('NFKD').trim().split(/\s+/).join(' ')
   // The message never repeats the words.
-  if (!validateMnemonic(mnemonic)) throw new TypeError('hdKeys: invalid BIP-39 mnemonic')
-  return Uint8Array.from(mnemonicToSeedSync(mnemonic, options.passphrase ?? ''))
+  if (!isValidMnemonic(options.mnemonic!)) throw new TypeError('hdKeys: invalid BIP-39 mnemonic')
+  return mnemonicToSeed(options.mnemonic!, options.passphrase ?? '')
 }

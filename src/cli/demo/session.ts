@@ -4,10 +4,11 @@ import { randomBytes } from 'node:crypto'
 import * as ecc from '@bitcoinerlab/secp256k1'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { base64, hex } from '@scure/base'
+import { generateMnemonic, mnemonicToSeedSync } from '@scure/bip39'
+import { wordlist } from '@scure/bip39/wordlists/english.js'
 import * as btc from '@scure/btc-signer'
 import { Address, beginCell, Cell, contractAddress, loadStateInit } from '@ton/core'
 import { BIP32Factory } from 'bip32'
-import { generateMnemonic, mnemonicToSeedSync } from 'bip39'
 import { keccak256 } from 'viem'
 import type { WalletEvent } from '../../core/events.js'
 import type { WalletRpc } from '../../createWalletRpc.js'
@@ -48,7 +49,7 @@ export async function runDemoSession(options: DemoOptions = {}): Promise<DemoRow
   try {
     const { createCliWallet } = await import('../wallet.js')
     const { mnemonicNew } = await import('@ton/crypto')
-    const mnemonic = generateMnemonic(128)
+    const mnemonic = generateMnemonic(wordlist, 128)
     wallet = await createCliWallet(
       {
         mnemonic,

@@ -1,13 +1,4 @@
 import { bytesToHex } from '@noble/curves/utils.js'
-import {
-  type Cell,
-  contractAddress,
-  fromNano,
-  internal,
-  loadStateInit,
-  type MessageRelaxed,
-  type StateInit,
-} from '@ton/core'
 import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
@@ -16,6 +7,15 @@ import { type Destination, friendly, parseDestination } from '../address.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
 import type { TonAccount, TonChainProvider } from '../provider.js'
+import {
+  type Cell,
+  contractAddress,
+  fromNano,
+  internal,
+  loadStateInit,
+  type MessageRelaxed,
+  type StateInit,
+} from '../tonCore.js'
 import { maxValidFor, type TonWallet } from '../tonWallet.js'
 import { normalizedMessageHash, type WalletContract } from '../wallet.js'
 

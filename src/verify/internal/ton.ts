@@ -1,7 +1,8 @@
 // What a dapp knows about the wallet from the session: the public key and the StateInit. The two must agree,
 // and the StateInit's hash is the wallet address (what the official TON Connect verifier checks).
-import { Address, Cell, contractAddress, loadStateInit } from '@ton/core'
+
 import { fail } from '../result.js'
+import { Address, Cell, contractAddress, loadStateInit } from './tonCore.js'
 
 export type TonWalletVersion = 'v4r2' | 'v5r1'
 export type SessionWallet = {

@@ -9,11 +9,12 @@ export type Ed25519Key = {
 
 /**
  * An Ed25519 implementation. `node:crypto` (OpenSSL) signs about 100x faster than tweetnacl, so it is used
- * wherever it exists; tweetnacl (pure JS) covers browsers and React Native. Both produce the same bytes,
- * because Ed25519 signatures are deterministic (test/ton/keys.test.ts proves it).
+ * wherever it exists; tweetnacl (pure JS) covers browsers and React Native; a wallet can inject its own
+ * (`useCrypto({ ed25519 })`, e.g. a React Native native module). All produce the same bytes, because
+ * Ed25519 signatures are deterministic (test/ton/keys.test.ts and test/crypto/backends.test.ts prove it).
  */
 export type Ed25519Backend = {
-  readonly name: 'node:crypto' | 'tweetnacl'
+  readonly name: string
   fromSeed(seed: Uint8Array): Ed25519Key
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean
 }
@@ -53,14 +54,17 @@ const pkcs8Prefix = Uint8Array.from([
 ])
 const spkiPrefix = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00])
 
-/** The node:crypto backend, or undefined where node:crypto or its Ed25519 support is missing. */
-export async function loadNodeEd25519(): Promise<Ed25519Backend | undefined> {
-  let crypto: typeof import('node:crypto')
-  try {
-    crypto = await import('node:crypto')
-  } catch {
-    return undefined
-  }
+type NodeCrypto = typeof import('node:crypto')
+
+/**
+ * The node:crypto backend, or undefined where node:crypto or its Ed25519 support is missing. Reached through
+ * `process.getBuiltinModule`, so bundles for browsers and Hermes never see a `node:` import.
+ */
+export function loadNodeEd25519(): Ed25519Backend | undefined {
+  const crypto = (
+    globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+  ).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
+  if (crypto === undefined) return undefined
   const backend: Ed25519Backend = {
     name: 'node:crypto',
     fromSeed(seed) {
@@ -92,17 +96,23 @@ export async function loadNodeEd25519(): Promise<Ed25519Backend | undefined> {
       }
     },
   }
-  // Some runtimes ship node:crypto without Ed25519 (or with a different answer); the backend is trusted only
-  // if it reproduces RFC 8032 §7.1 TEST 2.
+  // Some runtimes ship node:crypto without Ed25519 (or with a different answer).
+  return passesKnownAnswers(backend) ? backend : undefined
+}
+
+/** Whether a backend reproduces RFC 8032 §7.1 TEST 2 (key, signature, and verification of both). */
+export function passesKnownAnswers(backend: Ed25519Backend): boolean {
   try {
     const key = backend.fromSeed(hexToBytes(rfc8032Test2.seed))
     const signature = key.sign(Uint8Array.of(0x72))
-    return equalBytes(key.publicKey, hexToBytes(rfc8032Test2.publicKey)) &&
-      equalBytes(signature, hexToBytes(rfc8032Test2.signature))
-      ? backend
-      : undefined
+    return (
+      equalBytes(key.publicKey, hexToBytes(rfc8032Test2.publicKey)) &&
+      equalBytes(signature, hexToBytes(rfc8032Test2.signature)) &&
+      backend.verify(key.publicKey, Uint8Array.of(0x72), signature) &&
+      !backend.verify(key.publicKey, Uint8Array.of(0x73), signature)
+    )
   } catch {
-    return undefined
+    return false
   }
 }
 
@@ -113,10 +123,26 @@ const rfc8032Test2 = {
     '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
 }
 
-let fastest: Promise<Ed25519Backend> | undefined
+let active: Ed25519Backend | undefined
 
-/** The fastest backend this runtime has (loaded once). */
-export function ed25519(): Promise<Ed25519Backend> {
-  fastest ??= loadNodeEd25519().then((backend) => backend ?? tweetnaclEd25519)
-  return fastest
+/** The active backend: injected, else the fastest this runtime has (chosen at the first call). */
+export function ed25519(): Ed25519Backend {
+  active ??= loadNodeEd25519() ?? tweetnaclEd25519
+  return active
+}
+
+/**
+ * Makes `backend` the one every namespace uses from now on (process-wide). Throws a TypeError when it does
+ * not reproduce RFC 8032's known answers, so a broken backend is found when the wallet starts.
+ */
+export function useEd25519(backend: Ed25519Backend): void {
+  if (
+    typeof backend?.name !== 'string' ||
+    typeof backend.fromSeed !== 'function' ||
+    typeof backend.verify !== 'function'
+  )
+    throw new TypeError('an Ed25519 backend is { name, fromSeed, verify }')
+  if (!passesKnownAnswers(backend))
+    throw new TypeError(`Ed25519 backend "${backend.name}" does not reproduce RFC 8032's known answers`)
+  active = backend
 }
