@@ -223,10 +223,26 @@ describe('ton_signData results verify with an independent verifier', () => {
   }
 
   it('binds the signature to the verified origin, never to a domain the dapp declares', async () => {
-    const { response } = await signData(
+    // A declared domain naming another host is a danger: refused unless the policy allows it, and then
+    // still bound to the origin.
+    const refused = await signData(
       { type: 'text', text: 'x', domain: 'bank.example' },
       'https://dapp.example',
     )
+    expect(refused.response).toMatchObject({
+      error: { code: -32602, data: { rule: 'ton.sign_data.domain_mismatch' } },
+    })
+    const rpc = createWalletRpc({
+      namespaces: [ton({ keys: tonKeys.fromSecretKey(Buffer.from(fixtureSeedHex, 'hex')) })],
+      approve: () => true,
+      clock: () => now * 1000,
+      policy: { allowDangerous: ['ton.sign_data.domain_mismatch'] },
+    })
+    const response = await rpc.handle({
+      chainId: 'ton:-239',
+      request: request('ton_signData', { type: 'text', text: 'x', domain: 'bank.example' }),
+      origin: 'https://dapp.example',
+    })
     const result = (response as JsonRpcSuccess<TonSignDataResult>).result
     expect(result.domain).toBe('dapp.example')
     expect(result.payload).toEqual({ type: 'text', text: 'x', domain: 'bank.example' })

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import { InternalError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
+import { originOf, originVerificationWarnings, parseAuthority } from '../../core/signIn.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
 import { type SignDataPayload, signDataDigest } from '../signData.js'
 import type { TonWallet } from '../tonWallet.js'
@@ -76,7 +77,9 @@ function signDataDomain(context: RequestContext): string {
     })
   }
   if (context.origin === lastOrigin.origin) return lastOrigin.host
-  const host = URL.canParse(context.origin) ? new URL(context.origin).host : ''
+  // No userinfo, a host, and a web scheme's default port dropped (`https://example.org:443` binds `example.org`).
+  const origin = originOf(context.origin)
+  const host = origin === undefined ? '' : new URL(origin.text).host
   if (host === '') {
     throw new PolicyRefusedError('the request origin has no host to bind the signature to', {
       rule: 'ton.sign_data.bad_origin',
@@ -88,6 +91,45 @@ function signDataDomain(context: RequestContext): string {
 
 // A session talks to one dapp: its origin is parsed once, not on every request.
 let lastOrigin = { origin: '', host: '' }
+
+/** Warning-code prefix of ton_signData's checks (`ton.sign_data.origin_unverified`, …). */
+const warningPrefix = 'ton.sign_data'
+
+/**
+ * The binding's own checks: the transport's verdict on the origin (shared with every sign-in: unverified is a
+ * caution, INVALID a danger), and a `domain` the dapp put in the params (not part of TON Connect, never
+ * signed) that names another host than the one the signature binds to: a dapp saying it is one site while
+ * it runs on another is a danger.
+ */
+function bindingWarnings(
+  context: RequestContext,
+  params: TonSignDataParams,
+  domain: string,
+): ReviewWarning[] {
+  const warnings = originVerificationWarnings(context, warningPrefix, domain)
+  const declared = (params as { domain?: unknown }).domain
+  if (declared !== undefined && !sameHost(declared, domain)) {
+    warnings.push({
+      code: `${warningPrefix}.domain_mismatch`,
+      severity: 'danger',
+      message: `The app says it is ${JSON.stringify(declared)}, but the request comes from ${domain}; the signature would be bound to ${domain}.`,
+    })
+  }
+  return warnings
+}
+
+function sameHost(declared: unknown, domain: string): boolean {
+  if (typeof declared !== 'string') return false
+  const claimed = parseAuthority(declared)
+  const bound = parseAuthority(domain)
+  return (
+    claimed !== undefined &&
+    bound !== undefined &&
+    claimed.userinfo === undefined &&
+    claimed.host === bound.host &&
+    (claimed.port ?? '') === (bound.port ?? '')
+  )
+}
 
 function decode(params: TonSignDataParams): SignDataPayload {
   switch (params.type) {
@@ -101,12 +143,11 @@ function decode(params: TonSignDataParams): SignDataPayload {
 }
 
 function reviewSignData(
-  context: RequestContext,
   account: string,
   domain: string,
   payload: SignDataPayload,
+  warnings: ReviewWarning[],
 ): ReviewDraft {
-  const warnings: ReviewWarning[] = []
   const items = [item('Domain', domain), item('Type', payload.type)]
   if (payload.type === 'text') {
     items.push(item('Text', payload.text))
@@ -126,13 +167,6 @@ function reviewSignData(
         'The app asks you to sign a cell the wallet does not decode; a contract may act on this signature.',
     })
   }
-  if (context.originValidation === 'INVALID') {
-    warnings.push({
-      code: 'ton.sign_data.origin_invalid',
-      severity: 'danger',
-      message: `The transport could not verify that this request comes from ${domain}.`,
-    })
-  }
   return { account, title: `Sign data for ${domain}`, items, warnings }
 }
 
@@ -142,7 +176,8 @@ function planSignData(context: RequestContext, params: TonSignDataParams, contra
   const domain = signDataDomain(context)
   const payload = decode(params)
   const plan: SignDataPlan = { payload, domain, echo: params }
-  return { review: reviewSignData(context, contract.account(context.chainId), domain, payload), plan }
+  const warnings = bindingWarnings(context, params, domain)
+  return { review: reviewSignData(contract.account(context.chainId), domain, payload, warnings), plan }
 }
 
 // The node:crypto backend signs into a Buffer already; wrapping it in another cost about what encoding it does.
