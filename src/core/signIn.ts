@@ -49,7 +49,7 @@ export function signInSection(request: SignInRequest): ReviewItem {
   if (canonical !== undefined && canonical !== hostOf(request.domain))
     items.push(item('Domain host', canonical))
   items.push(item('URI', request.uri), item('Account', request.account), item('Chain', request.chain))
-  if (request.statement !== undefined) items.push(item('Statement', request.statement))
+  if (request.statement) items.push(item('Statement', request.statement))
   items.push(item('Nonce', request.nonce), item('Issued at', request.issuedAt))
   if (request.expirationTime !== undefined) items.push(item('Expires at', request.expirationTime))
   if (request.notBefore !== undefined) items.push(item('Not before', request.notBefore))

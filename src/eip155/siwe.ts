@@ -44,8 +44,8 @@ class Lines {
     return this.index >= this.lines.length
   }
 
-  peek(): string | undefined {
-    return this.lines[this.index]
+  peek(ahead = 0): string | undefined {
+    return this.lines[this.index + ahead]
   }
 
   next(what: string): string {
@@ -116,9 +116,13 @@ function parseStrict(text: string): SignInRequest {
 
   check(lines.next('the blank line 3') === '', 'line 3 must be empty')
   let statement: string | undefined
-  if (lines.peek() !== '') {
+  // `statement = *( reserved / unreserved / " " )`: a present but empty statement is a blank line of its own.
+  if (lines.peek() !== '' || lines.peek(1) === '') {
     statement = lines.next('the statement')
-    check(statementPattern.test(statement), 'line 4: the statement holds characters the EIP does not allow')
+    check(
+      statement === '' || statementPattern.test(statement),
+      'line 4: the statement holds characters the EIP does not allow',
+    )
   }
   check(lines.next('the blank line after the statement') === '', `line ${lines.lineNumber} must be empty`)
 

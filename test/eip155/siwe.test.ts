@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { ParsedMessage } from '@spruceid/siwe-parser'
 import fc from 'fast-check'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createSiweMessage, parseSiweMessage as viemParseSiweMessage } from 'viem/siwe'
@@ -148,6 +149,140 @@ describe('parseSiweMessage against viem/siwe (independent implementation)', () =
           typeof parseSiweMessage(`example.org wants you to sign in with your Ethereum account:\n${text}`).ok,
         ).toBe('boolean')
       }),
+    )
+  })
+})
+
+describe('parseSiweMessage against @spruceid/siwe-parser (the reference ABNF parser)', () => {
+  // Near-valid pieces: each field is either well-formed or drawn from the characters the ABNF cares about,
+  // so both parsers see many messages on either side of every rule.
+  const chars = (alphabet: string, maxLength: number, minLength = 0) =>
+    fc.string({ unit: fc.constantFrom(...alphabet.split('')), minLength, maxLength })
+  const uriChars = "aZ09.-_~:/?#[]@!$&'()*+,;=%"
+  const piece = chars(uriChars, 6)
+  const tricky = chars(`${uriChars} "<>\\^\`{|}\nTtZz+é\u202e\r`, 12)
+  const digits = (n: number) => chars('0123456789', n, n)
+  const date = fc
+    .tuple(
+      digits(4),
+      digits(2),
+      digits(2),
+      fc.constantFrom('T', 't', ' '),
+      digits(2),
+      digits(2),
+      digits(2),
+      fc.constantFrom('', '.1', '.123456', '.'),
+      fc.constantFrom('Z', 'z', '+01:00', '-23:59', '+24:00', ''),
+    )
+    .map(([y, mo, d, t, h, mi, s, fraction, zone]) => `${y}-${mo}-${d}${t}${h}:${mi}:${s}${fraction}${zone}`)
+  const ipv6 = fc
+    .array(fc.oneof(chars('0123456789abcdefABCDEF', 5, 1), fc.constant(''), fc.constant('1.2.3.4')), {
+      minLength: 1,
+      maxLength: 10,
+    })
+    .map((groups) => `[${groups.join(':')}]`)
+  const authority = fc
+    .tuple(
+      fc.option(piece, { nil: undefined }),
+      fc.oneof(piece, ipv6, fc.constantFrom('1.2.3.4', '256.1.1.1', 'a.b', '[v1.x]')),
+      fc.option(fc.oneof(digits(2), piece), { nil: undefined }),
+    )
+    .map(
+      ([user, host, port]) =>
+        `${user === undefined ? '' : `${user}@`}${host}${port === undefined ? '' : `:${port}`}`,
+    )
+  const fields = fc.record({
+    head: fc.oneof(
+      authority,
+      authority.map((a) => `https://${a}`),
+      fc.constant('example.org'),
+      tricky,
+    ),
+    address: fc.oneof(
+      fc.constant('0x9858EfFD232B4033E47d90003D41EC34EcaEda94'),
+      fc.constant('0x9858effd232b4033e47d90003d41ec34ecaeda94'),
+      tricky,
+    ),
+    statement: fc.oneof(fc.constant('Sign in'), fc.constant(null), tricky),
+    uri: fc.oneof(
+      authority.map((a) => `https://${a}/login`),
+      fc.tuple(piece, piece, piece).map(([path, query, fragment]) => `x:${path}?${query}#${fragment}`),
+      fc.constantFrom('urn:x:y', 'did:pkh:eip155:1:0xabc', 'mailto:a@b'),
+      tricky,
+    ),
+    chain: fc.oneof(fc.constantFrom('1', '0137', '99999999999999999999'), tricky),
+    nonce: fc.oneof(fc.constant('k3Jx9Qm2Vt'), tricky),
+    issuedAt: fc.oneof(date, fc.constant('2021-09-30T16:25:24Z'), tricky),
+    expirationTime: fc.option(date, { nil: undefined }),
+    requestId: fc.option(fc.oneof(fc.constant(''), piece, tricky), { nil: undefined }),
+    resources: fc.option(fc.array(fc.oneof(fc.constant('https://a.b/c'), piece, tricky), { maxLength: 2 }), {
+      nil: undefined,
+    }),
+  })
+  const message = (f: typeof fields extends fc.Arbitrary<infer T> ? T : never) => {
+    const lines = [
+      `${f.head} wants you to sign in with your Ethereum account:`,
+      f.address,
+      '',
+      ...(f.statement === null ? [] : [f.statement]),
+      '',
+      `URI: ${f.uri}`,
+      'Version: 1',
+      `Chain ID: ${f.chain}`,
+      `Nonce: ${f.nonce}`,
+      `Issued At: ${f.issuedAt}`,
+    ]
+    if (f.expirationTime !== undefined) lines.push(`Expiration Time: ${f.expirationTime}`)
+    if (f.requestId !== undefined) lines.push(`Request ID: ${f.requestId}`)
+    if (f.resources !== undefined) lines.push('Resources:', ...f.resources.map((resource) => `- ${resource}`))
+    return lines.join('\n')
+  }
+  const reference = (text: string) => {
+    try {
+      return new ParsedMessage(text)
+    } catch {
+      return undefined
+    }
+  }
+
+  it('accepts and refuses the same messages, and reads the same fields', () => {
+    fc.assert(
+      fc.property(fields, (f) => {
+        const text = message(f)
+        const mine = parseSiweMessage(text)
+        const theirs = reference(text)
+        // The one deliberate difference: RFC 3986 lets an authority's host be empty (`:56`); a sign-in for
+        // no host names no site, so this parser refuses it.
+        if (!mine.ok && theirs !== undefined && /^:[0-9]*$/.test(theirs.domain)) return
+        expect(mine.ok, text).toBe(theirs !== undefined)
+        if (!mine.ok || theirs === undefined) return
+        expect({
+          domain: mine.message.domain,
+          scheme: mine.message.scheme,
+          address: mine.message.account,
+          statement: mine.message.statement || undefined,
+          uri: mine.message.uri,
+          chainId: Number(mine.message.chain), // the reference reads a JS number
+          nonce: mine.message.nonce,
+          issuedAt: mine.message.issuedAt,
+          expirationTime: mine.message.expirationTime,
+          requestId: mine.message.requestId,
+          resources: mine.message.resources,
+        }).toEqual({
+          domain: theirs.domain,
+          scheme: theirs.scheme,
+          address: theirs.address,
+          statement: theirs.statement || undefined,
+          uri: theirs.uri,
+          chainId: theirs.chainId,
+          nonce: theirs.nonce,
+          issuedAt: theirs.issuedAt,
+          expirationTime: theirs.expirationTime,
+          requestId: theirs.requestId,
+          resources: theirs.resources ?? (f.resources === undefined ? [] : theirs.resources),
+        })
+      }),
+      { numRuns: 3000 },
     )
   })
 })
