@@ -25,8 +25,7 @@ export function personalMessage(message: string): PersonalMessage {
 }
 
 /** The message as the user should read it: its text when it is printable UTF-8, else its hex. */
-export function messageItems(message: PersonalMessage): ReviewItem[] {
-  const text = printableText(message.bytes)
+export function messageItems(message: PersonalMessage, text = printableText(message.bytes)): ReviewItem[] {
   if (text !== undefined) return [item('Message', text)]
   return [item('Message (hex)', bytesToHex(message.bytes)), item('Length', `${message.bytes.length} bytes`)]
 }
@@ -46,8 +45,10 @@ export function messageReview(
   message: PersonalMessage,
   title: string,
 ): ReviewDraft {
-  const items = messageItems(message)
-  const text = lenientUtf8.decode(message.bytes)
+  const printable = printableText(message.bytes)
+  const items = messageItems(message, printable)
+  // Not only printable text: a look-alike hidden behind a control character or a bad byte is still flagged.
+  const text = printable ?? lenientUtf8.decode(message.bytes)
   if (!looksLikeSiwe(text)) return { account: signer, title, items, warnings: [] }
   const parsed = parseSiweMessage(text)
   if (!parsed.ok) {
