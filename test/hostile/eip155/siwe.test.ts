@@ -1,4 +1,5 @@
 import { recoverPersonalSignature } from '@metamask/eth-sig-util'
+import fc from 'fast-check'
 import { privateKeyToAccount } from 'viem/accounts'
 import { stringToHex } from 'viem/utils'
 import { describe, expect, it } from 'vitest'
@@ -200,6 +201,39 @@ describe('SIWE for another site', () => {
     ['apple.com', 'https://аррӏе.com'],
   ])('refuses a punycode look-alike: %s from %s', async (domain, origin) => {
     await expectRefused(siwe({ head: domain, uri: 'https://example.org/' }), origin, 'siwe.domain_mismatch')
+  })
+
+  it("signs for exactly the origin's host and refuses every neighbour (property)", async () => {
+    const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,4}[a-z0-9]$/)
+    const host = fc.array(label, { minLength: 1, maxLength: 3 }).map((labels) => labels.join('.'))
+    const neighbour = (origin: string) =>
+      fc.constantFrom(
+        origin,
+        origin.toUpperCase(),
+        `x${origin}`,
+        `${origin}x`,
+        `www.${origin}`,
+        `${origin}.evil.example`,
+        `${origin}-evil.example`,
+        origin.split('.').slice(1).join('.') || `${origin}.`,
+        `${origin}@evil.example`,
+        `evil.example@${origin}`,
+        `${origin}:8443`,
+      )
+    await fc.assert(
+      fc.asyncProperty(
+        host.chain((origin) => fc.tuple(fc.constant(origin), neighbour(origin))),
+        async ([origin, domain]) => {
+          const { response } = await personalSign(
+            siwe({ head: domain, uri: `https://${origin}/` }),
+            `https://${origin}`,
+          )
+          if (domain.toLowerCase() === origin) expect(response.result, domain).toBeDefined()
+          else expect(response.error?.data?.rule, `${domain} from ${origin}`).toBe('siwe.domain_mismatch')
+        },
+      ),
+      { numRuns: 150 },
+    )
   })
 
   it('refuses a URI on another host, or one that hides its host behind userinfo, or names none', async () => {
