@@ -1,15 +1,14 @@
+import type { Hex, Signature } from 'viem'
+import { type LocalAccount, privateKeyToAccount, toAccount } from 'viem/accounts'
 import {
   bytesToHex,
   getAddress,
-  type Hex,
   hashMessage,
   hashTypedData,
   hexToBytes,
   keccak256,
-  type Signature,
   serializeTransaction,
-} from 'viem'
-import { type LocalAccount, privateKeyToAccount, toAccount } from 'viem/accounts'
+} from 'viem/utils'
 import {
   ecc,
   PORTABLE_SECP256K1,

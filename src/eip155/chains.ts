@@ -1,25 +1,76 @@
-import {
-  type Address,
-  BaseError,
-  createPublicClient,
-  erc20Abi,
-  type Hex,
-  http,
-  type PublicClient,
-  RpcRequestError,
-  type Transport,
-} from 'viem'
+import type { Address, Hex } from 'viem'
+import { decodeFunctionResult, hexToBigInt, numberToHex } from 'viem/utils'
 import { ProviderError } from '../core/errors.js'
-
-/** A chain provider: a viem public client over any transport (http, webSocket, custom EIP-1193, fallback). */
-export type Eip155ChainProvider = PublicClient<Transport>
+import { fetchFailureReason, splitCredentials } from '../core/http.js'
+import { erc20Abi } from './erc20Abi.js'
 
 /**
- * A public client over HTTP with automatic retries turned off: a broadcast is never retried behind the
- * wallet's back.
+ * A chain provider: anything with an EIP-1193 `request` — a viem client (`createPublicClient(...)`, over
+ * any transport), an injected or WalletConnect EIP-1193 provider, or `httpProvider(url)`. Only JSON-RPC
+ * methods are used, so the namespace does not load viem's client code (half of viem's import time).
+ */
+export type Eip155ChainProvider = {
+  request(args: { method: string; params?: unknown }): Promise<unknown>
+}
+
+/** A JSON-RPC error as the node sent it; `message` is the node's own words. */
+export class Eip155RpcError extends Error {
+  readonly code: number | undefined
+  readonly data: unknown
+  constructor(message: string, code?: number, data?: unknown) {
+    super(message)
+    this.name = 'Eip155RpcError'
+    this.code = code
+    this.data = data
+  }
+}
+
+/**
+ * JSON-RPC over HTTP(S) with fetch and no retries: a broadcast is never retried behind the wallet's back.
+ * Credentials in the URL (`user:pass@`) become a Basic authorization header; no error repeats the URL.
  */
 export function httpProvider(url: string): Eip155ChainProvider {
-  return createPublicClient({ transport: http(url, { retryCount: 0 }) })
+  const target = splitCredentials(url, 'eip155 httpProvider')
+  let id = 0
+  return {
+    async request({ method, params }) {
+      let body: { result?: unknown; error?: { message?: unknown; code?: unknown; data?: unknown } }
+      try {
+        const response = await fetch(target.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(target.authorization === undefined ? {} : { authorization: target.authorization }),
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: params ?? [] }),
+        })
+        if (!response.ok) throw new Eip155RpcError(`HTTP ${response.status}`)
+        body = (await response.json()) as typeof body
+      } catch (error) {
+        if (error instanceof Eip155RpcError) throw error
+        throw new Eip155RpcError(fetchFailureReason(error))
+      }
+      if (body === null || typeof body !== 'object') throw new Eip155RpcError('not a JSON-RPC answer')
+      if (body.error !== undefined && body.error !== null) {
+        const { message, code, data } = body.error
+        throw new Eip155RpcError(
+          typeof message === 'string' ? message.slice(0, 500) : 'JSON-RPC error',
+          typeof code === 'number' ? code : undefined,
+          data,
+        )
+      }
+      return body.result
+    },
+  }
+}
+
+const selectors = { symbol: '0x95d89b41', decimals: '0x313ce567' } as const
+
+const quantity = (value: unknown): bigint => {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
+    throw new Eip155RpcError('the node answered something other than a quantity')
+  }
+  return hexToBigInt(value as Hex)
 }
 
 export type EstimateRequest = {
@@ -46,19 +97,30 @@ export class ChainAccess {
   }
 
   pendingNonce(address: Address): Promise<number> {
-    return this.#call(() => this.client.getTransactionCount({ address, blockTag: 'pending' }))
+    return this.#call(async () =>
+      Number(quantity(await this.#request('eth_getTransactionCount', [address, 'pending']))),
+    )
   }
 
   balance(address: Address): Promise<bigint> {
-    return this.#call(() => this.client.getBalance({ address, blockTag: 'pending' }))
+    return this.#call(async () => quantity(await this.#request('eth_getBalance', [address, 'pending'])))
   }
 
   /** Gas limit and base fee (undefined before London or on chains without EIP-1559) of the latest block. */
   latestBlock(): Promise<{ gasLimit: bigint; baseFeePerGas: bigint | undefined }> {
-    return this.#call(async () => {
-      const block = await this.client.getBlock({ blockTag: 'latest' })
-      return { gasLimit: block.gasLimit, baseFeePerGas: block.baseFeePerGas ?? undefined }
-    })
+    return this.#call(() => this.#latestBlock())
+  }
+
+  async #latestBlock(): Promise<{ gasLimit: bigint; baseFeePerGas: bigint | undefined }> {
+    const block = (await this.#request('eth_getBlockByNumber', ['latest', false])) as {
+      gasLimit?: unknown
+      baseFeePerGas?: unknown
+    } | null
+    if (block === null || typeof block !== 'object') throw new Eip155RpcError('the node has no latest block')
+    return {
+      gasLimit: quantity(block.gasLimit),
+      baseFeePerGas: block.baseFeePerGas == null ? undefined : quantity(block.baseFeePerGas),
+    }
   }
 
   /**
@@ -67,33 +129,40 @@ export class ChainAccess {
    */
   simulate(request: EstimateRequest): Promise<void> {
     return this.#call(async () => {
-      await this.client.call({
-        account: request.from,
-        ...(request.to === undefined ? {} : { to: request.to }),
-        value: request.value,
-        data: request.data,
-      })
+      await this.#request('eth_call', [callObject(request), 'latest'])
     })
   }
 
   estimateGas(request: EstimateRequest): Promise<bigint> {
-    return this.#call(() =>
-      this.client.estimateGas({
-        account: request.from,
-        ...(request.to === undefined ? {} : { to: request.to }),
-        value: request.value,
-        data: request.data,
-        ...request.fees,
-      }),
+    const fees = Object.fromEntries(
+      Object.entries(request.fees).map(([name, value]) => [name, numberToHex(value)]),
+    )
+    return this.#call(async () =>
+      quantity(await this.#request('eth_estimateGas', [{ ...callObject(request), ...fees }])),
     )
   }
 
+  /**
+   * The node's suggested priority fee; where it lacks `eth_maxPriorityFeePerGas`, gas price minus the
+   * latest base fee (what viem's `estimateMaxPriorityFeePerGas` does).
+   */
   maxPriorityFeePerGas(): Promise<bigint> {
-    return this.#call(() => this.client.estimateMaxPriorityFeePerGas({ chain: null }))
+    return this.#call(async () => {
+      try {
+        return quantity(await this.#request('eth_maxPriorityFeePerGas', []))
+      } catch {
+        const [gasPrice, block] = await Promise.all([
+          this.#request('eth_gasPrice', []).then(quantity),
+          this.#latestBlock(),
+        ])
+        const priority = gasPrice - (block.baseFeePerGas ?? 0n)
+        return priority < 0n ? 0n : priority
+      }
+    })
   }
 
   gasPrice(): Promise<bigint> {
-    return this.#call(() => this.client.getGasPrice())
+    return this.#call(async () => quantity(await this.#request('eth_gasPrice', [])))
   }
 
   /**
@@ -102,11 +171,17 @@ export class ChainAccess {
    */
   async tokenMetadata(token: Address): Promise<{ symbol: string; decimals: number } | undefined> {
     try {
+      const view = async (functionName: keyof typeof selectors) =>
+        decodeFunctionResult({
+          abi: erc20Abi,
+          functionName,
+          data: (await this.#request('eth_call', [
+            { to: token, data: selectors[functionName] },
+            'latest',
+          ])) as Hex,
+        })
       const [symbol, decimals] = await this.#call(() =>
-        Promise.all([
-          this.client.readContract({ address: token, abi: erc20Abi, functionName: 'symbol' }),
-          this.client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' }),
-        ]),
+        Promise.all([view('symbol') as Promise<string>, view('decimals') as Promise<number>]),
       )
       if (!/^[A-Za-z0-9.$_-]{1,12}$/.test(symbol) || decimals > 36) return undefined
       return { symbol, decimals }
@@ -117,7 +192,17 @@ export class ChainAccess {
 
   /** Broadcasts once (no retry) and returns the hash the provider reports. */
   sendRawTransaction(serializedTransaction: Hex): Promise<Hex> {
-    return this.#call(() => this.client.sendRawTransaction({ serializedTransaction }))
+    return this.#call(async () => {
+      const hash = await this.#request('eth_sendRawTransaction', [serializedTransaction])
+      if (typeof hash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(hash)) {
+        throw new Eip155RpcError('the node answered something other than a transaction hash')
+      }
+      return hash as Hex
+    })
+  }
+
+  #request(method: string, params: unknown[]): Promise<unknown> {
+    return this.client.request({ method, params })
   }
 
   async #call<Result>(run: () => Promise<Result>): Promise<Result> {
@@ -133,7 +218,7 @@ export class ChainAccess {
     this.#verified ??= (async () => {
       let served: number
       try {
-        served = await this.client.getChainId()
+        served = Number(quantity(await this.#request('eth_chainId', [])))
       } catch (error) {
         this.#verified = undefined // a network hiccup must not poison the check for good
         throw new ProviderError(nodeReason(error), { cause: error })
@@ -146,16 +231,37 @@ export class ChainAccess {
   }
 }
 
+/** `eth_call`/`eth_estimateGas`'s transaction object. */
+function callObject(request: EstimateRequest) {
+  return {
+    from: request.from,
+    ...(request.to === undefined ? {} : { to: request.to }),
+    value: numberToHex(request.value),
+    data: request.data,
+  }
+}
+
 /**
- * The node's own words for a failure: the `details` of the innermost JSON-RPC error (e.g.
- * `execution reverted: nope`, `insufficient funds for gas * price + value`), else viem's short message.
- * Never the full viem message, which may embed the provider URL (and an API key in it).
+ * The node's own words for a failure (e.g. `execution reverted: nope`, `insufficient funds for gas * price
+ * + value`): our `Eip155RpcError`'s message, or the `details` of the innermost JSON-RPC error a viem client
+ * wraps, else its short message. Never a full viem message, which may embed the provider URL (and an API
+ * key in it).
  */
 function nodeReason(error: unknown): string {
-  if (error instanceof BaseError) {
-    const rpc = error.walk((cause) => cause instanceof RpcRequestError)
-    if (rpc instanceof RpcRequestError && rpc.details) return rpc.details
-    return error.shortMessage
+  if (error instanceof Eip155RpcError) return error.message
+  let innermost: { details?: unknown; shortMessage?: unknown; cause?: unknown } | undefined
+  for (
+    let cause = error as typeof innermost, depth = 0;
+    cause && typeof cause === 'object' && depth < 10;
+    depth++
+  ) {
+    if (typeof cause.details === 'string' && cause.details !== '') innermost = cause
+    cause = cause.cause as typeof innermost
   }
+  if (innermost !== undefined) return String(innermost.details).slice(0, 500)
+  const short = (error as { shortMessage?: unknown } | null)?.shortMessage
+  if (typeof short === 'string' && !short.includes('://')) return short
+  if (error instanceof Error && error.message !== '' && !error.message.includes('://'))
+    return error.message.slice(0, 500)
   return 'provider request failed'
 }

@@ -1,19 +1,16 @@
+import type { Address, Hex, TransactionSerializable } from 'viem'
+import { type LocalAccount, publicKeyToAddress } from 'viem/accounts'
 import {
-  type Address,
   bytesToHex,
-  type Hex,
   hashMessage,
   hashTypedData,
   hexToBytes,
   isAddressEqual,
   keccak256,
-  parseSignature,
   parseTransaction,
   serializeTransaction,
-  type TransactionSerializable,
-} from 'viem'
-import { type LocalAccount, publicKeyToAddress } from 'viem/accounts'
-import { ecc } from '../crypto/secp256k1.js'
+} from 'viem/utils'
+import { recoverSigner } from './recoverSigner.js'
 
 /**
  * Wraps an account this library did not build (an HSM, a remote or MPC signer, a hardware wallet behind
@@ -53,30 +50,6 @@ export function checkedAccount<Account extends LocalAccount>(account: Account): 
     }
   }
   return checked as Account
-}
-
-/** secp256k1's n / 2: a larger s is the malleated twin of a low-s signature (EIP-2), never an honest one. */
-const halfCurveOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
-
-/** The address whose key made `signature` (exactly r ‖ s ‖ v, 65 bytes hex, low s) over `hash`, if any. */
-function recoverSigner(hash: Uint8Array, signature: Hex): Address | undefined {
-  // parseSignature alone also takes a longer v (`…001b`), trailing blanks and a `0X` prefix.
-  if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined
-  let parsed: ReturnType<typeof parseSignature>
-  try {
-    parsed = parseSignature(signature)
-  } catch {
-    return undefined
-  }
-  if (parsed.yParity !== 0 && parsed.yParity !== 1) return undefined
-  if (BigInt(parsed.s) > halfCurveOrder) return undefined
-  const compact = hexToBytes(`0x${word(parsed.r)}${word(parsed.s)}`)
-  try {
-    const publicKey = ecc.recover(hash, compact, parsed.yParity, false)
-    return publicKey === null ? undefined : publicKeyToAddress(bytesToHex(publicKey))
-  } catch {
-    return undefined // r or s out of range
-  }
 }
 
 function assertSignedBy(address: Address, hash: Uint8Array, signature: Hex, what: string): void {

@@ -1,7 +1,7 @@
 /**
  * `wallet-rpc/eip155`: Ethereum and EVM chains. `eip155({ keys, chains })` builds the namespace;
  * keys come from `mnemonicKeys`, `privateKeyKeys` or `accountKeys` (any viem account, including external
- * signers), chain providers are viem public clients (`httpProvider(url)` for plain HTTP).
+ * signers), chain providers anything with an EIP-1193 `request` (a viem client, or `httpProvider(url)` for plain HTTP).
  */
 export { type Eip155ChainProvider, httpProvider } from './chains.js'
 export { type Eip155ChainOptions, type Eip155Options, eip155 } from './eip155.js'

@@ -1,5 +1,6 @@
-import { type Address, type Hex, hexToBytes } from 'viem'
+import type { Address, Hex } from 'viem'
 import { HDKey, type LocalAccount } from 'viem/accounts'
+import { hexToBytes } from 'viem/utils'
 import { isValidMnemonic, mnemonicToSeed } from '../crypto/bip39.js'
 import { privateKeyAccount } from './account.js'
 import { checkedAccount } from './checkedAccount.js'

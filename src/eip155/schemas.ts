@@ -1,5 +1,6 @@
 import * as v from 'valibot'
-import { type Address, getAddress, type Hex, isAddress } from 'viem'
+import type { Address, Hex } from 'viem'
+import { getAddress, isAddress } from 'viem/utils'
 
 /**
  * Strict leaf schemas for Ethereum JSON-RPC params (execution-apis encoding). Wallets in the field have

@@ -1,21 +1,12 @@
 import * as v from 'valibot'
-import {
-  type AccessList,
-  type Address,
-  decodeFunctionData,
-  erc20Abi,
-  formatEther,
-  formatGwei,
-  formatUnits,
-  type Hex,
-  keccak256,
-  type TransactionSerializable,
-} from 'viem'
+import type { AccessList, Address, Hex, TransactionSerializable } from 'viem'
+import { decodeFunctionData, formatEther, formatGwei, formatUnits, keccak256 } from 'viem/utils'
 import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import type { ChainAccess, EstimateRequest } from './chains.js'
 import { accessOf, type ChainConfig, chainOf, type Eip155Env, nonceKey, ownedAddress } from './env.js'
+import { erc20Abi } from './erc20Abi.js'
 import type { Eip155Signer } from './keys.js'
 import { addressSchema, bytes32Schema, dataSchema, maxUint64, maxUint256, quantitySchema } from './schemas.js'
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
-import { BaseError, type Hex, hashTypedData, type TypedDataDefinition } from 'viem'
+import type { Hex, TypedDataDefinition } from 'viem'
+import { hashTypedData } from 'viem/utils'
 import { InvalidParamsError, PolicyRefusedError } from '../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import { isUnlimited } from './transaction.js'
@@ -83,7 +84,8 @@ export function checkTypedData(input: unknown, path: string, chainId: number): C
     digest = hashTypedData(definition)
   } catch (error) {
     // viem's validation (ranges, sizes, checksums, unknown types) and malformed nesting alike.
-    const reason = error instanceof BaseError ? error.shortMessage : 'typed data does not match its types'
+    const short = (error as { shortMessage?: unknown } | null)?.shortMessage
+    const reason = typeof short === 'string' ? short : 'typed data does not match its types'
     throw new InvalidParamsError(reason, { path })
   }
   return { definition, digest }

@@ -1,5 +1,6 @@
 // eip155 `eth_sendRawTransaction`: the hash is keccak256 of the submitted bytes, on the request's chain.
-import { parseTransaction, type TransactionSerialized } from 'viem'
+import type { TransactionSerialized } from 'viem'
+import { parseTransaction } from 'viem/utils'
 import { checkTransactionHash } from './eth_sendTransaction.js'
 import { fail, guarded, type VerifyResult } from './result.js'
 

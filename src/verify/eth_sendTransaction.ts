@@ -1,6 +1,6 @@
 // eip155 `eth_sendTransaction`: the hash is keccak256 of the broadcast transaction, which passes every
 // `eth_signTransaction` check against the request.
-import { keccak256 } from 'viem'
+import { keccak256 } from 'viem/utils'
 import { checkSignedTransaction, isHexData, type VerifyTransactionOptions } from './eth_signTransaction.js'
 import { fail, guarded, type VerifyResult } from './result.js'
 

@@ -1,6 +1,7 @@
 // eip155 `eth_signTransaction`: the signed transaction is from the requested account, on the request's chain,
 // replay-protected, with every field the request set.
-import { type Hex, keccak256, parseTransaction, serializeTransaction, type TransactionSerialized } from 'viem'
+import type { Hex, TransactionSerialized } from 'viem'
+import { keccak256, parseTransaction, serializeTransaction } from 'viem/utils'
 import { checkedAddress, quantity, recoverSigner, sameAddress } from './internal/evm.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 

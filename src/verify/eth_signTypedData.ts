@@ -1,6 +1,7 @@
 // eip155 `eth_signTypedData` (and `_v3`, `_v4`): an EIP-712 signature by the named address, for a domain
 // whose chainId (when present) is the request's chain.
-import { type Hex, hashTypedData, type TypedDataDefinition } from 'viem'
+import type { Hex, TypedDataDefinition } from 'viem'
+import { hashTypedData } from 'viem/utils'
 import { checkedAddress, checkedSignature, recoverSigner, sameAddress } from './internal/evm.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 

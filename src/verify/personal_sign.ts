@@ -1,5 +1,5 @@
 // eip155 `personal_sign`: an EIP-191 signature by the named address over the message bytes.
-import { hashMessage } from 'viem'
+import { hashMessage } from 'viem/utils'
 import { checkedAddress, checkedSignature, messageBytes, recoverSigner, sameAddress } from './internal/evm.js'
 import { fail, guarded, type VerifyResult } from './result.js'
 

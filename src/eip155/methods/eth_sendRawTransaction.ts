@@ -1,15 +1,11 @@
 import * as v from 'valibot'
-import {
-  type Address,
-  type Hex,
-  parseTransaction,
-  recoverTransactionAddress,
-  type TransactionSerializableGeneric,
-} from 'viem'
+import type { Address, Hex, TransactionSerializableGeneric } from 'viem'
+import { parseTransaction } from 'viem/utils'
 import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey } from '../env.js'
+import { recoverTransactionSender } from '../recoverSigner.js'
 import { dataSchema } from '../schemas.js'
 import { checkedHash, type Fees, transactionReview } from '../transaction.js'
 
@@ -31,7 +27,7 @@ export const sendRawTransaction = (env: Eip155Env) =>
       let sender: Address
       try {
         parsed = parseTransaction(raw) as typeof parsed
-        sender = await recoverTransactionAddress({ serializedTransaction: raw as never })
+        sender = recoverTransactionSender(raw as Hex)
       } catch {
         throw new InvalidParamsError('not a signed Ethereum transaction', { path: '0' })
       }

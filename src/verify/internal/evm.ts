@@ -1,6 +1,7 @@
 // Shared eip155 checks: signature shape (65 bytes, low s, v 27/28 or 0/1) and strict hex.
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { type Hex, isAddress, keccak256 } from 'viem'
+import type { Hex } from 'viem'
+import { isAddress, keccak256 } from 'viem/utils'
 import { fail } from '../result.js'
 
 const halfOrder = secp256k1.Point.CURVE().n / 2n
