@@ -66,6 +66,11 @@ export function signInSection(request: SignInRequest): ReviewItem {
   return group('Sign-in', items)
 }
 
+/** A dapp-chosen value quoted in a warning or an error reason, cut so a huge one cannot flood either. */
+export function quoted(value: string, max = 120): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value)
+}
+
 /**
  * Every check of a sign-in against the request it arrived in, as review warnings under `prefix`
  * (`siwe`, `siws`…): the domain (scheme, host, port, no userinfo) and the URI's host against the request's
@@ -87,29 +92,32 @@ export function signInWarnings(
     danger(
       'origin_missing',
       context.origin === undefined
-        ? `The request carries no origin, so the wallet cannot check that ${request.domain} is asking.`
-        : `The request's origin "${context.origin}" is not a web origin; ${request.domain} cannot be checked against it.`,
+        ? `The request carries no origin, so the wallet cannot check that ${quoted(request.domain)} is asking.`
+        : `The request's origin ${quoted(context.origin)} is not a web origin; ${quoted(request.domain)} cannot be checked against it.`,
     )
   } else {
     const domainProblem = domainMismatch(request.scheme, request.domain, origin)
     if (domainProblem !== undefined) {
       danger(
         'domain_mismatch',
-        `This sign-in is for ${request.domain}, but ${origin.text} asks: ${domainProblem}.`,
+        `This sign-in is for ${quoted(request.domain)}, but ${origin.text} asks: ${domainProblem}.`,
       )
     }
     const uriAuthority = parseUri(request.uri)?.authority
     if (uriAuthority === undefined) {
-      danger('uri_mismatch', `The sign-in URI ${request.uri} names no host to check against ${origin.text}.`)
+      danger(
+        'uri_mismatch',
+        `The sign-in URI ${quoted(request.uri)} names no host to check against ${origin.text}.`,
+      )
     } else if (uriAuthority.userinfo !== undefined) {
       danger(
         'uri_mismatch',
-        `The sign-in URI carries "${uriAuthority.userinfo}@" before its real host ${uriAuthority.host}.`,
+        `The sign-in URI carries ${quoted(`${uriAuthority.userinfo}@`)} before its real host ${quoted(uriAuthority.host)}.`,
       )
     } else if (uriAuthority.host !== origin.host) {
       danger(
         'uri_mismatch',
-        `The sign-in URI's host ${uriAuthority.host} is not ${origin.host}, the host of the requesting site.`,
+        `The sign-in URI's host ${quoted(uriAuthority.host)} is not ${origin.host}, the host of the requesting site.`,
       )
     }
   }
@@ -123,7 +131,7 @@ export function signInWarnings(
   if (!bindings.chainMatches) {
     danger(
       'chain_mismatch',
-      `The message names chain ${request.chain}, but the request is for chain ${bindings.requestChain}.`,
+      `The message names chain ${quoted(request.chain)}, but the request is for chain ${bindings.requestChain}.`,
     )
   }
   const now = context.clock()
@@ -154,7 +162,7 @@ export function originVerificationWarnings(
       {
         code: `${prefix}.origin_invalid`,
         severity: 'danger',
-        message: `The transport could not verify that this request comes from ${domain}: its origin does not match the dapp's verified domain.`,
+        message: `The transport could not verify that this request comes from ${quoted(domain)}: its origin does not match the dapp's verified domain.`,
       },
     ]
   }
@@ -162,7 +170,7 @@ export function originVerificationWarnings(
     {
       code: `${prefix}.origin_unverified`,
       severity: 'caution',
-      message: `${domain} is the domain the dapp claims; the transport did not verify it. Sign in only if you opened this site yourself.`,
+      message: `${quoted(domain)} is the domain the dapp claims; the transport did not verify it. Sign in only if you opened this site yourself.`,
     },
   ]
 }
@@ -198,11 +206,11 @@ export function domainMismatch(
   const authority = parseAuthority(domain)
   if (authority === undefined) return 'the domain is not a valid authority'
   if (authority.userinfo !== undefined) {
-    return `the domain carries "${authority.userinfo}@" before its real host ${authority.host}`
+    return `the domain carries ${quoted(`${authority.userinfo}@`)} before its real host ${quoted(authority.host)}`
   }
   const claimedScheme = (scheme ?? 'https').toLowerCase()
   if (claimedScheme !== origin.scheme) return `the scheme ${claimedScheme} is not the site's ${origin.scheme}`
-  if (authority.host !== origin.host) return `the host ${authority.host} is not ${origin.host}`
+  if (authority.host !== origin.host) return `the host ${quoted(authority.host)} is not ${origin.host}`
   const port = effectivePort(authority.port ?? '', claimedScheme)
   if (port !== origin.port)
     return `port ${port || '(none)'} is not the site's port ${origin.port || '(none)'}`

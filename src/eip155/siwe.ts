@@ -4,6 +4,7 @@ import {
   parseDateTime,
   parseUri,
   pcharPattern,
+  quoted,
   type SignInRequest,
   schemePattern,
 } from '../core/signIn.js'
@@ -77,12 +78,12 @@ function check(condition: boolean, reason: string): void {
 }
 
 function dateTime(value: string, field: string): string {
-  check(parseDateTime(value) !== undefined, `${field} "${value}" is not an RFC 3339 date-time`)
+  check(parseDateTime(value) !== undefined, `${field} ${quoted(value)} is not an RFC 3339 date-time`)
   return value
 }
 
 function uri(value: string, field: string): string {
-  check(parseUri(value) !== undefined, `${field} "${value}" is not an RFC 3986 URI`)
+  check(parseUri(value) !== undefined, `${field} ${quoted(value)} is not an RFC 3986 URI`)
   return value
 }
 
@@ -106,12 +107,12 @@ function parseStrict(text: string): SignInRequest {
   if (separator !== -1) {
     scheme = domain.slice(0, separator)
     domain = domain.slice(separator + 3)
-    check(schemePattern.test(scheme), `the scheme "${scheme}" is not an RFC 3986 scheme`)
+    check(schemePattern.test(scheme), `the scheme ${quoted(scheme)} is not an RFC 3986 scheme`)
   }
-  check(parseAuthority(domain) !== undefined, `the domain "${domain}" is not an RFC 3986 authority`)
+  check(parseAuthority(domain) !== undefined, `the domain ${quoted(domain)} is not an RFC 3986 authority`)
 
   const address = lines.next('the address (line 2)')
-  check(addressPattern.test(address), `line 2: "${address}" is not a 0x-prefixed 20-byte hex address`)
+  check(addressPattern.test(address), `line 2: ${quoted(address)} is not a 0x-prefixed 20-byte hex address`)
   check(getAddress(address) === address, `line 2: the address ${address} is not EIP-55 checksummed`)
 
   check(lines.next('the blank line 3') === '', 'line 3 must be empty')
@@ -128,9 +129,9 @@ function parseStrict(text: string): SignInRequest {
 
   const uriValue = uri(lines.tagged('URI'), 'URI')
   const version = lines.tagged('Version')
-  check(version === '1', `Version must be 1, not "${version}"`)
+  check(version === '1', `Version must be 1, not ${quoted(version)}`)
   const chain = lines.tagged('Chain ID')
-  check(chainIdPattern.test(chain), `Chain ID "${chain}" is not a decimal number`)
+  check(chainIdPattern.test(chain), `Chain ID ${quoted(chain)} is not a decimal number`)
   const nonce = lines.tagged('Nonce')
   check(noncePattern.test(nonce), 'Nonce must be at least 8 letters or digits')
   const issuedAt = dateTime(lines.tagged('Issued At'), 'Issued At')
@@ -150,7 +151,10 @@ function parseStrict(text: string): SignInRequest {
       resources.push(uri(line.slice(2), `resource ${resources.length + 1}`))
     }
   }
-  check(lines.done, `line ${lines.lineNumber + 1}: "${lines.peek()}" is out of place or not a SIWE field`)
+  check(
+    lines.done,
+    `line ${lines.lineNumber + 1}: ${quoted(lines.peek() ?? '')} is out of place or not a SIWE field`,
+  )
 
   return {
     scheme,

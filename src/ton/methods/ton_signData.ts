@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { InternalError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
-import { originOf, originVerificationWarnings, parseAuthority } from '../../core/signIn.js'
+import { originOf, originVerificationWarnings, parseAuthority, quoted } from '../../core/signIn.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
 import { type SignDataPayload, signDataDigest } from '../signData.js'
 import type { TonWallet } from '../tonWallet.js'
@@ -112,7 +112,7 @@ function bindingWarnings(
     warnings.push({
       code: `${warningPrefix}.domain_mismatch`,
       severity: 'danger',
-      message: `The app says it is ${JSON.stringify(declared)}, but the request comes from ${domain}; the signature would be bound to ${domain}.`,
+      message: `The app says it is ${typeof declared === 'string' ? quoted(declared) : 'a non-string domain'}, but the request comes from ${domain}; the signature would be bound to ${domain}.`,
     })
   }
   return warnings

@@ -255,6 +255,24 @@ describe('SIWE for another site', () => {
     await expectRefused(siwe({ uri: 'urn:example:login' }), 'https://example.org', 'siwe.uri_mismatch')
   })
 
+  it('quotes a huge dapp-chosen domain or URI in the refusal only in part', async () => {
+    const long = `${'a'.repeat(50_000)}.example`
+    const domain = await expectRefused(siwe({ head: long }), 'https://example.org', 'siwe.domain_mismatch')
+    expect(domain.reason.length).toBeLessThan(600)
+    const uri = await expectRefused(
+      siwe({ uri: `https://${long}/` }),
+      'https://example.org',
+      'siwe.uri_mismatch',
+    )
+    expect(uri.reason.length).toBeLessThan(600)
+    const malformed = await expectRefused(
+      siwe({ nonce: 'x'.repeat(50_000).concat('!') }),
+      'https://example.org',
+      'siwe.malformed',
+    )
+    expect(malformed.reason.length).toBeLessThan(600)
+  })
+
   it('refuses a sign-in when the request carries no origin, or one that is not a web origin', async () => {
     await expectRefused(siwe(), undefined, 'siwe.origin_missing')
     await expectRefused(siwe(), 'not an origin', 'siwe.origin_missing')
