@@ -1,0 +1,87 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { median } from './measure.js'
+
+/**
+ * Cold start, as an MV3 service worker or a freshly launched wallet pays it after every idle stop: wall time
+ * of a fresh Node process that imports one subpath of the built package (`dist/`, what `npm run bench`
+ * builds), against a fresh process importing the namespace's own chain library, in alternating runs; the
+ * median of `runs` each. Then "process start → first answer" for personal_sign and BIP-322 signMessage from
+ * an HD mnemonic (PBKDF2 seed, derivation, backend choice, signature), against starting an empty process.
+ *
+ * Targets (issue 14): each namespace at most 1.2x its chain library. Printed, not asserted.
+ */
+const root = fileURLToPath(new URL('..', import.meta.url))
+const runs = Number(process.env.COLD_START_RUNS ?? 9)
+const mnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+
+const imports: Array<{ subpath: string; module: string; library: string }> = [
+  { subpath: 'wallet-rpc/eip155', module: './dist/eip155/index.js', library: 'viem/accounts' },
+  { subpath: 'wallet-rpc/bip122', module: './dist/bip122/index.js', library: 'bitcoinjs-lib' },
+  { subpath: 'wallet-rpc/ton', module: './dist/ton/index.js', library: '@ton/core' },
+  { subpath: 'wallet-rpc', module: './dist/index.js', library: 'valibot' },
+]
+
+const firstAnswers: Array<{ name: string; script: string }> = [
+  {
+    name: 'first personal_sign (eip155, HD mnemonic)',
+    script: `
+      import { createWalletRpc } from './dist/index.js'
+      import { eip155, mnemonicKeys } from './dist/eip155/index.js'
+      const wallet = createWalletRpc({ namespaces: [eip155({ keys: mnemonicKeys({ mnemonic: '${mnemonic}' }), chains: [1] })], approve: () => true })
+      const answer = await wallet.handle({ chainId: 'eip155:1', request: { id: 1, method: 'personal_sign', params: ['0x68656c6c6f', '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'] } })
+      if (!('result' in answer)) throw new Error(JSON.stringify(answer))`,
+  },
+  {
+    name: 'first signMessage bip322 (bip122, HD mnemonic)',
+    script: `
+      import { createWalletRpc } from './dist/index.js'
+      import { bip122, hdKeys } from './dist/bip122/index.js'
+      const wallet = createWalletRpc({ namespaces: [bip122({ keys: hdKeys({ mnemonic: '${mnemonic}' }) })], approve: () => true })
+      const answer = await wallet.handle({ chainId: 'bip122:000000000019d6689c085ae165831e93', request: { id: 1, method: 'signMessage', params: { account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', message: 'cold', protocol: 'bip322' } } })
+      if (!('result' in answer)) throw new Error(JSON.stringify(answer))`,
+  },
+]
+
+/** Wall milliseconds of one fresh `node` running `script` as an ES module from the package root. */
+function wallOf(script: string): number {
+  const start = process.hrtime.bigint()
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+  const elapsed = Number(process.hrtime.bigint() - start) / 1e6
+  if (child.status !== 0) throw new Error(`cold-start script failed: ${child.stderr}`)
+  return elapsed
+}
+
+/** Medians of alternating runs of each script (which goes first rotates), in milliseconds. */
+function alternate(scripts: string[]): number[] {
+  const samples = scripts.map(() => [] as number[])
+  for (let round = 0; round < runs; round++) {
+    for (let k = 0; k < scripts.length; k++) {
+      const index = (k + round) % scripts.length
+      samples[index]!.push(wallOf(scripts[index]!))
+    }
+  }
+  return samples.map(median)
+}
+
+export async function run(): Promise<void> {
+  console.log(
+    `cold start: wall ms of a fresh node process, median of ${runs} alternating runs (target <= 1.2x)`,
+  )
+  for (const { subpath, module, library } of imports) {
+    const [ours, theirs] = alternate([`await import('${module}')`, `await import('${library}')`])
+    const ratio = ours! / theirs!
+    console.log(
+      `  import ${subpath.padEnd(18)} ${ours!.toFixed(0).padStart(5)} ms   ${library.padEnd(14)} ${theirs!.toFixed(0).padStart(5)} ms   ${ratio.toFixed(2)}x ${ratio <= 1.2 ? 'ok' : 'ABOVE TARGET'}`,
+    )
+  }
+  const [empty, ...answers] = alternate(['', ...firstAnswers.map(({ script }) => script)])
+  console.log(`  empty node process                ${empty!.toFixed(0).padStart(5)} ms`)
+  firstAnswers.forEach(({ name }, i) => {
+    console.log(`  start -> ${name.padEnd(48)} ${answers[i]!.toFixed(0).padStart(5)} ms`)
+  })
+}
