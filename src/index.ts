@@ -45,6 +45,7 @@ export type {
   ReviewWarning,
   Severity,
 } from './core/review.js'
+export type { SignInRequest } from './core/signIn.js'
 export {
   type CreateWalletRpcOptions,
   createWalletRpc,
