@@ -1,3 +1,4 @@
+import { bytesToHex } from '@noble/hashes/utils.js'
 import { type JsonRpcErrorObject, serializeError } from './errors.js'
 
 /** JSON-RPC 2.0 ids: a string, a number or null (null only in answers to unparseable requests). */
@@ -32,7 +33,7 @@ export function toJsonSafe(value: unknown): unknown {
   return JSON.parse(
     JSON.stringify(value, (_key, v: unknown) => {
       if (typeof v === 'bigint') return v.toString()
-      if (v instanceof Uint8Array) return Buffer.from(v).toString('hex')
+      if (v instanceof Uint8Array) return bytesToHex(v)
       return v
     }) ?? 'null',
   )

@@ -70,14 +70,14 @@ export function loadNodeEd25519(): Ed25519Backend | undefined {
     fromSeed(seed) {
       assertSeed(seed)
       const privateKey = crypto.createPrivateKey({
-        key: Buffer.from(concatBytes(pkcs8Prefix, seed)),
+        key: concatBytes(pkcs8Prefix, seed) as Buffer,
         format: 'der',
         type: 'pkcs8',
       })
       const spki = crypto.createPublicKey(privateKey).export({ format: 'der', type: 'spki' })
       return {
         publicKey: new Uint8Array(spki.subarray(spkiPrefix.length)),
-        // A Buffer is a Uint8Array; returning it as is saves a copy on the hot path.
+        // Node's Buffer is a Uint8Array; returning it as is saves a copy on the hot path.
         sign: (message) => crypto.sign(null, message, privateKey),
       }
     },
@@ -85,7 +85,7 @@ export function loadNodeEd25519(): Ed25519Backend | undefined {
       if (!isVerifiable(publicKey, signature)) return false
       try {
         const key = crypto.createPublicKey({
-          key: Buffer.from(concatBytes(spkiPrefix, publicKey)),
+          key: concatBytes(spkiPrefix, publicKey) as Buffer,
           format: 'der',
           type: 'spki',
         })

@@ -1,3 +1,5 @@
+import { utf8ToBytes } from '@noble/hashes/utils.js'
+import { base64 } from '@scure/base'
 import { address as bitcoinAddress, networks } from 'bitcoinjs-lib'
 import { ProviderError } from '../../core/errors.js'
 import { fromHex, toHex } from '../transaction/bytes.js'
@@ -61,7 +63,7 @@ export function bitcoinCore(options: BitcoinCoreOptions): BitcoinCoreProvider {
   parsed.username = ''
   parsed.password = ''
   const endpoint = parsed.toString()
-  const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`
+  const authorization = `Basic ${base64.encode(utf8ToBytes(`${username}:${password}`))}`
   const readTimeout = options.timeoutMs ?? 60_000
   const broadcastTimeout = options.broadcastTimeoutMs ?? 30_000
   let nextId = 0

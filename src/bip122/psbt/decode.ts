@@ -1,3 +1,4 @@
+import { base64 as base64Codec } from '@scure/base'
 import { initEccLib, Psbt } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../../core/errors.js'
 import { ecc } from '../../crypto/secp256k1.js'
@@ -42,9 +43,14 @@ export function decodePsbt(base64: string, limits: PsbtLimits = defaultPsbtLimit
   if (base64.length > Math.ceil((limits.maxBytes * 4) / 3) + 4) {
     throw new InvalidParamsError(`PSBT larger than ${limits.maxBytes} bytes`, { path: 'psbt' })
   }
-  const bytes = Buffer.from(base64, 'base64')
-  // Node's decoder skips junk silently; re-encoding must give the input back.
-  if (bytes.toString('base64') !== base64)
+  let bytes: Uint8Array
+  try {
+    bytes = base64Codec.decode(base64)
+  } catch {
+    bytes = new Uint8Array()
+  }
+  // Re-encoding must give the input back: no junk, no non-zero padding bits, one spelling per PSBT.
+  if (base64Codec.encode(bytes) !== base64)
     throw new InvalidParamsError('PSBT is not canonical base64', { path: 'psbt' })
   if (bytes.length < psbtMagic.length || !equalBytes(bytes.subarray(0, 5), psbtMagic)) {
     throw new InvalidParamsError('not a PSBT (missing the psbt\\xff magic)', { path: 'psbt' })

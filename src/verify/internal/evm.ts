@@ -1,5 +1,6 @@
 // Shared eip155 checks: signature shape (65 bytes, low s, v 27/28 or 0/1) and strict hex.
 import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { hexToBytes as nobleHexToBytes } from '@noble/curves/utils.js'
 import type { Hex } from 'viem'
 import { isAddress, keccak256 } from 'viem/utils'
 import { fail } from '../result.js'
@@ -50,5 +51,5 @@ export function recoverSigner(digest: Hex, signature: Hex): Hex {
 }
 
 function hexToBytes(value: Hex): Uint8Array {
-  return Uint8Array.from(Buffer.from(value.slice(2), 'hex'))
+  return nobleHexToBytes(value.slice(2))
 }

@@ -1,0 +1,97 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * What a wallet imports must load in a browser page, an MV3 service worker (no `import()`) and Hermes (no
+ * top-level await, no `import.meta`, no Node built-ins). The browser and Hermes tests prove it by running;
+ * this proves it of every source file, so a new one cannot slip a forbidden construct onto a path the
+ * runtime tests do not take. `Buffer` is allowed only where the namespace checks for it (ton, verify's TON
+ * part) — anywhere else it would end in "Buffer is not defined" in a browser.
+ */
+const root = new URL('../..', import.meta.url).pathname
+const portableFolders = ['bip122', 'ton', 'eip155', 'core', 'crypto', 'verify', 'walletkit', 'pay']
+const exempt = (file: string) => file.startsWith('src/pay/sandbox/')
+const bufferAllowed = (file: string) =>
+  file.startsWith('src/ton/') || /^src\/verify\/(ton_|internal\/ton)/.test(file)
+
+function sources(): string[] {
+  const files: string[] = []
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.ts')) files.push(relative(root, path))
+    }
+  }
+  for (const folder of portableFolders) walk(join(root, 'src', folder))
+  return files.filter((file) => !exempt(file))
+}
+
+/** A bare `Buffer` reference (not a type, not a property name such as a checked `globalThis.Buffer`). */
+const isBufferGlobal = (node: ts.Node) =>
+  ts.isIdentifier(node) &&
+  node.text === 'Buffer' &&
+  !ts.isTypeReferenceNode(node.parent) &&
+  !(ts.isPropertyAccessExpression(node.parent) && node.parent.name === node) &&
+  !(ts.isPropertySignature(node.parent) && node.parent.name === node)
+
+/** Every forbidden construct in one file, as `file:line what`. */
+function findings(file: string, text = readFileSync(join(root, file), 'utf8')): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const found: string[] = []
+  const at = (node: ts.Node, what: string) =>
+    found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${what}`)
+  const visit = (node: ts.Node, inFunction: boolean) => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      node.moduleSpecifier.text.startsWith('node:') &&
+      !(ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly : node.isTypeOnly)
+    )
+      at(node, `imports ${node.moduleSpecifier.text}`)
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      at(node, 'import()')
+    if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) at(node, 'import.meta')
+    if (!inFunction && (ts.isAwaitExpression(node) || (ts.isForOfStatement(node) && node.awaitModifier)))
+      at(node, 'top-level await')
+    if (isBufferGlobal(node) && !bufferAllowed(file)) at(node, 'uses the Buffer global')
+    const entersFunction = ts.isFunctionLike(node) || ts.isClassStaticBlockDeclaration(node)
+    ts.forEachChild(node, (child) => visit(child, inFunction || entersFunction))
+  }
+  visit(source, false)
+  return found
+}
+
+describe('sources a wallet imports', () => {
+  const files = sources()
+
+  it('are all scanned', () => {
+    expect(files.length).toBeGreaterThan(100)
+    expect(files).toContain('src/crypto/secp256k1.ts')
+  })
+
+  it('have no node: import, import(), import.meta, top-level await, or unchecked Buffer', () => {
+    expect(files.flatMap((file) => findings(file))).toEqual([])
+  })
+
+  it('the scan finds each construct it forbids, and lets type-only and in-function uses pass', () => {
+    const probe = [
+      "import { readFileSync } from 'node:fs'",
+      "import type { Hash } from 'node:crypto'",
+      "const y = await import('z')",
+      'console.log(import.meta.url, Buffer.from(""))',
+      'async function fine(): Promise<void> { await 1 }',
+    ].join('\n')
+    expect(findings('src/bip122/probe.ts', probe)).toEqual([
+      'src/bip122/probe.ts:1 imports node:fs',
+      'src/bip122/probe.ts:3 top-level await',
+      'src/bip122/probe.ts:3 import()',
+      'src/bip122/probe.ts:4 import.meta',
+      'src/bip122/probe.ts:4 uses the Buffer global',
+    ])
+    expect(findings('src/ton/probe.ts', 'Buffer.from("")')).toEqual([])
+  })
+})
