@@ -60,6 +60,10 @@ export {
   type CryptoBackends,
   useCrypto,
 } from './crypto/backends.js'
-export { type Ed25519Backend, type Ed25519Key, tweetnaclEd25519 } from './crypto/ed25519.js'
-export { portableSecp256k1, type Secp256k1, type Secp256k1Backend } from './crypto/secp256k1.js'
-export { portableSha256, type Sha256Backend } from './crypto/sha256.js'
+export type {
+  Ed25519Backend,
+  Ed25519Key,
+  Secp256k1,
+  Secp256k1Backend,
+  Sha256Backend,
+} from './crypto/registry.js'

@@ -90,11 +90,13 @@ describe('package', () => {
         "UnauthorizedError",
         "UserRejectedError",
         "WalletRpcError",
+        "activeBackends",
         "createWalletRpc",
         "defineMethod",
         "fixedClock",
         "serializeError",
         "systemClock",
+        "useCrypto",
       ]
     `)
   })

@@ -1,4 +1,5 @@
 import { ripemd160 } from '@noble/hashes/legacy.js'
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { bech32, bech32m, createBase58check } from '@scure/base'
 import type { Network } from 'bitcoinjs-lib'
@@ -24,7 +25,8 @@ const tagPrefixes = new Map<string, Uint8Array>()
 export function taggedHashPrefix(tag: string): Uint8Array {
   let prefix = tagPrefixes.get(tag)
   if (prefix === undefined) {
-    const tagHash = sha256(utf8ToBytes(tag))
+    // @noble/hashes: a per-tag constant, often computed at import, where no backend may be chosen yet.
+    const tagHash = nobleSha256(utf8ToBytes(tag))
     prefix = concatBytes(tagHash, tagHash)
     tagPrefixes.set(tag, prefix)
   }

@@ -1,6 +1,8 @@
 import { systemClock } from '../core/clock.js'
 import { ChainNotConfiguredError } from '../core/errors.js'
 import type { Namespace, NamespaceHost } from '../core/namespace.js'
+import { activeSecp256k1 } from '../crypto/secp256k1.js'
+import { activeSha256 } from '../crypto/sha256.js'
 import { type AccountState, createAccount } from './account.js'
 import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById } from './chains.js'
 import { createMethodTable } from './methods/index.js'
@@ -52,6 +54,9 @@ const defaultChains = [BIP122_MAINNET, BIP122_TESTNET, BIP122_REGTEST]
  * `bip122_addressesChanged` event (on `announceSession`, after each broadcast, and from the UTXO watcher).
  */
 export function bip122(options: Bip122Options): Bip122Namespace {
+  // The backends are chosen when a namespace is created (never at import), so `wallet.backends()` names them.
+  activeSecp256k1()
+  activeSha256()
   const chainOptions: Record<string, Bip122ChainOptions> =
     options.chains ?? Object.fromEntries(defaultChains.map((chainId) => [chainId, {}]))
   const chainIds = Object.keys(chainOptions)

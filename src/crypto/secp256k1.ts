@@ -1,5 +1,8 @@
 import * as bitcoinerlab from '@bitcoinerlab/secp256k1'
 import { nodeRequire } from './nodeRequire.js'
+import { checkedSecp256k1, chosen, pick, type Secp256k1, type Secp256k1Backend } from './registry.js'
+
+export type { Secp256k1, Secp256k1Backend } from './registry.js'
 
 /**
  * The secp256k1 backend bip122 (and eip155 for its own keys) uses, chosen at first use, never at import:
@@ -15,64 +18,7 @@ import { nodeRequire } from './nodeRequire.js'
  * `test/crypto/secp256k1.test.ts` proves on vectors and random inputs.
  */
 
-type RecoveryId = 0 | 1 | 2 | 3
-type XOnlyTweakResult = { parity: 1 | 0; xOnlyPubkey: Uint8Array }
-
-/** What bip32, bitcoinjs-lib (`initEccLib`) and our own code need; both libraries implement it as is. */
-export type Secp256k1 = {
-  isPoint(p: Uint8Array): boolean
-  isXOnlyPoint(p: Uint8Array): boolean
-  isPrivate(d: Uint8Array): boolean
-  pointFromScalar(d: Uint8Array, compressed?: boolean): Uint8Array | null
-  pointAddScalar(p: Uint8Array, tweak: Uint8Array, compressed?: boolean): Uint8Array | null
-  pointCompress(p: Uint8Array, compressed?: boolean): Uint8Array
-  privateAdd(d: Uint8Array, tweak: Uint8Array): Uint8Array | null
-  privateNegate(d: Uint8Array): Uint8Array
-  xOnlyPointAddTweak(p: Uint8Array, tweak: Uint8Array): XOnlyTweakResult | null
-  /** ECDSA over a 32-byte hash: 64-byte compact r‖s, RFC 6979 nonce (plus `e` as extra entropy), low-S. */
-  sign(h: Uint8Array, d: Uint8Array, e?: Uint8Array): Uint8Array
-  signRecoverable(
-    h: Uint8Array,
-    d: Uint8Array,
-    e?: Uint8Array,
-  ): { signature: Uint8Array; recoveryId: RecoveryId }
-  recover(
-    h: Uint8Array,
-    signature: Uint8Array,
-    recoveryId: RecoveryId,
-    compressed?: boolean,
-  ): Uint8Array | null
-  verify(h: Uint8Array, Q: Uint8Array, signature: Uint8Array, strict?: boolean): boolean
-  /** BIP-340 over a 32-byte message with 32 bytes of auxiliary randomness `e`. */
-  signSchnorr(h: Uint8Array, d: Uint8Array, e?: Uint8Array): Uint8Array
-  verifySchnorr(h: Uint8Array, Q: Uint8Array, signature: Uint8Array): boolean
-}
-
-/** A named implementation; `name` is what `wallet.backends()` reports. */
-export type Secp256k1Backend = { readonly name: string; readonly ecc: Secp256k1 }
-
 export const PORTABLE_SECP256K1 = '@bitcoinerlab/secp256k1'
-
-/** Copies exactly the interface's functions, so nothing else of a module leaks through. */
-function pick(module: Secp256k1): Secp256k1 {
-  return {
-    isPoint: module.isPoint,
-    isXOnlyPoint: module.isXOnlyPoint,
-    isPrivate: module.isPrivate,
-    pointFromScalar: module.pointFromScalar,
-    pointAddScalar: module.pointAddScalar,
-    pointCompress: module.pointCompress,
-    privateAdd: module.privateAdd,
-    privateNegate: module.privateNegate,
-    xOnlyPointAddTweak: module.xOnlyPointAddTweak,
-    sign: module.sign,
-    signRecoverable: module.signRecoverable,
-    recover: module.recover,
-    verify: module.verify,
-    signSchnorr: module.signSchnorr,
-    verifySchnorr: module.verifySchnorr,
-  }
-}
 
 /** The audited pure-JS backend; loads everywhere. */
 export const portableSecp256k1: Secp256k1Backend = {
@@ -95,41 +41,6 @@ export async function loadSecp256k1(
   return backend
 }
 
-// Known answers every backend must reproduce before it is used: the public key of 1 (the generator), and
-// key 1's RFC 6979 ECDSA and BIP-340 (zero aux) signatures of the 32-byte hash 2, computed with @noble/curves.
-const one = Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 1 : 0))
-const two = Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 2 : 0))
-const known = {
-  generator: '0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798',
-  ecdsa:
-    '56166f3a4b7d34af3bcc6c8a92a8f3c40309db9f22d7c83f8c5b87b374fd8047348ebb966e4e4c5ab15c43277b857c2844e45958f79b1e511163ca560b2ab246',
-  schnorr:
-    '1a3cb8b0e4c212913941aee1ee350db169b0e4d4192d5a03fed34340c16c0617389e9af7001c4f87dc218aef6ce20480a23d3fd9302e9b07fa8f7246a5851244',
-}
-
-const toHex = (bytes: Uint8Array | null): string =>
-  bytes === null ? 'null' : Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
-
-/** Whether a backend reproduces the known answers (a wrong or half-wired native module fails here). */
-export function passesKnownAnswers(ecc: Secp256k1): boolean {
-  try {
-    const generator = ecc.pointFromScalar(one, true)
-    const signature = ecc.sign(two, one)
-    return (
-      toHex(generator) === known.generator &&
-      toHex(signature) === known.ecdsa &&
-      toHex(ecc.signSchnorr(two, one, new Uint8Array(32))) === known.schnorr &&
-      generator !== null &&
-      ecc.verify(two, generator, signature) &&
-      !ecc.verify(one, generator, signature)
-    )
-  } catch {
-    return false
-  }
-}
-
-let active: Secp256k1Backend | undefined
-
 function choose(): Secp256k1Backend {
   const forced = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
     ?.WALLET_RPC_SECP256K1
@@ -138,23 +49,14 @@ function choose(): Secp256k1Backend {
 
 /** The active backend, chosen at the first call. */
 export function activeSecp256k1(): Secp256k1Backend {
-  active ??= choose()
-  return active
+  chosen.secp256k1 ??= choose()
+  return chosen.secp256k1
 }
 
-/**
- * Makes `backend` the one every namespace uses from now on (process-wide: the crypto layer is shared).
- * Throws a TypeError when it does not reproduce the known answers, so a broken backend is found when the
- * wallet starts, never inside a request.
- */
+/** Makes `backend` the one every namespace uses from now on (process-wide), after it passed the known answers. */
 export function useSecp256k1(backend: Secp256k1Backend): void {
-  if (typeof backend?.name !== 'string' || backend.ecc === null || typeof backend.ecc !== 'object')
-    throw new TypeError('a secp256k1 backend is { name, ecc } with the Secp256k1 functions')
-  if (!passesKnownAnswers(backend.ecc))
-    throw new TypeError(
-      `secp256k1 backend "${backend.name}" does not reproduce the known answers (RFC 6979, BIP-340)`,
-    )
-  active = { name: backend.name, ecc: pick(backend.ecc) }
+  const checked = checkedSecp256k1(backend)
+  chosen.secp256k1 = { name: checked.name, ecc: pick(checked.ecc) }
 }
 
 /** The active backend as a stable object: `secp256k1Backend.name` and `.ecc` read the current choice. */

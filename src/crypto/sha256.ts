@@ -1,10 +1,10 @@
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex, concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { concatBytes } from '@noble/hashes/utils.js'
+import { checkedSha256, chosen, type Sha256Backend } from './registry.js'
+
+export type { Sha256Backend } from './registry.js'
 
 type NodeCrypto = typeof import('node:crypto')
-
-/** A SHA-256 implementation of one input; `name` is what `wallet.backends()` reports. */
-export type Sha256Backend = { readonly name: string; hash(data: Uint8Array): Uint8Array }
 
 const asBytes = (digest: Uint8Array): Uint8Array =>
   new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
@@ -26,26 +26,15 @@ export function nodeSha256(): Sha256Backend | undefined {
   return { name: 'node:crypto', hash: (data) => asBytes(hash('sha256', data, 'buffer') as never) }
 }
 
-// FIPS 180-2 appendix B.1: SHA-256("abc").
-const abcDigest = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
-
-let active: Sha256Backend | undefined
-
 /** The active backend: injected, else node:crypto in Node, else @noble/hashes (chosen at the first call). */
 export function activeSha256(): Sha256Backend {
-  active ??= nodeSha256() ?? portableSha256
-  return active
+  chosen.sha256 ??= nodeSha256() ?? portableSha256
+  return chosen.sha256
 }
 
 /** Makes `backend` the one used from now on (process-wide), after it hashed FIPS 180-2's "abc" right. */
 export function useSha256(backend: Sha256Backend): void {
-  let digest: string | undefined
-  try {
-    digest = bytesToHex(backend.hash(utf8ToBytes('abc')))
-  } catch {}
-  if (digest !== abcDigest)
-    throw new TypeError(`SHA-256 backend "${String(backend?.name)}" does not hash FIPS 180-2's "abc" right`)
-  active = backend
+  chosen.sha256 = checkedSha256(backend)
 }
 
 /** SHA-256 of one input, or of several parts as if concatenated. */

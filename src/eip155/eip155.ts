@@ -1,4 +1,5 @@
 import type { MethodTable, Namespace } from '../core/namespace.js'
+import { activeSecp256k1 } from '../crypto/secp256k1.js'
 import { ChainAccess, type Eip155ChainProvider } from './chains.js'
 import type { ChainConfig, Eip155Env } from './env.js'
 import type { Eip155Keys } from './keys.js'
@@ -34,6 +35,8 @@ export type Eip155Options = {
 
 /** The eip155 (Ethereum and EVM chains) namespace for `createWalletRpc`. */
 export function eip155(options: Eip155Options): Namespace {
+  // The backend is chosen when the namespace is created (never at import), so `wallet.backends()` names it.
+  activeSecp256k1()
   const chains = new Map<string, ChainConfig>()
   for (const entry of options.chains) {
     const chain = typeof entry === 'number' ? { chainId: entry } : entry

@@ -1,5 +1,7 @@
 import { InvalidParamsError } from '../core/errors.js'
 import type { Namespace } from '../core/namespace.js'
+import { ed25519 } from '../crypto/ed25519.js'
+import { activeSha256 } from '../crypto/sha256.js'
 import { type TonChainId, tonChains } from './address.js'
 import type { TonSigner } from './keys.js'
 import { ton_sendMessage } from './methods/ton_sendMessage.js'
@@ -30,6 +32,9 @@ export type TonNamespaceOptions = {
  */
 export function ton(options: TonNamespaceOptions): Namespace {
   assertBufferGlobal()
+  // The backends are chosen when the namespace is created (never at import), so `wallet.backends()` names them.
+  ed25519()
+  activeSha256()
   const chains = [...(options.chains ?? tonChains)]
   for (const chainId of chains) {
     if (!(tonChains as readonly string[]).includes(chainId))

@@ -1,3 +1,4 @@
+import * as ecc from '@bitcoinerlab/secp256k1'
 import { sha256 } from '@noble/hashes/sha2.js'
 import * as bitcoin from 'bitcoinjs-lib'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -6,6 +7,9 @@ import { singleKey } from '../../src/bip122/keys/singleKey.js'
 import type { KeyProvider } from '../../src/bip122/types.js'
 import type { BitcoinRegtest } from '../../src/devchains/bitcoinRegtest/index.js'
 import { foreignParty, type Harness, mnemonic, network, startHarness, withHarness } from './psbtFixture.js'
+
+// The test's own P2TR addresses (bitcoinjs keeps its secp256k1 backend process-global).
+bitcoin.initEccLib(ecc)
 
 // sendTransfer through the real router and esplora() provider against the embedded regtest chain. Each
 // test gets its own chain so UTXO sets do not leak between them.

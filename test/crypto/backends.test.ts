@@ -18,6 +18,10 @@ import { ton, tonKeys } from '../../src/ton/index.js'
 const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const mainnet = 'bip122:000000000019d6689c085ae165831e93'
+const unusedAtImport = activeBackends()
+// Creating namespaces chooses their backends.
+bip122({ keys: hdKeys({ mnemonic }) })
+ton({ keys: await tonKeys.fromSecretKey(new Uint8Array(32).fill(1)) })
 const defaults = activeBackends()
 
 afterEach(() => {
@@ -68,7 +72,8 @@ async function signMessageAnswers() {
 }
 
 describe('default backends', () => {
-  it('are the fast ones in Node: libsecp256k1 WASM, OpenSSL Ed25519 and SHA-256', () => {
+  it('are none at import, and the fast ones in Node once namespaces exist: libsecp256k1 WASM, OpenSSL', () => {
+    expect(unusedAtImport).toEqual({ secp256k1: 'unused', ed25519: 'unused', sha256: 'unused' })
     expect(defaults).toEqual({ secp256k1: 'tiny-secp256k1', ed25519: 'node:crypto', sha256: 'node:crypto' })
     const wallet = createWalletRpc({ namespaces: [], approve: () => true })
     expect(wallet.backends()).toEqual(defaults)

@@ -1,5 +1,5 @@
 import { randomBytes } from '@noble/hashes/utils.js'
-import { BIP32Factory, type BIP32Interface } from 'bip32'
+import { type BIP32API, BIP32Factory, type BIP32Interface } from 'bip32'
 import { isValidMnemonic, mnemonicToSeed } from '../../crypto/bip39.js'
 import { ecc } from '../../crypto/secp256k1.js'
 import { taggedHash } from '../encoding.js'
@@ -17,7 +17,8 @@ export type HdKeysOptions = {
 }
 
 const hardened = 0x80000000
-const bip32 = BIP32Factory(ecc)
+// BIP32Factory self-tests the backend, which would choose it at import: made at the first key instead.
+let bip32: BIP32API | undefined
 
 /**
  * A key provider for one BIP-32 account of a BIP-39 mnemonic or seed. The seed is computed once when the
@@ -29,6 +30,7 @@ export function hdKeys(options: HdKeysOptions): KeyProvider {
   if (!Number.isInteger(account) || account < 0 || account >= hardened) {
     throw new TypeError('hdKeys: account must be a whole number below 2^31')
   }
+  bip32 ??= BIP32Factory(ecc)
   const root = bip32.fromSeed(seedOf(options))
   const chainNodes = new Map<string, BIP32Interface>()
   const leaves = new Map<string, BIP32Interface>()

@@ -1,3 +1,4 @@
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { concatBytes } from '@noble/hashes/utils.js'
 import { sha256 } from '../../crypto/sha256.js'
 import { compactSize, p2pkhScript, sha256d, taggedHash, taggedHashPrefix } from '../encoding.js'
@@ -19,11 +20,12 @@ const zero32 = new Uint8Array(32)
 const toSignOutput = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x6a)
 const toSignOutputs = concatBytes(Uint8Array.of(0x01), toSignOutput)
 // Midstates that are the same for every message: computed once.
-const hashSequenceV0 = sha256d(zero4)
-const hashOutputsV0 = sha256d(toSignOutput)
-const shaAmountsV1 = sha256(zero8)
-const shaSequencesV1 = sha256(zero4)
-const shaOutputsV1 = sha256(toSignOutput)
+const hashSequenceV0 = nobleSha256(nobleSha256(zero4))
+const hashOutputsV0 = nobleSha256(nobleSha256(toSignOutput))
+// (With @noble/hashes: constants need no backend, and computing them must not choose one at import.)
+const shaAmountsV1 = nobleSha256(zero8)
+const shaSequencesV1 = nobleSha256(zero4)
+const shaOutputsV1 = nobleSha256(toSignOutput)
 
 /** `sha256_tag("BIP0322-signed-message", message)`: the message hash BIP-322 commits to. */
 export function bip322MessageHash(message: Uint8Array): Uint8Array {

@@ -1,6 +1,7 @@
 import { Psbt } from 'bitcoinjs-lib'
 import { ByteWriter } from '../transaction/bytes.js'
 import { serializeTransaction, type Transaction } from '../transaction/transaction.js'
+import { useOurEccInBitcoinjs } from './eccLib.js'
 
 /**
  * A PSBT (v0) around an unsigned transaction, built without bitcoinjs-lib's `addInput`, which checks every
@@ -20,5 +21,6 @@ export function psbtFromUnsignedTransaction(tx: Transaction): Psbt {
   writer.varBytes(body)
   writer.u8(0x00) // end of the global map
   for (let i = 0; i < tx.inputs.length + tx.outputs.length; i++) writer.u8(0x00)
+  useOurEccInBitcoinjs()
   return Psbt.fromBuffer(writer.finish())
 }

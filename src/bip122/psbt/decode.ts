@@ -1,14 +1,10 @@
 import { base64 as base64Codec } from '@scure/base'
-import { initEccLib, Psbt } from 'bitcoinjs-lib'
+import { Psbt } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../../core/errors.js'
-import { ecc } from '../../crypto/secp256k1.js'
 import { equalBytes } from '../transaction/bytes.js'
 import type { Prevout } from '../transaction/sighash.js'
 import { parseTransaction, type Transaction, transactionId, txidToHash } from '../transaction/transaction.js'
-
-// bitcoinjs-lib needs a secp256k1 backend for anything taproot (P2TR scripts, finalizing key-path inputs,
-// bech32m addresses); without one it throws "No ECC Library provided". Ours, checked once at load.
-initEccLib(ecc)
+import { useOurEccInBitcoinjs } from './eccLib.js'
 
 export type PsbtInput = Psbt['data']['inputs'][number]
 
@@ -40,6 +36,7 @@ const psbtMagic = Uint8Array.of(0x70, 0x73, 0x62, 0x74, 0xff)
  * nonWitnessUtxo checked to be the transaction the input spends. Failures are -32602 at `psbt`.
  */
 export function decodePsbt(base64: string, limits: PsbtLimits = defaultPsbtLimits): DecodedPsbt {
+  useOurEccInBitcoinjs()
   if (base64.length > Math.ceil((limits.maxBytes * 4) / 3) + 4) {
     throw new InvalidParamsError(`PSBT larger than ${limits.maxBytes} bytes`, { path: 'psbt' })
   }
