@@ -10,9 +10,10 @@ import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { hexString } from '../../core/schema.js'
 import { outputScriptOf } from '../chains.js'
+import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
 import { formatFeeRate, formatSats, resolvePolicy } from '../psbt/policy.js'
 import { broadcastOnce } from '../transaction/broadcast.js'
-import { fromHex, toHex } from '../transaction/bytes.js'
+import { equalBytes, fromHex, toHex } from '../transaction/bytes.js'
 import { type Hold, reservationsOf } from '../transaction/reservations.js'
 import { dustLimit, opReturnScript } from '../transaction/scripts.js'
 import { createSighashCache, SIGHASH_ALL } from '../transaction/sighash.js'
@@ -167,6 +168,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         )
         // No change output: give the index back, or skipped indexes could push change past the gap limit.
         if (selection.change === undefined) book.releaseChangeIndex(hold)
+        await checkProviderAmounts(provider, selection.inputs)
         if (policy.maxFeeSats !== undefined && selection.fee > BigInt(policy.maxFeeSats)) {
           throw new PolicyRefusedError(
             `fee ${selection.fee} sat exceeds the wallet's cap of ${policy.maxFeeSats} sat`,
@@ -378,4 +380,27 @@ function describeMemo(memo: Uint8Array): string {
   const text = new TextDecoder('utf-8', { fatal: false }).decode(memo)
   const printable = /^[\x20-\x7e]*$/.test(text)
   return printable ? `${toHex(memo)} ("${text}")` : toHex(memo)
+}
+
+/**
+ * Every non-taproot coin the transfer spends holds what the provider's UTXO list says, per its own
+ * transaction: a P2PKH signature commits to no amount and a segwit v0 one to its own input's only, so a
+ * provider understating a coin would make the real fee far larger than the review shows. (A P2TR signature
+ * commits to every input's amount and script, so a lie there only makes the transaction invalid.)
+ */
+async function checkProviderAmounts(provider: ChainProvider, inputs: readonly AccountUtxo[]): Promise<void> {
+  for (const utxo of inputs) {
+    if (utxo.owner.addressType === 'p2tr') continue
+    const output = await verifiedPreviousOutput(provider, utxo.txid, utxo.vout)
+    if (!equalBytes(output.script, utxo.owner.scriptPubKey)) {
+      throw new ProviderError(
+        `the chain provider lists ${utxo.txid}:${utxo.vout} as ours, its transaction pays another script`,
+      )
+    }
+    if (output.value !== BigInt(utxo.value)) {
+      throw new ProviderError(
+        `the chain provider lists ${utxo.txid}:${utxo.vout} as ${utxo.value} sat, its transaction says ${output.value} sat`,
+      )
+    }
+  }
 }

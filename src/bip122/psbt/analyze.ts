@@ -1,12 +1,13 @@
 import { address as bitcoinAddress } from 'bitcoinjs-lib'
 import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
 import { equalBytes, toHex } from '../transaction/bytes.js'
 import { dustLimit, scriptKind } from '../transaction/scripts.js'
 import { knownSighashTypes, SIGHASH_ALL, SIGHASH_DEFAULT } from '../transaction/sighash.js'
 import type { InputToSign } from '../transaction/sign.js'
 import { estimateVsize } from '../transaction/size.js'
-import { hashToTxid, parseTransaction, transactionId, txidToHash } from '../transaction/transaction.js'
+import { hashToTxid } from '../transaction/transaction.js'
 import type { Account, AccountAddress, AddressType, ChainProvider } from '../types.js'
 import { type DecodedPsbt, isFinalized, type PsbtInput } from './decode.js'
 import { formatFeeRate, formatSats, type ResolvedPolicy, sighashNames } from './policy.js'
@@ -369,9 +370,9 @@ function chooseSighash(
 /**
  * Segwit v0 and legacy signatures commit to their own input's amount only (P2TR ones to all of them), so
  * a dapp can understate an amount across two rounds and burn the difference as fee. Every listed input's
- * value and script are checked against the chain provider: the account's UTXO set when the outpoint is
- * in it, else the parent transaction. Without a provider, a v0 input must carry its parent
- * (`nonWitnessUtxo`, already hash-checked by `decodePsbt`).
+ * value and script are checked against its parent transaction from the chain provider (hash-checked;
+ * the provider's UTXO list alone is a word, not a proof). Without a provider, a v0 input must carry its
+ * parent (`nonWitnessUtxo`, already hash-checked by `decodePsbt`).
  */
 async function verifyAmounts(
   decoded: DecodedPsbt,
@@ -390,34 +391,20 @@ async function verifyAmounts(
       { rule: 'psbt.amount_unverified' },
     )
   }
-  // Outpoint → value, for the coins the chain shows at the very script the PSBT claims.
-  const known = new Map<string, number>()
-  for (const utxo of await account.utxos())
-    known.set(`${utxo.txid}:${utxo.vout}:${toHex(utxo.owner.scriptPubKey)}`, utxo.value)
   for (const { index } of pending) {
     const input = decoded.tx.inputs[index]!
     const prevout = decoded.prevouts[index]!
-    const txid = hashToTxid(input.txid)
-    const listed = known.get(`${txid}:${input.vout}:${toHex(prevout.script)}`)
-    let value = listed === undefined ? undefined : BigInt(listed)
-    if (value === undefined) {
-      const parent = parseTransaction(await provider.rawTransaction(txid))
-      if (!equalBytes(txidToHash(transactionId(parent)), input.txid)) {
-        throw new PolicyRefusedError(`input ${index}: the chain provider returned another transaction`, {
-          rule: 'psbt.amount_unverified',
-        })
-      }
-      const output = parent.outputs[input.vout]
-      if (!output || !equalBytes(output.script, prevout.script)) {
-        throw new PolicyRefusedError(
-          `input ${index}: the chain does not show this output paying to the address`,
-          {
-            rule: 'psbt.amount_mismatch',
-          },
-        )
-      }
-      value = output.value
+    // Always the parent transaction (fetched once, hash-checked), never the provider's UTXO list alone.
+    const output = await verifiedPreviousOutput(provider, hashToTxid(input.txid), input.vout)
+    if (!equalBytes(output.script, prevout.script)) {
+      throw new PolicyRefusedError(
+        `input ${index}: the chain does not show this output paying to the address`,
+        {
+          rule: 'psbt.amount_mismatch',
+        },
+      )
     }
+    const value = output.value
     if (value !== prevout.value) {
       throw new PolicyRefusedError(
         `input ${index}: the PSBT says ${prevout.value} sat, the chain says ${value} sat`,
