@@ -1,6 +1,6 @@
 import { equalBytes } from '@noble/curves/utils.js'
-import { mnemonicToPrivateKey, mnemonicValidate } from '@ton/crypto'
 import { type Ed25519Backend, ed25519 } from '../crypto/ed25519.js'
+import { isValidTonMnemonic, tonMnemonicSeed } from './mnemonic.js'
 
 /**
  * What the ton namespace signs with: an Ed25519 public key and a function that signs bytes. Our own key
@@ -70,13 +70,10 @@ export const tonKeys = {
       word.trim().toLowerCase(),
     )
     if (words.length !== 24) throw new TypeError(`a TON mnemonic has 24 words, got ${words.length}`)
-    if (options.validate !== false && !(await mnemonicValidate(words, options.password))) {
+    if (options.validate !== false && !(await isValidTonMnemonic(words, options.password))) {
       throw new TypeError('not a valid TON mnemonic (pass validate: false to derive from it anyway)')
     }
-    const pair = await mnemonicToPrivateKey(words, options.password)
-    const seed = new Uint8Array(pair.secretKey.subarray(0, 32))
-    pair.secretKey.fill(0)
-    return signerFromSeed(options.backend, seed)
+    return signerFromSeed(options.backend, await tonMnemonicSeed(words, options.password))
   },
 
   /**

@@ -1,0 +1,193 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import puppeteer, { type Browser, type Target } from 'puppeteer-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Expectation, loadVectors } from '../../src/conformance/vectors.js'
+import { type Bundler, bundle, bundlers, root } from './bundle.js'
+// @ts-expect-error: plain JavaScript (webpack and Vite bundle it without a TypeScript loader)
+import { runCases } from './fixtures/vectorWallet.js'
+
+/**
+ * The library where browser wallets run it: bundles made by esbuild, webpack and Vite (no plugin, no
+ * `.wasm` loader, no Node polyfill but `buffer`) loaded in headless Debian Chromium (a) as a page's script and
+ * (b) as the service worker of an unpacked Manifest V3 extension, where `import()` and synchronous XHR are
+ * forbidden and a worker has no DOM. Each context answers every conformance vector that needs no chain —
+ * signing methods of every namespace, refusals, session properties, and the vector's wallet-rpc/verify
+ * check — and the answers must equal Node's byte for byte.
+ */
+const chromium =
+  process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync)
+const required = process.env.REQUIRE_CHROMIUM === '1'
+if (!chromium && !required) {
+  console.warn('chromium not found (apt install chromium, or CHROMIUM_PATH): the browser suite is SKIPPED')
+}
+
+describe.runIf(!chromium && required)('chromium required', () => {
+  it('chromium is installed', () => {
+    expect.fail('REQUIRE_CHROMIUM=1 but no chromium (apt install chromium, or set CHROMIUM_PATH)')
+  })
+})
+
+type Case = {
+  name: string
+  config: Record<string, unknown>
+  request: { chainId: string; origin?: string; method: string; params?: unknown }
+  verify?: { function: string; options?: Record<string, unknown> }
+}
+type Outcome = {
+  results: Array<{ answer: unknown; verdict?: { valid: boolean; reason?: string } }>
+  sessions: unknown[]
+  backends: Record<string, string>
+}
+
+/** The verify check of an expectation, or of the first of its alternatives that has one. */
+function verifyOf(expectation: Expectation): Pick<Case, 'verify'> {
+  const verify = expectation.verify ?? expectation.oneOf?.find((alternative) => alternative.verify)?.verify
+  return verify === undefined ? {} : { verify }
+}
+
+/** Every conformance case that needs no chain, as the vector wallet takes it. */
+function chainlessCases(): Case[] {
+  return loadVectors().flatMap(({ vector }) =>
+    vector.cases
+      .filter((testCase) => testCase.chain === undefined && testCase.fund === undefined)
+      .map((testCase) => ({
+        name: `${vector.method}: ${testCase.name}`,
+        config: { ...vector.wallet, ...testCase.wallet },
+        request: testCase.request,
+        ...verifyOf(testCase.expect),
+      })),
+  )
+}
+
+describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
+  const cases = chainlessCases()
+  const work = mkdtempSync(join(tmpdir(), 'wallet-rpc-chromium-'))
+  let browser: Browser
+  let server: Server
+  let origin = ''
+  let node: Outcome
+  const scripts = new Map<Bundler, string>()
+  /** Bundler → the service worker target of its extension. */
+  const serviceWorkers = new Map<Bundler, Target>()
+
+  beforeAll(async () => {
+    node = (await runCases(cases)) as Outcome
+    const entry = join(root, 'test/platforms/fixtures/browserEntry.js')
+    for (const bundler of bundlers) scripts.set(bundler, await bundle(bundler, entry, join(work, 'page')))
+    // One unpacked MV3 extension per bundler: its service worker is the bundle.
+    const extensions = bundlers.map((bundler) => {
+      const dir = join(work, `extension-${bundler}`)
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(
+        join(dir, 'manifest.json'),
+        JSON.stringify({
+          manifest_version: 3,
+          name: `wallet-rpc ${bundler}`,
+          version: '1.0',
+          background: { service_worker: 'background.js' },
+        }),
+      )
+      writeFileSync(join(dir, 'background.js'), readFileSync(scripts.get(bundler)!))
+      return dir
+    })
+    writeFileSync(join(work, 'page', 'index.html'), '<!doctype html><title>wallet-rpc</title>')
+    server = createServer((request, response) => {
+      const name = (request.url ?? '/').slice(1) || 'index.html'
+      const path = join(work, 'page', name)
+      if (!/^[\w.-]+$/.test(name) || !existsSync(path)) return void response.writeHead(404).end()
+      response.writeHead(200, { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/html' })
+      response.end(readFileSync(path))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    browser = await puppeteer.launch({
+      executablePath: chromium!,
+      headless: true,
+      pipe: true,
+      enableExtensions: extensions,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    })
+    // Each extension's service worker, told apart by the name in its own manifest.
+    for (let waited = 0; serviceWorkers.size < bundlers.length && waited < 30_000; waited += 100) {
+      for (const target of browser.targets().filter((candidate) => candidate.type() === 'service_worker')) {
+        const worker = await target.worker()
+        const name = (await worker?.evaluate(
+          () =>
+            (
+              globalThis as unknown as { chrome: { runtime: { getManifest(): { name: string } } } }
+            ).chrome.runtime.getManifest().name,
+        )) as string | undefined
+        const bundler = bundlers.find((candidate) => name === `wallet-rpc ${candidate}`)
+        if (bundler !== undefined) serviceWorkers.set(bundler, target)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }, 240_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+    rmSync(work, { recursive: true, force: true })
+  })
+
+  it('the vectors cover every namespace, refusals, and verify checks', () => {
+    const methods = new Set(cases.map((testCase) => testCase.request.method))
+    for (const method of ['signMessage', 'signPsbt', 'getAccountAddresses', 'personal_sign', 'ton_signData'])
+      expect(methods).toContain(method)
+    expect(node.results.some(({ answer }) => 'error' in (answer as object))).toBe(true)
+    expect(node.results.filter(({ verdict }) => verdict !== undefined).length).toBeGreaterThan(5)
+    expect(node.results.every(({ verdict }) => verdict === undefined || verdict.valid)).toBe(true)
+  })
+
+  /** Node's answers, case by case, against a browser context's. */
+  function expectSameAsNode(outcome: Outcome) {
+    expect(outcome.results).toHaveLength(cases.length)
+    // BIP-340 signatures carry fresh auxiliary randomness (as BIP-340 recommends), so a P2TR answer cannot
+    // equal Node's byte for byte; there the vector's wallet-rpc/verify check must accept both.
+    const bothVerified = (i: number) =>
+      outcome.results[i]?.verdict?.valid === true && node.results[i]?.verdict?.valid === true
+    const differing = cases.filter(
+      (_, i) => JSON.stringify(outcome.results[i]) !== JSON.stringify(node.results[i]) && !bothVerified(i),
+    )
+    expect(differing.map((testCase) => testCase.name)).toEqual([])
+    expect(JSON.stringify(outcome.sessions)).toBe(JSON.stringify(node.sessions))
+    // Portable code here: no WASM, no OpenSSL, and still the same bytes.
+    expect(outcome.backends).toEqual({
+      secp256k1: '@bitcoinerlab/secp256k1',
+      ed25519: 'tweetnacl',
+      sha256: '@noble/hashes',
+    })
+  }
+
+  for (const bundler of bundlers) {
+    it(`${bundler} bundle in a page: every answer equals Node's`, async () => {
+      const page = await browser.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (error) => errors.push(String(error)))
+      await page.goto(`${origin}/index.html`)
+      await page.addScriptTag({ url: `${origin}/${bundler}.js` })
+      const outcome = (await page.evaluate(
+        (input) => (globalThis as unknown as { runCases: (c: unknown) => Promise<unknown> }).runCases(input),
+        cases as never,
+      )) as Outcome
+      expect(errors).toEqual([])
+      expectSameAsNode(outcome)
+      await page.close()
+    }, 120_000)
+
+    it(`${bundler} bundle as an MV3 extension's service worker: every answer equals Node's`, async () => {
+      const target = serviceWorkers.get(bundler)
+      expect(target, `the ${bundler} extension's service worker started`).toBeDefined()
+      const worker = (await target!.worker())!
+      const outcome = (await worker.evaluate(
+        (input) => (globalThis as unknown as { runCases: (c: unknown) => Promise<unknown> }).runCases(input),
+        cases as never,
+      )) as Outcome
+      expectSameAsNode(outcome)
+    }, 120_000)
+  }
+})
