@@ -180,8 +180,8 @@ export type Origin = { text: string; scheme: string; host: string; port: string 
 
 /** `https://Example.org:443/` → `{scheme: 'https', host: 'example.org', port: '443'}` (port always explicit). */
 export function originOf(origin: string | undefined): Origin | undefined {
-  if (origin === undefined || !URL.canParse(origin)) return undefined
-  const url = new URL(origin)
+  const url = parseUrl(origin)
+  if (url === undefined) return undefined
   const scheme = url.protocol.slice(0, -1)
   if (url.hostname === '' || url.username !== '' || url.password !== '') return undefined
   return {
@@ -298,8 +298,20 @@ export function parseAuthority(text: string): Authority | undefined {
 
 /** The host as a browser's origin would show it; an RFC 3986 host WHATWG refuses stays as written, lowercased. */
 function canonicalHost(host: string): string {
-  const url = `http://${host}/`
-  return URL.canParse(url) ? new URL(url).hostname : host.toLowerCase()
+  return parseUrl(`http://${host}/`)?.hostname ?? host.toLowerCase()
+}
+
+/**
+ * `new URL(text)`, or undefined where it throws. Not `URL.canParse`: React Native's URL polyfill
+ * (react-native-url-polyfill) and older browsers lack it.
+ */
+function parseUrl(text: string | undefined): URL | undefined {
+  if (text === undefined) return undefined
+  try {
+    return new URL(text)
+  } catch {
+    return undefined
+  }
 }
 
 function hostOf(authority: string): string {

@@ -58,6 +58,8 @@ function findings(file: string, text = readFileSync(join(root, file), 'utf8')): 
     if (!inFunction && (ts.isAwaitExpression(node) || (ts.isForOfStatement(node) && node.awaitModifier)))
       at(node, 'top-level await')
     if (isBufferGlobal(node) && !bufferAllowed(file)) at(node, 'uses the Buffer global')
+    // React Native's URL polyfill (react-native-url-polyfill) and older engines lack it.
+    if (ts.isPropertyAccessExpression(node) && node.getText() === 'URL.canParse') at(node, 'URL.canParse')
     const entersFunction = ts.isFunctionLike(node) || ts.isClassStaticBlockDeclaration(node)
     ts.forEachChild(node, (child) => visit(child, inFunction || entersFunction))
   }
@@ -73,7 +75,7 @@ describe('sources a wallet imports', () => {
     expect(files).toContain('src/crypto/secp256k1.ts')
   })
 
-  it('have no node: import, import(), import.meta, top-level await, or unchecked Buffer', () => {
+  it('have no node: import, import(), import.meta, top-level await, unchecked Buffer or URL.canParse', () => {
     expect(files.flatMap((file) => findings(file))).toEqual([])
   })
 
@@ -82,7 +84,7 @@ describe('sources a wallet imports', () => {
       "import { readFileSync } from 'node:fs'",
       "import type { Hash } from 'node:crypto'",
       "const y = await import('z')",
-      'console.log(import.meta.url, Buffer.from(""))',
+      'console.log(import.meta.url, Buffer.from(""), URL.canParse(""))',
       'async function fine(): Promise<void> { await 1 }',
     ].join('\n')
     expect(findings('src/bip122/probe.ts', probe)).toEqual([
@@ -91,6 +93,7 @@ describe('sources a wallet imports', () => {
       'src/bip122/probe.ts:3 import()',
       'src/bip122/probe.ts:4 import.meta',
       'src/bip122/probe.ts:4 uses the Buffer global',
+      'src/bip122/probe.ts:4 URL.canParse',
     ])
     expect(findings('src/ton/probe.ts', 'Buffer.from("")')).toEqual([])
   })

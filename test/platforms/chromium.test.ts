@@ -5,10 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import puppeteer, { type Browser, type Target } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Expectation, loadVectors } from '../../src/conformance/vectors.js'
 import { type Bundler, bundle, bundlers, root } from './bundle.js'
-// @ts-expect-error: plain JavaScript (webpack and Vite bundle it without a TypeScript loader)
-import { runCases } from './fixtures/vectorWallet.js'
+import {
+  chainlessCases,
+  expectSameAsNode,
+  nodeOutcome,
+  type Outcome,
+  portableBackends,
+} from './vectorCases.js'
 
 /**
  * The library where browser wallets run it: bundles made by esbuild, webpack and Vite (no plugin, no
@@ -31,38 +35,6 @@ describe.runIf(!chromium && required)('chromium required', () => {
   })
 })
 
-type Case = {
-  name: string
-  config: Record<string, unknown>
-  request: { chainId: string; origin?: string; method: string; params?: unknown }
-  verify?: { function: string; options?: Record<string, unknown> }
-}
-type Outcome = {
-  results: Array<{ answer: unknown; verdict?: { valid: boolean; reason?: string } }>
-  sessions: unknown[]
-  backends: Record<string, string>
-}
-
-/** The verify check of an expectation, or of the first of its alternatives that has one. */
-function verifyOf(expectation: Expectation): Pick<Case, 'verify'> {
-  const verify = expectation.verify ?? expectation.oneOf?.find((alternative) => alternative.verify)?.verify
-  return verify === undefined ? {} : { verify }
-}
-
-/** Every conformance case that needs no chain, as the vector wallet takes it. */
-function chainlessCases(): Case[] {
-  return loadVectors().flatMap(({ vector }) =>
-    vector.cases
-      .filter((testCase) => testCase.chain === undefined && testCase.fund === undefined)
-      .map((testCase) => ({
-        name: `${vector.method}: ${testCase.name}`,
-        config: { ...vector.wallet, ...testCase.wallet },
-        request: testCase.request,
-        ...verifyOf(testCase.expect),
-      })),
-  )
-}
-
 describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
   const cases = chainlessCases()
   const work = mkdtempSync(join(tmpdir(), 'wallet-rpc-chromium-'))
@@ -75,7 +47,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
   const serviceWorkers = new Map<Bundler, Target>()
 
   beforeAll(async () => {
-    node = (await runCases(cases)) as Outcome
+    node = await nodeOutcome(cases)
     const entry = join(root, 'test/platforms/fixtures/browserEntry.js')
     for (const bundler of bundlers) scripts.set(bundler, await bundle(bundler, entry, join(work, 'page')))
     // One unpacked MV3 extension per bundler: its service worker is the bundle.
@@ -143,26 +115,6 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
     expect(node.results.every(({ verdict }) => verdict === undefined || verdict.valid)).toBe(true)
   })
 
-  /** Node's answers, case by case, against a browser context's. */
-  function expectSameAsNode(outcome: Outcome) {
-    expect(outcome.results).toHaveLength(cases.length)
-    // BIP-340 signatures carry fresh auxiliary randomness (as BIP-340 recommends), so a P2TR answer cannot
-    // equal Node's byte for byte; there the vector's wallet-rpc/verify check must accept both.
-    const bothVerified = (i: number) =>
-      outcome.results[i]?.verdict?.valid === true && node.results[i]?.verdict?.valid === true
-    const differing = cases.filter(
-      (_, i) => JSON.stringify(outcome.results[i]) !== JSON.stringify(node.results[i]) && !bothVerified(i),
-    )
-    expect(differing.map((testCase) => testCase.name)).toEqual([])
-    expect(JSON.stringify(outcome.sessions)).toBe(JSON.stringify(node.sessions))
-    // Portable code here: no WASM, no OpenSSL, and still the same bytes.
-    expect(outcome.backends).toEqual({
-      secp256k1: '@bitcoinerlab/secp256k1',
-      ed25519: 'tweetnacl',
-      sha256: '@noble/hashes',
-    })
-  }
-
   for (const bundler of bundlers) {
     it(`${bundler} bundle in a page: every answer equals Node's`, async () => {
       const page = await browser.newPage()
@@ -175,7 +127,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
         cases as never,
       )) as Outcome
       expect(errors).toEqual([])
-      expectSameAsNode(outcome)
+      expectSameAsNode(cases, outcome, node)
+      expect(outcome.backends).toEqual(portableBackends)
       await page.close()
     }, 120_000)
 
@@ -187,7 +140,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
         (input) => (globalThis as unknown as { runCases: (c: unknown) => Promise<unknown> }).runCases(input),
         cases as never,
       )) as Outcome
-      expectSameAsNode(outcome)
+      expectSameAsNode(cases, outcome, node)
+      expect(outcome.backends).toEqual(portableBackends)
     }, 120_000)
   }
 })
