@@ -1,6 +1,8 @@
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { transformAsync } from '@babel/core'
+import * as esbuild from 'esbuild'
 
 /**
  * Bundles a browser entry the way a wallet team would, with each of the three bundlers and no plugin, no
@@ -16,7 +18,6 @@ export async function bundle(bundler: Bundler, entry: string, outDir: string): P
   mkdirSync(outDir, { recursive: true })
   const outfile = join(outDir, `${bundler}.js`)
   if (bundler === 'esbuild') {
-    const esbuild = await import('esbuild')
     await esbuild.build({
       entryPoints: [entry],
       bundle: true,
@@ -61,4 +62,40 @@ export async function bundle(bundler: Bundler, entry: string, outDir: string): P
   }
   readFileSync(outfile) // exists
   return outfile
+}
+
+/**
+ * A React Native build: esbuild collects the modules, Babel with `@react-native/babel-preset` (what Metro
+ * runs) transforms them, esbuild links the `@babel/runtime` helpers it asks for into one script.
+ */
+export async function buildHermesBundle(entry: string, outDir: string): Promise<string> {
+  const collected = join(outDir, 'collected.js')
+  await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    outfile: collected,
+    logLevel: 'error',
+  })
+  const transformed = await transformAsync(readFileSync(collected, 'utf8'), {
+    babelrc: false,
+    configFile: false,
+    compact: true,
+    sourceType: 'script',
+    presets: ['@react-native/babel-preset'],
+  })
+  const babelOut = join(outDir, 'babel.js')
+  writeFileSync(babelOut, transformed!.code!)
+  const bundle = join(outDir, 'hermes.js')
+  await esbuild.build({
+    entryPoints: [babelOut],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    outfile: bundle,
+    logLevel: 'error',
+    nodePaths: [join(root, 'node_modules')],
+  })
+  return bundle
 }

@@ -3,10 +3,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { transformAsync } from '@babel/core'
-import * as esbuild from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { root } from './bundle.js'
+import { buildHermesBundle, root } from './bundle.js'
 import {
   type Case,
   chainlessCases,
@@ -38,39 +36,6 @@ describe.runIf(!available && process.env.REQUIRE_HERMES === '1')('hermes require
   })
 })
 
-/** esbuild collects the modules, Babel with the RN preset transforms them, esbuild links the helpers. */
-export async function buildHermesBundle(outDir: string): Promise<string> {
-  const collected = join(outDir, 'collected.js')
-  await esbuild.build({
-    entryPoints: [join(root, 'test/platforms/fixtures/hermesEntry.js')],
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    outfile: collected,
-    logLevel: 'error',
-  })
-  const transformed = await transformAsync(readFileSync(collected, 'utf8'), {
-    babelrc: false,
-    configFile: false,
-    compact: true,
-    sourceType: 'script',
-    presets: ['@react-native/babel-preset'],
-  })
-  const babelOut = join(outDir, 'babel.js')
-  writeFileSync(babelOut, transformed!.code!)
-  const bundle = join(outDir, 'hermes.js')
-  await esbuild.build({
-    entryPoints: [babelOut],
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    outfile: bundle,
-    logLevel: 'error',
-    nodePaths: [join(root, 'node_modules')],
-  })
-  return bundle
-}
-
 /** Runs the bundle in Hermes with `call` appended; the call prints one JSON line. */
 async function runInHermes(bundle: string, call: string): Promise<unknown> {
   const script = `${bundle}.run.js`
@@ -96,7 +61,7 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
   beforeAll(async () => {
     chmodSync(hermes, 0o755) // npm does not always keep the binary's mode
     node = await nodeOutcome(cases)
-    bundle = await buildHermesBundle(work)
+    bundle = await buildHermesBundle(join(root, 'test/platforms/fixtures/hermesEntry.js'), work)
   }, 300_000)
 
   afterAll(() => rmSync(work, { recursive: true, force: true }))

@@ -1,3 +1,5 @@
+import { base64 } from '@scure/base'
+import type { Psbt } from 'bitcoinjs-lib'
 import * as v from 'valibot'
 import { ProviderError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
@@ -111,7 +113,7 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign, { cache })
       if (!plan.broadcast) {
         writeSignatures(psbt, signatures)
-        return { psbt: psbt.toBase64() }
+        return { psbt: encodePsbt(psbt) }
       }
       if (!verifyInputSignatures(tx, prevouts, plan.toSign, signatures, cache)) {
         throw new ProviderError('the key provider produced an invalid signature; nothing was broadcast')
@@ -122,6 +124,14 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       const expected = transactionId(parseTransaction(raw))
       await broadcastOnce(plan.provider!, raw, expected)
       wallet.afterBroadcast(plan.chainId, expected)
-      return { psbt: psbt.toBase64(), txid: expected }
+      return { psbt: encodePsbt(psbt), txid: expected }
     },
   })
+
+/**
+ * Base64 with @scure/base, not bitcoinjs' `toBase64()`: in browsers and Hermes that spreads every byte into
+ * one `String.fromCharCode` call and overflows the stack on a large PSBT (a few hundred inputs).
+ */
+function encodePsbt(psbt: Psbt): string {
+  return base64.encode(psbt.toBuffer())
+}

@@ -1,0 +1,169 @@
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import * as esbuild from 'esbuild'
+import puppeteer from 'puppeteer-core'
+import { buildHermesBundle, root } from '../test/platforms/bundle.js'
+// @ts-expect-error: plain JavaScript shared with the Chromium and Hermes bundles
+import { runBench } from '../test/platforms/fixtures/benchWallet.js'
+
+/**
+ * Per platform: personal_sign, BIP-322 signMessage (P2WPKH), ton_signData and a 100-input P2WPKH signPsbt
+ * through `handle()`, each against the raw primitive of the same backend on the same runtime in the same
+ * run (median of alternating rounds), with the absolute µs per operation, so a React Native team can see
+ * what a signature costs on Hermes and whether to plug a native backend. Node uses libsecp256k1 WASM and
+ * OpenSSL; Chromium runs in a dedicated worker with the portable code, then with the WASM backend plugged
+ * in; Hermes (the standalone VM, an interpreter without JIT) runs the portable code.
+ */
+type Bench = {
+  backends: Record<string, string>
+  results: Record<string, { handleMicros: number; rawMicros: number; ratio: number }>
+}
+
+type BenchWorker = {
+  onmessage: (event: { data: unknown }) => void
+  onerror: (event: { message: string }) => void
+  postMessage(data: unknown): void
+}
+
+const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync)
+const hermes = join(root, 'node_modules/hermes-engine-cli/linux64-bin/hermes')
+
+/** tiny-secp256k1's browser loader imports its .wasm as an ES module; this one instantiates the bytes. */
+const wasmFromBytes: esbuild.Plugin = {
+  name: 'tiny-secp256k1-wasm-from-bytes',
+  setup(build) {
+    build.onLoad({ filter: /tiny-secp256k1[\\/]lib[\\/]wasm_loader\.browser\.js$/ }, () => ({
+      contents: `import bytes from './secp256k1.wasm'
+import * as rand from './rand.js'
+import * as validate_error from './validate_error.js'
+const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { './rand.js': rand, './validate_error.js': validate_error })
+export default instance.exports`,
+      resolveDir: join(root, 'node_modules/tiny-secp256k1/lib'),
+      loader: 'js',
+    }))
+  },
+}
+
+async function inChromium(work: string, rounds: number): Promise<Record<string, Bench>> {
+  const out: Record<string, Bench> = {}
+  const bundles = {
+    'Chromium (pure JS)': { entry: 'benchBrowserEntry.js', plugins: [] as esbuild.Plugin[] },
+    'Chromium (WASM plugged in)': { entry: 'benchBrowserWasmEntry.js', plugins: [wasmFromBytes] },
+  }
+  // The polyfill as a script of its own, loaded by each worker with importScripts before the bundle.
+  await esbuild.build({
+    entryPoints: [join(root, 'test/platforms/fixtures/bufferPolyfill.js')],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    outfile: join(work, 'polyfill.js'),
+    logLevel: 'error',
+  })
+  for (const [, { entry, plugins }] of Object.entries(bundles)) {
+    writeFileSync(join(work, `worker-${entry}`), `importScripts('polyfill.js', '${entry}')`)
+    await esbuild.build({
+      entryPoints: [join(root, 'test/platforms/fixtures', entry)],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      minify: true,
+      outfile: join(work, entry),
+      loader: { '.wasm': 'binary' },
+      plugins,
+      logLevel: 'error',
+    })
+  }
+  writeFileSync(join(work, 'index.html'), '<!doctype html><title>bench</title>')
+  const server = createServer((request, response) => {
+    const name = (request.url ?? '/').slice(1) || 'index.html'
+    if (!/^[\w.-]+$/.test(name) || !existsSync(join(work, name))) return void response.writeHead(404).end()
+    response.writeHead(200, { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/html' })
+    response.end(readFileSync(join(work, name)))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const browser = await puppeteer.launch({
+    executablePath: chromium!,
+    headless: true,
+    args: ['--no-sandbox'],
+  })
+  try {
+    const page = await browser.newPage()
+    await page.goto(`${origin}/index.html`)
+    for (const [name, { entry }] of Object.entries(bundles)) {
+      out[name] = (await page.evaluate(
+        (url, options) =>
+          new Promise((resolve, reject) => {
+            const worker = new (globalThis as unknown as { Worker: new (url: string) => BenchWorker }).Worker(
+              url,
+            )
+            worker.onmessage = (event) =>
+              (event.data as { error?: string }).error
+                ? reject(new Error((event.data as { error: string }).error))
+                : resolve(event.data)
+            worker.onerror = (event) => reject(new Error(event.message))
+            worker.postMessage(options)
+          }),
+        `${origin}/worker-${entry}`,
+        { rounds, batch: 20 },
+      )) as Bench
+    }
+  } finally {
+    await browser.close()
+    server.close()
+  }
+  return out
+}
+
+async function inHermes(work: string, rounds: number): Promise<Bench> {
+  const fixture = (name: string) => join(root, 'test/platforms/fixtures', name)
+  const polyfills = readFileSync(
+    await buildHermesBundle(fixture('hermesPolyfills.js'), join(work, 'polyfills')),
+    'utf8',
+  )
+  const bundle = await buildHermesBundle(fixture('benchHermesEntry.js'), work)
+  const script = `${bundle}.run.js`
+  writeFileSync(
+    script,
+    `${polyfills}\n${readFileSync(bundle, 'utf8')}\nrunBench({ rounds: ${rounds}, batch: 5 }).then(function (r) { print(JSON.stringify(r)) }, function (e) { print('ERROR ' + e + ' ' + e.stack) })\n`,
+  )
+  const { stdout } = await promisify(execFile)(hermes, ['-w', script], {
+    maxBuffer: 1 << 26,
+    timeout: 1_200_000,
+  })
+  const line = stdout.trim().split('\n').pop() ?? ''
+  if (!line.startsWith('{')) throw new Error(`hermes: ${stdout.slice(-1000)}`)
+  return JSON.parse(line) as Bench
+}
+
+export async function run(): Promise<void> {
+  const rounds = Number(process.env.PLATFORM_BENCH_ROUNDS ?? 7)
+  const work = mkdtempSync(join(tmpdir(), 'wallet-rpc-platform-bench-'))
+  const platforms: Record<string, Bench> = {
+    'Node (WASM, OpenSSL)': (await runBench({ rounds, batch: 50 })) as Bench,
+  }
+  try {
+    if (chromium) Object.assign(platforms, await inChromium(work, rounds))
+    else console.log('  (chromium not found: Chromium rows skipped)')
+    if (existsSync(hermes)) platforms['Hermes 0.12 (pure JS, interpreter)'] = await inHermes(work, 3)
+    else console.log('  (hermes not found: Hermes row skipped)')
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+  console.log(
+    'per platform: µs per request through handle() · µs of the raw primitive · ratio (median of rounds)',
+  )
+  for (const [platform, bench] of Object.entries(platforms)) {
+    console.log(`  ${platform} — backends ${Object.values(bench.backends).join(' · ')}`)
+    for (const [name, { handleMicros, rawMicros, ratio }] of Object.entries(bench.results)) {
+      console.log(
+        `    ${name.padEnd(28)} ${handleMicros.toFixed(0).padStart(9)} µs  raw ${rawMicros.toFixed(0).padStart(9)} µs  ${ratio.toFixed(2)}x`,
+      )
+    }
+  }
+}
