@@ -1,5 +1,6 @@
 import { systemClock } from '../core/clock.js'
 import { ChainNotConfiguredError } from '../core/errors.js'
+import { assertPlatformGlobals } from '../core/globals.js'
 import type { Namespace, NamespaceHost } from '../core/namespace.js'
 import { activeSecp256k1 } from '../crypto/secp256k1.js'
 import { activeSha256 } from '../crypto/sha256.js'
@@ -54,6 +55,7 @@ const defaultChains = [BIP122_MAINNET, BIP122_TESTNET, BIP122_REGTEST]
  * `bip122_addressesChanged` event (on `announceSession`, after each broadcast, and from the UTXO watcher).
  */
 export function bip122(options: Bip122Options): Bip122Namespace {
+  assertPlatformGlobals()
   // The backends are chosen when a namespace is created (never at import), so `wallet.backends()` names them.
   activeSecp256k1()
   activeSha256()

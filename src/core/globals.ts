@@ -1,15 +1,36 @@
+/** The web-platform globals the namespaces use, and what a React Native app installs to get each. */
+const platformGlobals: Array<{ name: string; present: () => boolean; fix: string }> = [
+  {
+    name: 'TextEncoder',
+    present: () => typeof globalThis.TextEncoder === 'function',
+    fix: 'fast-text-encoding',
+  },
+  {
+    name: 'TextDecoder',
+    present: () => typeof globalThis.TextDecoder === 'function',
+    fix: 'fast-text-encoding',
+  },
+  {
+    name: 'crypto.getRandomValues',
+    present: () => typeof globalThis.crypto?.getRandomValues === 'function',
+    fix: 'react-native-get-random-values',
+  },
+  { name: 'URL', present: () => typeof globalThis.URL === 'function', fix: 'react-native-url-polyfill/auto' },
+  {
+    name: 'atob/btoa',
+    present: () => typeof globalThis.atob === 'function' && typeof globalThis.btoa === 'function',
+    fix: 'React Native ≥ 0.74, or a base-64 polyfill',
+  },
+]
+
 /**
- * @ton/core (CommonJS) reads the `Buffer` global while it loads, so a page or a Hermes app without it
- * would stop with "Buffer is not defined" from deep inside that library. The modules that load @ton/core
- * (wallet-rpc/ton, wallet-rpc/verify) import this check first, and `ton()` runs it again, so the error
- * names the missing global and the fix instead.
+ * Checked when a namespace is created: a missing global is named there, with the package that provides it,
+ * instead of surfacing later as -32603 inside a request (or, for TextEncoder, as a wrong "invalid" verdict).
  */
-export function assertBufferGlobal(): void {
-  const buffer: unknown = (globalThis as { Buffer?: unknown }).Buffer
-  if (typeof buffer === 'function' && typeof (buffer as { from?: unknown }).from === 'function') return
+export function assertPlatformGlobals(): void {
+  const missing = platformGlobals.filter((global) => !global.present())
+  if (missing.length === 0) return
   throw new ReferenceError(
-    "wallet-rpc/ton and wallet-rpc/verify need a global Buffer (@ton/core uses it): install the 'buffer' package and put `import { Buffer } from 'buffer'; globalThis.Buffer = Buffer` in a module you import before wallet-rpc.",
+    `wallet-rpc needs ${missing.map((global) => global.name).join(', ')}, missing in this runtime. In React Native, import first: ${[...new Set(missing.map((global) => global.fix))].join('; ')} (README, Platforms).`,
   )
 }
-
-assertBufferGlobal()

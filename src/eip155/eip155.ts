@@ -1,3 +1,4 @@
+import { assertPlatformGlobals } from '../core/globals.js'
 import type { MethodTable, Namespace } from '../core/namespace.js'
 import { activeSecp256k1 } from '../crypto/secp256k1.js'
 import { ChainAccess, type Eip155ChainProvider } from './chains.js'
@@ -35,6 +36,7 @@ export type Eip155Options = {
 
 /** The eip155 (Ethereum and EVM chains) namespace for `createWalletRpc`. */
 export function eip155(options: Eip155Options): Namespace {
+  assertPlatformGlobals()
   // The backend is chosen when the namespace is created (never at import), so `wallet.backends()` names it.
   activeSecp256k1()
   const chains = new Map<string, ChainConfig>()

@@ -14,7 +14,13 @@ import { base64 } from '@scure/base'
 
 const secretPrefix = 'whsec_'
 const defaultToleranceSeconds = 5 * 60
-const encoder = new TextEncoder()
+let textEncoder: InstanceType<typeof TextEncoder> | undefined
+const encoder = {
+  encode(text: string) {
+    textEncoder ??= new TextEncoder()
+    return textEncoder.encode(text)
+  },
+}
 
 export type WebhookHeaders =
   | Headers

@@ -1,4 +1,5 @@
 import { InvalidParamsError } from '../core/errors.js'
+import { assertPlatformGlobals } from '../core/globals.js'
 import type { Namespace } from '../core/namespace.js'
 import { ed25519 } from '../crypto/ed25519.js'
 import { activeSha256 } from '../crypto/sha256.js'
@@ -32,6 +33,7 @@ export type TonNamespaceOptions = {
  */
 export function ton(options: TonNamespaceOptions): Namespace {
   assertBufferGlobal()
+  assertPlatformGlobals()
   // The backends are chosen when the namespace is created (never at import), so `wallet.backends()` names them.
   ed25519()
   activeSha256()

@@ -21,10 +21,18 @@ export type SignDataInput = {
   timestamp: number
 }
 
-const utf8 = new TextEncoder()
-const prefix = Uint8Array.of(0xff, 0xff, ...utf8.encode('ton-connect/sign-data/'))
-const txt = utf8.encode('txt')
-const bin = utf8.encode('bin')
+/** ASCII constants, encoded without TextEncoder so that loading this module needs no global. */
+const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
+const prefix = Uint8Array.of(0xff, 0xff, ...ascii('ton-connect/sign-data/'))
+const txt = ascii('txt')
+const bin = ascii('bin')
+let encoder: InstanceType<typeof TextEncoder> | undefined
+const utf8 = {
+  encode(text: string) {
+    encoder ??= new TextEncoder()
+    return encoder.encode(text)
+  },
+}
 
 type TextOrBinaryInput = SignDataInput & { payload: { type: 'text' | 'binary' } }
 
