@@ -175,14 +175,14 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
       let id = null as JsonRpcResponse['id']
       let chainId: string | undefined
       try {
-        const envelope = toEnvelope(input)
+        const envelope = readEnvelope(input)
         id = envelope.id
         chainId = envelope.chainId
         return success(id, toJsonSafe(await dispatch(envelope)))
       } catch (error) {
         // Failures of the wallet's side (unexpected errors, providers) go to the wallet's logs too.
         if (!(error instanceof WalletRpcError) || error.code === InternalError.code) reportError(error)
-        const answer = failure(id ?? idOfInput(input), error)
+        const answer = failure(id ?? safeIdOfInput(input), error)
         const describe = chainId === undefined ? undefined : byName.get(chainId.split(':')[0]!)?.describeError
         if (describe === undefined) return answer
         try {
@@ -257,6 +257,28 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
 
 function refuseIfExpired(envelope: Envelope, clock: Clock): void {
   if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock()) throw new RequestExpiredError()
+}
+
+/**
+ * The envelope, or -32600 when the input cannot even be read: a Proxy whose traps throw or a getter that
+ * throws is malformed input, not a wallet failure.
+ */
+function readEnvelope(input: unknown): Envelope {
+  try {
+    return toEnvelope(input)
+  } catch (error) {
+    if (error instanceof WalletRpcError) throw error
+    throw new InvalidRequestError('the request could not be read', { cause: error })
+  }
+}
+
+/** The request's id for an error answer, or null when even reading it fails. */
+function safeIdOfInput(input: unknown): JsonRpcResponse['id'] {
+  try {
+    return idOfInput(input)
+  } catch {
+    return null
+  }
 }
 
 function idOfInput(input: unknown): JsonRpcResponse['id'] {
