@@ -40,6 +40,8 @@ export type HandleInput = {
   origin?: string
   /** Extra lines for the review, e.g. which payment an action belongs to. */
   context?: Record<string, string>
+  /** When the dapp stops waiting (Unix seconds, as WalletKit's `expiryTimestamp`): 8000 after that. */
+  expiryTimestamp?: number
 }
 
 /** WalletKit's `session_request` event. */
@@ -143,15 +145,17 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
         // Not `{ ...review, namespace, … }`: in Node 20's V8 every property written after a spread takes a slow
         // runtime path (~2 µs each here), which made that one literal most of the router's cost. Same result:
         // the review's fields first, then the router's, which win over any the namespace's review carries.
-        const approved = await options.approve(
-          Object.assign({}, review, {
-            namespace: namespace.name,
-            chainId: envelope.chainId,
-            method: envelope.method,
-            origin: envelope.origin,
-            originValidation: envelope.originValidation,
-            context: envelope.context,
-          }),
+        const approved = await untilExpiry(envelope, clock, () =>
+          options.approve(
+            Object.assign({}, review, {
+              namespace: namespace.name,
+              chainId: envelope.chainId,
+              method: envelope.method,
+              origin: envelope.origin,
+              originValidation: envelope.originValidation,
+              context: envelope.context,
+            }),
+          ),
         )
         if (approved !== true) throw new UserRejectedError()
         // The user may have taken longer than the request lived.
@@ -255,6 +259,29 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
   }
 }
 
+/** setTimeout's largest delay; a later expiry is as good as none for a pending approval. */
+const maxTimerMs = 2 ** 31 - 1
+
+/**
+ * The approval, or 8000 once the request's expiry (WalletKit's `expiryTimestamp`) passes while the wallet is
+ * still asking: a dapp stops waiting then, so the wallet must too. An approval that arrives later is ignored,
+ * and the check after approval refuses one that raced the timer.
+ */
+async function untilExpiry<T>(envelope: Envelope, clock: Clock, ask: () => T | Promise<T>): Promise<T> {
+  const remaining =
+    envelope.expiresAtMs === undefined ? Number.POSITIVE_INFINITY : envelope.expiresAtMs - clock()
+  if (remaining > maxTimerMs) return ask()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new RequestExpiredError()), Math.max(0, remaining))
+  })
+  try {
+    return await Promise.race([Promise.resolve().then(ask), expired])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 function refuseIfExpired(envelope: Envelope, clock: Clock): void {
   if (envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock()) throw new RequestExpiredError()
 }
@@ -311,7 +338,7 @@ function toEnvelope(input: unknown): Envelope {
     params: request.params,
     origin: input.origin,
     originValidation: undefined,
-    expiresAtMs: undefined,
+    expiresAtMs: expiryOf(input.expiryTimestamp),
     context: contextOf(input.context),
   }
 }
@@ -334,10 +361,14 @@ function fromSessionRequest(input: Record<string, unknown>): Envelope {
     origin,
     originValidation:
       validation === 'VALID' || validation === 'INVALID' || validation === 'UNKNOWN' ? validation : undefined,
-    // WalletConnect expiries are Unix seconds.
-    expiresAtMs: typeof expiry === 'number' && Number.isFinite(expiry) ? expiry * 1000 : undefined,
+    expiresAtMs: expiryOf(expiry),
     context: undefined,
   }
+}
+
+/** WalletConnect expiries are Unix seconds. */
+function expiryOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined
 }
 
 function chainIdOf(value: unknown): string {
