@@ -5,6 +5,7 @@ import { equalBytes } from '../transaction/bytes.js'
 import type { Prevout } from '../transaction/sighash.js'
 import { parseTransaction, type Transaction, transactionId, txidToHash } from '../transaction/transaction.js'
 import { useOurEccInBitcoinjs } from './eccLib.js'
+import { checkPsbtLayout } from './layout.js'
 
 export type PsbtInput = Psbt['data']['inputs'][number]
 
@@ -52,6 +53,7 @@ export function decodePsbt(base64: string, limits: PsbtLimits = defaultPsbtLimit
   if (bytes.length < psbtMagic.length || !equalBytes(bytes.subarray(0, 5), psbtMagic)) {
     throw new InvalidParamsError('not a PSBT (missing the psbt\\xff magic)', { path: 'psbt' })
   }
+  checkPsbtLayout(bytes)
   let psbt: Psbt
   try {
     psbt = Psbt.fromBuffer(bytes)
