@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+// @ts-expect-error: plain JavaScript (the `npm run size` script)
+import { foreignChainLibraries, measure } from '../../scripts/size.mjs'
+
+/**
+ * Importing one namespace never pulls another namespace's chain library, proven on the browser bundle's
+ * esbuild metafile (what a wallet ships), not only in Node's module graph (test/package.test.ts).
+ */
+describe('browser bundles per namespace (esbuild metafile)', () => {
+  for (const namespace of ['bip122', 'ton', 'eip155']) {
+    it(`wallet-rpc/${namespace} contains no other namespace's chain library`, async () => {
+      const { inputs } = (await measure(`wallet-rpc/${namespace}`)) as { inputs: string[] }
+      expect(inputs.some((path) => path.startsWith('dist/'))).toBe(true)
+      expect(foreignChainLibraries(`wallet-rpc/${namespace}`, inputs)).toEqual([])
+    })
+  }
+
+  it('the check sees a foreign library when one is there', () => {
+    expect(foreignChainLibraries('wallet-rpc/bip122', ['node_modules/viem/_esm/index.js'])).toEqual([
+      'node_modules/viem/',
+    ])
+  })
+})
