@@ -1,10 +1,21 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import * as esbuild from 'esbuild'
 import puppeteer, { type Browser, type Target } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { verifyPersonalSign, verifySignMessage, verifyTonSignData } from '../../src/verify/index.js'
 import { type Bundler, bundle, bundlers, root } from './bundle.js'
 import {
   chainlessCases,
@@ -45,13 +56,14 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
   const scripts = new Map<Bundler, string>()
   /** Bundler → the service worker target of its extension. */
   const serviceWorkers = new Map<Bundler, Target>()
+  let exampleWorker: Target | undefined
 
   beforeAll(async () => {
     node = await nodeOutcome(cases)
     const entry = join(root, 'test/platforms/fixtures/browserEntry.js')
     for (const bundler of bundlers) scripts.set(bundler, await bundle(bundler, entry, join(work, 'page')))
     // One unpacked MV3 extension per bundler: its service worker is the bundle.
-    const extensions = bundlers.map((bundler) => {
+    const extensions: string[] = bundlers.map((bundler) => {
       const dir = join(work, `extension-${bundler}`)
       mkdirSync(dir, { recursive: true })
       writeFileSync(
@@ -66,6 +78,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       writeFileSync(join(dir, 'background.js'), readFileSync(scripts.get(bundler)!))
       return dir
     })
+    extensions.push(await buildExample(join(work, 'example')))
     writeFileSync(join(work, 'page', 'index.html'), '<!doctype html><title>wallet-rpc</title>')
     server = createServer((request, response) => {
       const name = (request.url ?? '/').slice(1) || 'index.html'
@@ -84,7 +97,11 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     })
     // Each extension's service worker, told apart by the name in its own manifest.
-    for (let waited = 0; serviceWorkers.size < bundlers.length && waited < 30_000; waited += 100) {
+    for (
+      let waited = 0;
+      (serviceWorkers.size < bundlers.length || !exampleWorker) && waited < 30_000;
+      waited += 100
+    ) {
       for (const target of browser.targets().filter((candidate) => candidate.type() === 'service_worker')) {
         const worker = await target.worker()
         const name = (await worker?.evaluate(
@@ -95,6 +112,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
         )) as string | undefined
         const bundler = bundlers.find((candidate) => name === `wallet-rpc ${candidate}`)
         if (bundler !== undefined) serviceWorkers.set(bundler, target)
+        if (name === 'wallet-rpc example wallet') exampleWorker = target
       }
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
@@ -144,4 +162,75 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       expect(outcome.backends).toEqual(portableBackends)
     }, 120_000)
   }
+
+  it('examples/extension, built as its README says, answers one request per namespace from its service worker', async () => {
+    expect(exampleWorker, 'the example extension started').toBeDefined()
+    const worker = (await exampleWorker!.worker())!
+    const send = (message: unknown) =>
+      worker.evaluate(
+        (m) =>
+          (
+            globalThis as unknown as { walletRpcExample: { onMessage(m: unknown): Promise<unknown> } }
+          ).walletRpcExample.onMessage(m),
+        message as never,
+      ) as Promise<{ result?: unknown; error?: unknown }>
+    for (const method of ['personal_sign', 'signMessage', 'ton_signData'])
+      await send({ type: 'approve', method })
+    const event = (id: number, chainId: string, method: string, params: unknown) => ({
+      type: 'session_request',
+      event: {
+        id,
+        topic: 'example',
+        params: { chainId, request: { method, params } },
+        verifyContext: { verified: { origin: 'https://dapp.example', validation: 'VALID' } },
+      },
+    })
+    const personal = ['0x68656c6c6f', '0x9858EfFD232B4033E47d90003D41EC34EcaEda94']
+    const personalAnswer = await send(event(1, 'eip155:1', 'personal_sign', personal))
+    expect(verifyPersonalSign(personal, personalAnswer.result)).toEqual({ valid: true })
+    const message = {
+      account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu',
+      message: 'from the extension',
+      protocol: 'bip322',
+    }
+    const messageAnswer = await send(
+      event(2, 'bip122:000000000019d6689c085ae165831e93', 'signMessage', message),
+    )
+    expect(verifySignMessage(message as never, messageAnswer.result)).toEqual({ valid: true })
+    const session = (await send({ type: 'session_properties' })) as Record<string, string>
+    const signData = [{ type: 'text', text: 'from the extension' }]
+    const signDataAnswer = await send(event(3, 'ton:-239', 'ton_signData', signData))
+    expect(
+      verifyTonSignData(signData, signDataAnswer.result, {
+        publicKey: session.ton_getPublicKey!,
+        stateInit: session.ton_getStateInit!,
+        domain: 'dapp.example',
+      }),
+    ).toEqual({ valid: true })
+    // Not approved: refused, nothing signed.
+    const refused = await send(event(4, 'eip155:1', 'eth_signTypedData_v4', [personal[1], '{}']))
+    expect(refused.error).toBeDefined()
+  }, 60_000)
 })
+
+/**
+ * Builds examples/extension the way its README says (its own package: `wallet-rpc` and `buffer` installed,
+ * esbuild, no plugin), into `dir`. The installs are symlinks to this checkout.
+ */
+async function buildExample(dir: string): Promise<string> {
+  const source = join(dir, 'src')
+  cpSync(join(root, 'examples/extension'), source, { recursive: true })
+  mkdirSync(join(source, 'node_modules'), { recursive: true })
+  symlinkSync(root, join(source, 'node_modules/wallet-rpc'))
+  symlinkSync(join(root, 'node_modules/buffer'), join(source, 'node_modules/buffer'))
+  const out = join(dir, 'dist')
+  await esbuild.build({
+    entryPoints: [join(source, 'background.js')],
+    bundle: true,
+    format: 'iife',
+    outfile: join(out, 'background.js'),
+    logLevel: 'error',
+  })
+  cpSync(join(source, 'manifest.json'), join(out, 'manifest.json'))
+  return out
+}
