@@ -3,9 +3,9 @@ import { header } from './context.js'
 import { PayHttpError } from './errors.js'
 
 /**
- * `Api-Key` rules: missing → 401 missing_api_key; a `svc_test_` key other than the sandbox's → 401
- * invalid_api_key; a live `svc_` key → 403 live_mode_not_simulated (valid form, but live mode is not simulated);
- * anything else → 401 invalid_api_key. `wallet` routes also accept `App-Id` + `Client-Id`.
+ * `Api-Key` rules (the spec: 401 invalid_api_key for a key that is not valid, 403 only for a valid key
+ * without permission): missing → 401 missing_api_key; any key the sandbox did not issue, test or live form
+ * → 401 invalid_api_key. `wallet` routes also accept `App-Id` + `Client-Id`.
  */
 export function authenticate(context: RequestContext, auth: Auth, config: SandboxConfig): void {
   if (auth === 'none') return
@@ -23,13 +23,7 @@ export function authenticate(context: RequestContext, auth: Auth, config: Sandbo
   if (apiKey === undefined) throw new PayHttpError(401, 'missing_api_key', 'the Api-Key header is required')
   if (apiKey === config.apiKey) return
   if (apiKey.startsWith('svc_test_')) throw new PayHttpError(401, 'invalid_api_key', 'unknown test API key')
-  if (apiKey.startsWith('svc_')) {
-    throw new PayHttpError(
-      403,
-      'live_mode_not_simulated',
-      'live keys are not accepted: the sandbox simulates test mode only',
-    )
-  }
+  if (apiKey.startsWith('svc_')) throw new PayHttpError(401, 'invalid_api_key', 'unknown live API key')
   throw new PayHttpError(401, 'invalid_api_key', 'API keys start with svc_test_ (test) or svc_ (live)')
 }
 

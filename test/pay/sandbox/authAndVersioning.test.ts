@@ -28,9 +28,11 @@ describe('Api-Key', () => {
     }
   })
 
-  it('a live svc_ key is 403: live mode is not simulated', async () => {
-    const reply = await call('GET', '/v1/merchants', { headers: { 'api-key': 'svc_live0123456789' } })
-    expectError(reply, 403, 'live_mode_not_simulated')
+  it('a live-form svc_ key the sandbox never issued is 401 invalid_api_key (the spec keeps 403 for valid keys)', async () => {
+    for (const key of ['svc_live0123456789', 'svc_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
+      const reply = await call('GET', '/v1/merchants', { headers: { 'api-key': key } })
+      expectError(reply, 401, 'invalid_api_key')
+    }
   })
 
   it('wallet routes accept App-Id with Client-Id; App-Id alone is 401; merchant routes refuse App-Id', async () => {
