@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { maskUrl } from './maskUrl.js'
 
 /** Options shared by `handle` and `properties` (and the conformance/demo wallets). */
 export type WalletCliOptions = {
@@ -51,8 +52,11 @@ export function parseWalletOptions(
     throw new UsageError('--approve must be all or none')
   }
   return {
-    mnemonic: readSecret(values['mnemonic-file']) ?? normalizeWords(env.WALLET_RPC_MNEMONIC),
-    tonMnemonic: readSecret(values['ton-mnemonic-file']) ?? normalizeWords(env.WALLET_RPC_TON_MNEMONIC),
+    mnemonic:
+      readSecret(values['mnemonic-file'], '--mnemonic-file') ?? normalizeWords(env.WALLET_RPC_MNEMONIC),
+    tonMnemonic:
+      readSecret(values['ton-mnemonic-file'], '--ton-mnemonic-file') ??
+      normalizeWords(env.WALLET_RPC_TON_MNEMONIC),
     tonWallet,
     account: wholeNumber(values.account ?? '0', '--account', 0x7fffffff),
     approve,
@@ -63,13 +67,16 @@ export function parseWalletOptions(
   }
 }
 
-function readSecret(file: string | undefined): string | undefined {
+function readSecret(file: string | undefined, flag: string): string | undefined {
   if (file === undefined) return undefined
   try {
     return normalizeWords(readFileSync(file, 'utf8'))
   } catch {
-    // The message names the file, never its content.
-    throw new UsageError(`cannot read ${file}`)
+    // Never the value itself: people pass the phrase instead of a path, and it would land in logs.
+    const hint = /\s/.test(file.trim())
+      ? ' (the value looks like a phrase, not a path: put it in a file)'
+      : ''
+    throw new UsageError(`${flag}: cannot read the file (its name is not shown)${hint}`)
   }
 }
 
@@ -84,13 +91,22 @@ function wholeNumber(text: string, flag: string, max: number): number {
 }
 
 /** `CHAIN=URL` pairs, e.g. `eip155:31337=http://127.0.0.1:8545`. The chain id itself contains a colon. */
+function isUrl(text: string): boolean {
+  try {
+    new URL(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
 function urlMap(entries: readonly string[] | undefined, flag: string): Map<string, string> {
   const map = new Map<string, string>()
   for (const entry of entries ?? []) {
     const at = entry.indexOf('=')
     const chainId = entry.slice(0, at)
     const url = entry.slice(at + 1)
-    if (at <= 0 || !URL.canParse(url)) throw new UsageError(`${flag} takes CHAIN=URL, got ${entry}`)
+    if (at <= 0 || !isUrl(url)) throw new UsageError(`${flag} takes CHAIN=URL, got ${maskUrl(entry)}`)
     map.set(chainId, url)
   }
   return map

@@ -69,7 +69,7 @@ describe('parseWalletOptions', () => {
     [['--now', '1.5'], /--now/],
     [['--rpc', 'http://127.0.0.1:8545'], /CHAIN=URL/],
     [['--rpc', 'eip155:1=not a url'], /CHAIN=URL/],
-    [['--mnemonic-file', '/nonexistent/words'], /cannot read \/nonexistent\/words/],
+    [['--mnemonic-file', '/nonexistent/words'], /--mnemonic-file: cannot read the file/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseWalletOptions(argv, {}, false)).toThrow(message)
   })
