@@ -1,0 +1,39 @@
+import { defineMethod } from '../../core/namespace.js'
+import { encodeBase58 } from '../encoding.js'
+import {
+  encodeAs,
+  type PreparedTransaction,
+  prepareTransaction,
+  signPrepared,
+  transactionParams,
+  transactionReview,
+} from '../request.js'
+import { chainFacts } from '../simulation.js'
+import type { SolanaWallet } from '../wallet.js'
+
+/** `{ transaction, pubkey?, feePayer?, recentBlockhash?, instructions? }`: the last three AppKit's legacy copy. */
+export const solanaSignTransactionParams = transactionParams
+
+/**
+ * `{ signature, transaction }`: the signature of the requested (or our first) signer in base58, which AppKit
+ * reads first, and the whole signed transaction in the encoding it came in (base64 per the reference).
+ */
+export type SolanaSignTransactionResult = { signature: string; transaction: string }
+
+/** `solana_signTransaction`: fills our signer slots, keeps the others, does not broadcast. */
+export const solana_signTransaction = (wallet: SolanaWallet) =>
+  defineMethod({
+    params: solanaSignTransactionParams,
+    async plan(context, params) {
+      const prepared = prepareTransaction(wallet, params, '')
+      const chain = await chainFacts(context, wallet, prepared)
+      return {
+        review: transactionReview(context, wallet, prepared, 'Sign transaction', chain),
+        plan: prepared,
+      }
+    },
+    async execute(_context, prepared: PreparedTransaction): Promise<SolanaSignTransactionResult> {
+      const { bytes, signature } = await signPrepared(wallet, prepared)
+      return { signature: encodeBase58(signature), transaction: encodeAs(prepared.encoding, bytes) }
+    },
+  })

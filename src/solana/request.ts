@@ -1,0 +1,341 @@
+import { equalBytes } from '@noble/curves/utils.js'
+import * as v from 'valibot'
+import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../core/errors.js'
+import type { RequestContext } from '../core/namespace.js'
+import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
+import { clusterName } from './chains.js'
+import {
+  addressOf,
+  decodeBase58,
+  decodeBase64,
+  encodeBase58,
+  encodeBase64,
+  parseAddress,
+} from './encoding.js'
+import { decodeInstruction, formatLamports, type InstructionFacts } from './programs.js'
+import type { ChainFacts } from './simulation.js'
+import {
+  accountRefs,
+  decodeTransaction,
+  encodeTransaction,
+  isSigner,
+  isWritable,
+  type SolanaTransaction,
+} from './transaction.js'
+import { ownedSigner, type SolanaWallet } from './wallet.js'
+
+/** The pre-versioned-transaction copy AppKit adds for old wallets: compared with the bytes, never signed. */
+const legacyInstruction = v.looseObject({
+  programId: v.string(),
+  keys: v.array(v.looseObject({ pubkey: v.string(), isSigner: v.boolean(), isWritable: v.boolean() })),
+  data: v.string(),
+})
+
+/** Fields of one transaction request: the serialized transaction plus the optional legacy copy. */
+export const transactionFields = {
+  transaction: v.pipe(
+    v.string('must be a base64 (or base58) serialized transaction'),
+    v.minLength(1, 'must not be empty'),
+  ),
+  pubkey: v.optional(v.string()),
+  feePayer: v.optional(v.string()),
+  recentBlockhash: v.optional(v.string()),
+  instructions: v.optional(v.array(legacyInstruction)),
+}
+
+export const transactionParams = v.looseObject(transactionFields)
+
+/** One transaction request's fields (the `solana_signAllTransactions` entries carry `transaction` alone). */
+export type TransactionRequest = {
+  transaction: string
+  pubkey?: string | undefined
+  feePayer?: string | undefined
+  recentBlockhash?: string | undefined
+  instructions?: v.InferOutput<typeof legacyInstruction>[] | undefined
+}
+
+export type TransactionEncoding = 'base64' | 'base58'
+
+/** A decoded request, ready to review and sign. */
+export type PreparedTransaction = {
+  transaction: SolanaTransaction
+  encoding: TransactionEncoding
+  /** Signer slots this wallet fills, in slot order. */
+  ourSlots: Array<{ slot: number; address: string }>
+  /** The account the dapp named (`pubkey`), else our first signer. */
+  account: string
+}
+
+const base64Syntax = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const base58Syntax = /^[1-9A-HJ-NP-Za-km-z]+$/
+
+/**
+ * A serialized transaction in base64 (what the WalletConnect reference and AppKit send) or base58 (what older
+ * dapps send). Base64 is tried first; a string valid in both that decodes as a transaction only in base58
+ * is read as base58. When neither decodes, the error is the base64 reading's, with its field path.
+ */
+export function decodeTransactionText(
+  text: string,
+  path: string,
+): { transaction: SolanaTransaction; encoding: TransactionEncoding } {
+  let firstError: unknown
+  if (base64Syntax.test(text)) {
+    try {
+      return { transaction: decodeTransaction(decodeBase64(text, path), path), encoding: 'base64' }
+    } catch (error) {
+      firstError = error
+    }
+  }
+  if (base58Syntax.test(text)) {
+    try {
+      return { transaction: decodeTransaction(decodeBase58(text, path), path), encoding: 'base58' }
+    } catch (error) {
+      firstError ??= error
+    }
+  }
+  throw firstError ?? new InvalidParamsError('must be a base64 or base58 serialized transaction', { path })
+}
+
+/**
+ * Decodes and checks one transaction request: the legacy copy (when sent) must describe exactly the
+ * transaction's bytes, `pubkey` must be ours and a required signer, and at least one required signer must be
+ * ours. `root` is the path prefix of the request's fields (`''` or `transactions.3`).
+ */
+export function prepareTransaction(
+  wallet: SolanaWallet,
+  params: TransactionRequest,
+  root: string,
+): PreparedTransaction {
+  const at = (field: string) => (root === '' ? field : `${root}.${field}`)
+  const { transaction, encoding } = decodeTransactionText(params.transaction, at('transaction'))
+  checkLegacyCopy(transaction, params, at)
+  const { message } = transaction
+  const ourSlots: PreparedTransaction['ourSlots'] = []
+  for (let slot = 0; slot < message.header.numRequiredSignatures; slot++) {
+    const address = addressOf(message.staticAccountKeys[slot]!)
+    if (wallet.signers.has(address)) ourSlots.push({ slot, address })
+  }
+  let account = ourSlots[0]?.address
+  if (params.pubkey !== undefined) {
+    parseAddress(params.pubkey, at('pubkey'))
+    ownedSigner(wallet, params.pubkey)
+    if (!ourSlots.some((slot) => slot.address === params.pubkey)) {
+      throw new PolicyRefusedError(`${params.pubkey} is not a required signer of this transaction`, {
+        rule: 'solana.not_a_signer',
+      })
+    }
+    account = params.pubkey
+  }
+  if (account === undefined) {
+    // None of the transaction's required signers is ours: nothing to sign, and nothing to show as ours.
+    throw new UnauthorizedError(addressOf(message.staticAccountKeys[0]!))
+  }
+  return { transaction, encoding, ourSlots, account }
+}
+
+function checkLegacyCopy(
+  transaction: SolanaTransaction,
+  params: TransactionRequest,
+  at: (field: string) => string,
+): void {
+  const { message } = transaction
+  const differs = (field: string, what: string): never => {
+    throw new InvalidParamsError(`${what} differs from the serialized transaction`, { path: at(field) })
+  }
+  if (params.feePayer !== undefined && params.feePayer !== addressOf(message.staticAccountKeys[0]!)) {
+    differs('feePayer', 'the fee payer')
+  }
+  if (
+    params.recentBlockhash !== undefined &&
+    params.recentBlockhash !== encodeBase58(message.recentBlockhash)
+  ) {
+    differs('recentBlockhash', 'the recent blockhash')
+  }
+  if (params.instructions === undefined) return
+  if (params.instructions.length !== message.instructions.length)
+    differs('instructions', 'the instruction count')
+  const refs = accountRefs(message)
+  params.instructions.forEach((legacy, index) => {
+    const compiled = message.instructions[index]!
+    const path = `instructions.${index}`
+    if (legacy.programId !== addressOf(message.staticAccountKeys[compiled.programIdIndex]!)) {
+      differs(`${path}.programId`, 'the program id')
+    }
+    let data: Uint8Array
+    try {
+      data = decodeBase58(legacy.data, at(`${path}.data`))
+    } catch {
+      differs(`${path}.data`, 'the instruction data')
+    }
+    if (!equalBytes(data!, compiled.data)) differs(`${path}.data`, 'the instruction data')
+    if (legacy.keys.length !== compiled.accountIndexes.length) differs(`${path}.keys`, 'the account count')
+    legacy.keys.forEach((key, position) => {
+      const accountIndex = compiled.accountIndexes[position]!
+      const ref = refs[accountIndex]!
+      // A legacy copy cannot name an account loaded from a lookup table: only legacy transactions have one.
+      if (!(ref instanceof Uint8Array) || key.pubkey !== addressOf(ref)) {
+        differs(`${path}.keys.${position}.pubkey`, 'the account')
+      }
+      // web3.js merges flags across instructions when it compiles, so the message may grant more, never less.
+      if (key.isSigner && !isSigner(message, accountIndex))
+        differs(`${path}.keys.${position}.isSigner`, 'the signer flag')
+      if (key.isWritable && !isWritable(message, accountIndex)) {
+        differs(`${path}.keys.${position}.isWritable`, 'the writable flag')
+      }
+    })
+  })
+}
+
+/** Lamports every signature costs (the fixed base fee). */
+export const lamportsPerSignature = 5000n
+const defaultUnitsPerInstruction = 200_000
+const maxComputeUnits = 1_400_000
+
+/** Names an account for the review: base58, `(you)` for ours, or where a lookup table loads it from. */
+function accountNamer(wallet: SolanaWallet, transaction: SolanaTransaction, resolved?: readonly string[]) {
+  const refs = accountRefs(transaction.message)
+  return (index: number): string => {
+    const ref = refs[index]!
+    const resolvedAddress = resolved?.[index]
+    const address = ref instanceof Uint8Array ? addressOf(ref) : resolvedAddress
+    if (address === undefined) {
+      const table = ref instanceof Uint8Array ? '' : addressOf(ref.table)
+      return `lookup table ${table} entry ${(ref as { index: number }).index}`
+    }
+    return wallet.signers.has(address) ? `${address} (you)` : address
+  }
+}
+
+export type TransactionReviewParts = { items: ReviewItem[]; warnings: ReviewWarning[] }
+
+/**
+ * What the user sees for one transaction: network, fee payer, fee (base and priority), each instruction
+ * decoded, the signers and who has signed, lookup tables. `resolved` gives the addresses of all accounts,
+ * lookup-table ones included, when a provider could read the tables.
+ */
+export function transactionReviewParts(
+  context: RequestContext,
+  wallet: SolanaWallet,
+  prepared: PreparedTransaction,
+  resolved?: readonly string[],
+): TransactionReviewParts {
+  const { transaction } = prepared
+  const { message } = transaction
+  const name = accountNamer(wallet, transaction, resolved)
+  const warnings: ReviewWarning[] = []
+  const instructionItems: ReviewItem[] = []
+  const facts: InstructionFacts = {}
+  let computeInstructions = 0
+  message.instructions.forEach((instruction, index) => {
+    const programId = addressOf(message.staticAccountKeys[instruction.programIdIndex]!)
+    const decoded = decodeInstruction(
+      { programId, accounts: instruction.accountIndexes.map(name), data: instruction.data },
+      index,
+    )
+    if (programId === 'ComputeBudget111111111111111111111111111111') computeInstructions++
+    // The runtime honours the nonce only when AdvanceNonceAccount is the first instruction.
+    if (decoded.facts.advancesNonce && index === 0) facts.advancesNonce = true
+    if (decoded.facts.computeUnitLimit !== undefined) facts.computeUnitLimit = decoded.facts.computeUnitLimit
+    if (decoded.facts.microLamportsPerUnit !== undefined)
+      facts.microLamportsPerUnit = decoded.facts.microLamportsPerUnit
+    instructionItems.push(decoded.items)
+    warnings.push(...decoded.warnings)
+  })
+  const baseFee = lamportsPerSignature * BigInt(message.header.numRequiredSignatures)
+  const units =
+    facts.computeUnitLimit ??
+    Math.min(
+      maxComputeUnits,
+      defaultUnitsPerInstruction * (message.instructions.length - computeInstructions),
+    )
+  const priorityFee = ((facts.microLamportsPerUnit ?? 0n) * BigInt(units) + 999_999n) / 1_000_000n
+  const feePayer = addressOf(message.staticAccountKeys[0]!)
+  const signers: ReviewItem[] = []
+  for (let slot = 0; slot < message.header.numRequiredSignatures; slot++) {
+    const address = addressOf(message.staticAccountKeys[slot]!)
+    const state = wallet.signers.has(address)
+      ? 'you sign'
+      : transaction.signatures[slot]!.some((byte) => byte !== 0)
+        ? 'already signed'
+        : 'signature missing'
+    signers.push(item(address, state))
+  }
+  if (facts.advancesNonce) {
+    warnings.push({
+      code: 'solana.durable_nonce',
+      severity: 'caution',
+      message:
+        'This transaction uses a durable nonce: it does not expire and can be submitted at any later time.',
+    })
+  }
+  const items: ReviewItem[] = [
+    item('Network', clusterName(context.chainId)),
+    item(
+      'Fee payer',
+      wallet.signers.has(feePayer) ? `${feePayer} (you)` : `${feePayer} (someone else pays the fee)`,
+    ),
+    item('Network fee', formatLamports(baseFee)),
+    ...(priorityFee > 0n ? [item('Priority fee', formatLamports(priorityFee))] : []),
+    item(facts.advancesNonce ? 'Durable nonce' : 'Recent blockhash', encodeBase58(message.recentBlockhash)),
+    item('Version', message.version === 'legacy' ? 'legacy' : 'v0'),
+    group('Instructions', instructionItems),
+    group('Signers', signers),
+  ]
+  if (message.addressTableLookups.length > 0) {
+    items.push(
+      group(
+        'Address lookup tables',
+        message.addressTableLookups.map((lookup) =>
+          item(
+            addressOf(lookup.accountKey),
+            `writable ${lookup.writableIndexes.join(', ') || '-'}; read-only ${lookup.readonlyIndexes.join(', ') || '-'}`,
+          ),
+        ),
+      ),
+    )
+  }
+  return { items, warnings }
+}
+
+/** The review of one transaction, with what a provider found (balance changes) when there is one. */
+export function transactionReview(
+  context: RequestContext,
+  wallet: SolanaWallet,
+  prepared: PreparedTransaction,
+  title: string,
+  chain: ChainFacts | undefined,
+): ReviewDraft {
+  const parts = transactionReviewParts(context, wallet, prepared, chain?.resolved)
+  return {
+    account: prepared.account,
+    title,
+    items: [...parts.items, ...(chain?.items ?? [])],
+    warnings: [...parts.warnings, ...(chain?.warnings ?? [])],
+  }
+}
+
+/**
+ * Fills our signer slots over the message bytes as received and keeps every other slot (a sponsor's
+ * signature, a co-signer's) untouched. Returns the signed transaction and the signature of `account`.
+ */
+export async function signPrepared(
+  wallet: SolanaWallet,
+  prepared: PreparedTransaction,
+): Promise<{ signed: SolanaTransaction; bytes: Uint8Array; signature: Uint8Array }> {
+  const signatures = prepared.transaction.signatures.map((signature) => Uint8Array.from(signature))
+  let accountSignature: Uint8Array | undefined
+  for (const { slot, address } of prepared.ourSlots) {
+    const signature = Uint8Array.from(
+      await ownedSigner(wallet, address).sign(prepared.transaction.message.bytes),
+    )
+    if (signature.length !== 64) throw new Error(`signer ${address} returned ${signature.length} bytes`)
+    signatures[slot] = signature
+    if (address === prepared.account) accountSignature = signature
+  }
+  const signed = { signatures, message: prepared.transaction.message }
+  return { signed, bytes: encodeTransaction(signed), signature: accountSignature! }
+}
+
+export function encodeAs(encoding: TransactionEncoding, bytes: Uint8Array): string {
+  return encoding === 'base64' ? encodeBase64(bytes) : encodeBase58(bytes)
+}

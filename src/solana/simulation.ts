@@ -1,0 +1,139 @@
+import { PolicyRefusedError, ProviderError, WalletRpcError } from '../core/errors.js'
+import type { RequestContext } from '../core/namespace.js'
+import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
+import { addressOf, encodeBase58 } from './encoding.js'
+import { formatLamports, formatUnits } from './programs.js'
+import type { SolanaChainProvider } from './provider.js'
+import type { PreparedTransaction } from './request.js'
+import { accountRefs, encodeTransaction } from './transaction.js'
+import type { SolanaWallet } from './wallet.js'
+
+/** What a provider adds to a transaction's review. */
+export type ChainFacts = {
+  /** Every account's address in index order, lookup-table ones resolved. */
+  resolved: string[]
+  items: ReviewItem[]
+  warnings: ReviewWarning[]
+}
+
+/** Reads a provider, turning any failure that is not already ours into -32603 with the reason. */
+export async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    if (error instanceof WalletRpcError) throw error
+    throw new ProviderError(`${what}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    })
+  }
+}
+
+/**
+ * With a provider for the request's chain: refuses an expired blockhash (a durable nonce never expires),
+ * resolves lookup tables, simulates, and shows each of our accounts' SOL and token balance changes. A failing
+ * simulation is -32603 with the program's error. Without a provider: undefined (the review shows what the
+ * bytes say, lookup-table accounts by table and index).
+ */
+export async function chainFacts(
+  context: RequestContext,
+  wallet: SolanaWallet,
+  prepared: PreparedTransaction,
+): Promise<ChainFacts | undefined> {
+  const provider = wallet.providers[context.chainId]
+  if (provider === undefined) return undefined
+  const { message } = prepared.transaction
+  const blockhash = encodeBase58(message.recentBlockhash)
+  if (
+    !advancesNonce(prepared) &&
+    !(await read('isBlockhashValid', () => provider.isBlockhashValid(blockhash)))
+  ) {
+    throw new PolicyRefusedError(
+      `the recent blockhash ${blockhash} has expired; ask the app for a new transaction`,
+      {
+        rule: 'solana.blockhash_expired',
+      },
+    )
+  }
+  const resolved = await resolveAccounts(provider, prepared)
+  const ours = [...wallet.signers.keys()]
+  const [balances, tokens] = await read('balances', () =>
+    Promise.all([
+      provider.getBalances(ours),
+      Promise.all(ours.map((owner) => provider.getTokenBalances(owner))),
+    ]),
+  )
+  const tokenAccounts = tokens.flat()
+  const watched = [...ours, ...tokenAccounts.map((token) => token.account)]
+  const simulation = await read('simulateTransaction', () =>
+    provider.simulate(encodeTransaction(prepared.transaction), watched),
+  )
+  if (simulation.error !== undefined) {
+    throw new ProviderError(`simulation failed: ${simulation.error}`, { data: undefined })
+  }
+  const changes: ReviewItem[] = []
+  ours.forEach((address, index) => {
+    const before = balances[index] ?? 0n
+    const after = simulation.accounts[index]?.lamports ?? 0n
+    if (after !== before) changes.push(item(`${address} (you) SOL`, signed(after - before, formatLamports)))
+  })
+  tokenAccounts.forEach((token, index) => {
+    const data = simulation.accounts[ours.length + index]?.data
+    const after = data !== undefined && data.length >= 72 ? readU64(data, 64) : 0n
+    if (after !== token.amount) {
+      changes.push(
+        item(
+          `token ${token.mint} in ${token.account}`,
+          signed(after - token.amount, (amount) => formatUnits(amount, token.decimals)),
+        ),
+      )
+    }
+  })
+  const items: ReviewItem[] = [
+    group('Simulated balance changes', changes.length > 0 ? changes : [item('Your accounts', 'no change')]),
+  ]
+  if (simulation.unitsConsumed !== undefined)
+    items.push(item('Compute units (simulated)', String(simulation.unitsConsumed)))
+  return { resolved, items, warnings: [] }
+}
+
+function signed(delta: bigint, format: (amount: bigint) => string): string {
+  return delta > 0n ? `+${format(delta)}` : `-${format(-delta)}`
+}
+
+function readU64(data: Uint8Array, offset: number): bigint {
+  let value = 0n
+  for (let index = 7; index >= 0; index--) value = (value << 8n) | BigInt(data[offset + index]!)
+  return value
+}
+
+function advancesNonce(prepared: PreparedTransaction): boolean {
+  const { message } = prepared.transaction
+  const first = message.instructions[0]
+  if (first === undefined) return false
+  const program = addressOf(message.staticAccountKeys[first.programIdIndex]!)
+  return program === '11111111111111111111111111111111' && first.data.length === 4 && first.data[0] === 4
+}
+
+async function resolveAccounts(
+  provider: SolanaChainProvider,
+  prepared: PreparedTransaction,
+): Promise<string[]> {
+  const { message } = prepared.transaction
+  const tables = new Map<string, string[]>()
+  for (const lookup of message.addressTableLookups) {
+    const address = addressOf(lookup.accountKey)
+    if (!tables.has(address))
+      tables.set(address, await read('getLookupTable', () => provider.getLookupTable(address)))
+  }
+  return accountRefs(message).map((ref, index) => {
+    if (ref instanceof Uint8Array) return addressOf(ref)
+    const table = addressOf(ref.table)
+    const address = tables.get(table)?.[ref.index]
+    if (address === undefined) {
+      throw new PolicyRefusedError(`lookup table ${table} has no entry ${ref.index} (account ${index})`, {
+        rule: 'solana.lookup_table_index',
+      })
+    }
+    return address
+  })
+}
