@@ -1,6 +1,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Clock } from '../core/clock.js'
 import { ProviderError } from '../core/errors.js'
+import { withKeyTimeout } from '../core/timeout.js'
 import { ecc } from '../crypto/secp256k1.js'
 import { encodeAddress, purposeOfType, typeOfPurpose } from './encoding.js'
 import type {
@@ -286,19 +287,21 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
         .map((utxo) => `${utxo.txid}:${utxo.vout}`)
         .sort()
         .join(','),
-    signEcdsa: (owner, hash) => keys.signEcdsa(owned(owner).keyPath, hash),
+    signEcdsa: (owner, hash) => withKeyTimeout(keys.signEcdsa(owned(owner).keyPath, hash), keys.timeoutMs),
     signEcdsaRecoverable: async (owner, hash) => {
       const { keyPath, publicKey } = owned(owner)
-      if (keys.signEcdsaRecoverable) return keys.signEcdsaRecoverable(keyPath, hash)
+      if (keys.signEcdsaRecoverable)
+        return withKeyTimeout(keys.signEcdsaRecoverable(keyPath, hash), keys.timeoutMs)
       // An external signer that gives no recovery id: find the id that recovers our public key.
-      const signature = await keys.signEcdsa(keyPath, hash)
+      const signature = await withKeyTimeout(keys.signEcdsa(keyPath, hash), keys.timeoutMs)
       for (const recoveryId of [0, 1, 2, 3] as const) {
         const recovered = ecc.recover(hash, signature, recoveryId, true)
         if (recovered && bytesToHex(recovered) === bytesToHex(publicKey)) return { signature, recoveryId }
       }
       throw new Error('signer returned a signature that does not match its public key')
     },
-    signTaproot: (owner, hash, auxRand) => keys.signTaproot(owned(owner).keyPath, hash, auxRand),
+    signTaproot: (owner, hash, auxRand) =>
+      withKeyTimeout(keys.signTaproot(owned(owner).keyPath, hash, auxRand), keys.timeoutMs),
   }
 }
 

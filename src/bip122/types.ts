@@ -93,6 +93,8 @@ export type KeyProvider = {
    * `auxRand` (32 bytes) is the BIP-340 auxiliary randomness; the provider draws fresh randomness when absent.
    */
   signTaproot(path: KeyPath, hash: Uint8Array, auxRand?: Uint8Array): Promise<Uint8Array>
+  /** Milliseconds a signature may take before the request fails with -32603 (none by default). */
+  readonly timeoutMs?: number
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ import { isValidTonMnemonic, tonMnemonicSeed } from './mnemonic.js'
 export type TonSigner = {
   readonly publicKey: Uint8Array
   sign(message: Uint8Array): Uint8Array | Promise<Uint8Array>
+  /** Milliseconds a signature may take before the request fails with -32603 (none by default). */
+  readonly timeoutMs?: number
 }
 
 export type TonMnemonicOptions = {

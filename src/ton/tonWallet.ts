@@ -1,5 +1,6 @@
 import { equalBytes } from '@noble/curves/utils.js'
 import { InternalError, MethodNotSupportedError } from '../core/errors.js'
+import { withKeyTimeout } from '../core/timeout.js'
 import { ed25519 } from '../crypto/ed25519.js'
 import { isTrustedSigner, type TonSigner } from './keys.js'
 import type { TonChainProvider } from './provider.js'
@@ -61,7 +62,7 @@ export function createTonWallet(config: TonWalletConfig): TonWallet {
   }
 
   async function signExternally(signer: TonSigner, contract: WalletContract, message: Uint8Array) {
-    const signature = checked(await signer.sign(message))
+    const signature = checked(await withKeyTimeout(Promise.resolve(signer.sign(message)), signer.timeoutMs))
     // An external signer's answer is checked, so a broken device or a swapped key never reaches the
     // chain or the dapp. Our own keys are deterministic Ed25519 already proven against tweetnacl.
     const backend = ed25519()

@@ -11,6 +11,8 @@ export type ExternalSignerOptions = {
   publicKey(path: KeyPath): Uint8Array | Promise<Uint8Array>
   signEcdsa(path: KeyPath, hash: Uint8Array): Promise<Uint8Array>
   signTaproot(path: KeyPath, hash: Uint8Array, auxRand?: Uint8Array): Promise<Uint8Array>
+  /** Milliseconds a signature may take (a device waiting for its button) before the request fails, -32603. */
+  timeoutMs?: number
 }
 
 /**
@@ -28,6 +30,7 @@ export function externalSigner(signer: ExternalSignerOptions): KeyProvider {
   }
   return {
     kind: signer.kind ?? 'hd',
+    ...(signer.timeoutMs === undefined ? {} : { timeoutMs: signer.timeoutMs }),
     account: signer.account ?? 0,
     ...(signer.addressType === undefined ? {} : { addressType: signer.addressType }),
     publicKey,
