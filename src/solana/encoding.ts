@@ -105,3 +105,10 @@ export function encodeShortVec(value: number): Uint8Array {
     out.push(low | 0x80)
   }
 }
+
+/** An unsigned 64-bit little-endian integer (token amounts, lamports) at `offset`; `data` must hold 8 bytes there. */
+export function readU64Le(data: Uint8Array, offset: number): bigint {
+  let value = 0n
+  for (let index = 7; index >= 0; index--) value = (value << 8n) | BigInt(data[offset + index]!)
+  return value
+}

@@ -45,6 +45,7 @@ export {
 } from './methods/solana_signTransaction.js'
 export { type SolanaNamespaceOptions, solana } from './namespace.js'
 export type { SendOptions, SimulationResult, SolanaChainProvider, TokenBalance } from './provider.js'
+export { type SolanaRpcOptions, solanaRpc } from './providers/solanaRpc.js'
 export {
   type AddressTableLookup,
   type CompiledInstruction,

@@ -1,7 +1,7 @@
 import { PolicyRefusedError, ProviderError, WalletRpcError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
-import { addressOf, encodeBase58 } from './encoding.js'
+import { addressOf, encodeBase58, readU64Le } from './encoding.js'
 import { formatLamports, formatUnits } from './programs.js'
 import type { SolanaChainProvider } from './provider.js'
 import type { PreparedTransaction } from './request.js'
@@ -68,7 +68,7 @@ export async function chainFacts(
     provider.simulate(encodeTransaction(prepared.transaction), watched),
   )
   if (simulation.error !== undefined) {
-    throw new ProviderError(`simulation failed: ${simulation.error}`, { data: undefined })
+    throw new ProviderError(`simulation failed: ${simulation.error}`)
   }
   const changes: ReviewItem[] = []
   ours.forEach((address, index) => {
@@ -78,7 +78,7 @@ export async function chainFacts(
   })
   tokenAccounts.forEach((token, index) => {
     const data = simulation.accounts[ours.length + index]?.data
-    const after = data !== undefined && data.length >= 72 ? readU64(data, 64) : 0n
+    const after = data !== undefined && data.length >= 72 ? readU64Le(data, 64) : 0n
     if (after !== token.amount) {
       changes.push(
         item(
@@ -98,12 +98,6 @@ export async function chainFacts(
 
 function signed(delta: bigint, format: (amount: bigint) => string): string {
   return delta > 0n ? `+${format(delta)}` : `-${format(-delta)}`
-}
-
-function readU64(data: Uint8Array, offset: number): bigint {
-  let value = 0n
-  for (let index = 7; index >= 0; index--) value = (value << 8n) | BigInt(data[offset + index]!)
-  return value
 }
 
 function advancesNonce(prepared: PreparedTransaction): boolean {
