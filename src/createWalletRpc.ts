@@ -13,7 +13,13 @@ import {
 import { createEventHub, type WalletEventListener } from './core/events.js'
 import { failure, idOf, type JsonRpcResponse, success, toJsonSafe } from './core/jsonrpc.js'
 import type { Namespace, RequestContext } from './core/namespace.js'
-import { type ApprovalPolicy, type Approve, forbiddenWarning, type OriginValidation } from './core/review.js'
+import {
+  type ApprovalPolicy,
+  type Approve,
+  boundedItems,
+  forbiddenWarning,
+  type OriginValidation,
+} from './core/review.js'
 import { assertSafeParams, defaultSafetyLimits, parseParams, type SafetyLimits } from './core/schema.js'
 import { type ActiveBackends, activeBackends, type CryptoBackends, useCrypto } from './crypto/backends.js'
 
@@ -148,6 +154,7 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
         const approved = await untilExpiry(envelope, clock, () =>
           options.approve(
             Object.assign({}, review, {
+              items: boundedItems(review.items),
               namespace: namespace.name,
               chainId: envelope.chainId,
               method: envelope.method,

@@ -61,3 +61,36 @@ export function item(label: string, value: string): ReviewItem {
 export function group(label: string, items: ReviewItem[]): ReviewItem {
   return { label, items }
 }
+
+/** How many lines (items and groups, counted recursively) a review shows before it summarises the rest. */
+export const maxReviewLines = 200
+
+/**
+ * The review's items cut to `maxReviewLines` lines, depth first, with one closing line saying how many were
+ * left out: a request with a million array entries must not become a million-line dialog. Every warning
+ * stays, and the signature still covers everything (the method decides what is signed, not the review).
+ */
+export function boundedItems(items: ReviewItem[], budget = maxReviewLines): ReviewItem[] {
+  let shown = 0
+  let omitted = 0
+  const cut = (list: ReviewItem[]): ReviewItem[] => {
+    const kept: ReviewItem[] = []
+    for (const entry of list) {
+      if (shown >= budget) {
+        omitted += countLines(entry)
+        continue
+      }
+      shown++
+      kept.push('items' in entry ? { label: entry.label, items: cut(entry.items) } : entry)
+    }
+    return kept
+  }
+  const kept = cut(items)
+  return omitted === 0
+    ? items
+    : [...kept, item('Not shown', `${omitted} more lines (the review shows ${budget})`)]
+}
+
+function countLines(entry: ReviewItem): number {
+  return 'items' in entry ? 1 + entry.items.reduce((sum, child) => sum + countLines(child), 0) : 1
+}

@@ -20,6 +20,55 @@ const typedDataSchema = v.object({
   message: v.record(v.string(), v.unknown(), 'must be an object'),
 })
 
+/**
+ * Typed data limits (README of this namespace): hashing and reviewing cost grows with every value, so a
+ * message with a million-element array is refused up front, with the limit named, before any hashing.
+ */
+export const typedDataLimits = {
+  maxTypes: 256,
+  maxFieldsPerType: 256,
+  maxArrayLength: 1024,
+  maxValues: 20_000,
+}
+
+function assertWithinLimits(typedData: v.InferOutput<typeof typedDataSchema>, path: string): void {
+  const typeNames = Object.keys(typedData.types)
+  if (typeNames.length > typedDataLimits.maxTypes)
+    throw new InvalidParamsError(`more than ${typedDataLimits.maxTypes} types (limit)`, {
+      path: `${path}.types`,
+    })
+  for (const name of typeNames) {
+    if (typedData.types[name]!.length > typedDataLimits.maxFieldsPerType) {
+      throw new InvalidParamsError(
+        `type ${name} has more than ${typedDataLimits.maxFieldsPerType} fields (limit)`,
+        {
+          path: `${path}.types.${name}`,
+        },
+      )
+    }
+  }
+  let values = 0
+  const walk = (value: unknown, at: string): void => {
+    if (++values > typedDataLimits.maxValues) {
+      throw new InvalidParamsError(`typed data holds more than ${typedDataLimits.maxValues} values (limit)`, {
+        path: at,
+      })
+    }
+    if (Array.isArray(value)) {
+      if (value.length > typedDataLimits.maxArrayLength) {
+        throw new InvalidParamsError(`array longer than ${typedDataLimits.maxArrayLength} entries (limit)`, {
+          path: at,
+        })
+      }
+      for (const [index, entry] of value.entries()) walk(entry, `${at}.${index}`)
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, entry] of Object.entries(value)) walk(entry, `${at}.${key}`)
+    }
+  }
+  walk(typedData.domain, `${path}.domain`)
+  walk(typedData.message, `${path}.message`)
+}
+
 /** A typed-data request checked and hashed, ready for review and signing. */
 type CheckedTypedData = { definition: TypedDataDefinition; digest: Hex }
 
@@ -44,6 +93,7 @@ export function checkTypedData(input: unknown, path: string, chainId: number): C
     throw new InvalidParamsError(issue.message, { path: subPath ? `${path}.${subPath}` : path })
   }
   const typedData = parsed.output
+  assertWithinLimits(typedData, path)
   assertExactNumbers(typedData.domain, `${path}.domain`)
   assertExactNumbers(typedData.message, `${path}.message`)
   if (!Object.hasOwn(typedData.types, 'EIP712Domain')) {

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import type { Review } from '../../../src/core/review.js'
+import { createWalletRpc } from '../../../src/createWalletRpc.js'
+import { eip155, mnemonicKeys } from '../../../src/eip155/index.js'
+import { typedDataLimits } from '../../../src/eip155/typedData.js'
+
+/**
+ * Bounded work and bounded reviews: typed data with a huge array is refused before any hashing, naming the
+ * limit; the largest typed data the limits admit yields a review of bounded length that says what it left out.
+ */
+const mnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+const account = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
+
+function typedData(length: number) {
+  return {
+    types: {
+      EIP712Domain: [{ name: 'name', type: 'string' }],
+      Batch: [{ name: 'amounts', type: 'uint256[]' }],
+    },
+    primaryType: 'Batch',
+    domain: { name: 'batch' },
+    message: { amounts: Array.from({ length }, (_, i) => String(i)) },
+  }
+}
+
+function wallet() {
+  const reviews: Review[] = []
+  const rpc = createWalletRpc({
+    namespaces: [eip155({ keys: mnemonicKeys({ mnemonic }), chains: [1] })],
+    approve: (review) => {
+      reviews.push(review)
+      return true
+    },
+  })
+  return { rpc, reviews }
+}
+
+const request = (id: number, data: unknown) => ({
+  chainId: 'eip155:1',
+  request: { id, method: 'eth_signTypedData_v4', params: [account, JSON.stringify(data)] },
+})
+
+describe('eth_signTypedData limits', () => {
+  it('an array of 1,000,000 entries is refused before hashing, naming the limit', async () => {
+    const { rpc, reviews } = wallet()
+    const answer = await rpc.handle(request(1, typedData(1_000_000)))
+    expect(answer).toMatchObject({
+      error: { code: -32602, data: { reason: expect.stringContaining('limit') } },
+    })
+    expect(reviews).toHaveLength(0)
+  })
+
+  it('an array just over the typed-data limit (within the size limit) is refused at its path', async () => {
+    const { rpc, reviews } = wallet()
+    const answer = await rpc.handle(request(4, typedData(typedDataLimits.maxArrayLength + 1)))
+    expect(answer).toMatchObject({
+      error: {
+        code: -32602,
+        data: { path: '1.message.amounts', reason: expect.stringContaining('(limit)') },
+      },
+    })
+    expect(reviews).toHaveLength(0)
+  })
+
+  it('the largest array the limits admit is signed, and its review is bounded and says what it left out', async () => {
+    const { rpc, reviews } = wallet()
+    const answer = await rpc.handle(request(2, typedData(typedDataLimits.maxArrayLength)))
+    expect(answer).toHaveProperty('result')
+    const lines = JSON.stringify(reviews[0]!.items).split('"label"').length - 1
+    expect(lines).toBeLessThanOrEqual(202)
+    expect(JSON.stringify(reviews[0]!.items)).toMatch(/more lines \(the review shows 200\)/)
+  })
+
+  it('too many types or fields are refused', async () => {
+    const { rpc } = wallet()
+    const many = typedData(1)
+    for (let i = 0; i < typedDataLimits.maxTypes + 1; i++)
+      (many.types as Record<string, unknown>)[`T${i}`] = []
+    expect(await rpc.handle(request(3, many))).toMatchObject({
+      error: { code: -32602, data: { path: '1.types' } },
+    })
+  })
+})
