@@ -37,6 +37,13 @@ export {
   type VerifySignPsbtOptions,
   verifySignPsbt,
 } from './signPsbt.js'
+export {
+  type VerifySolanaOptions,
+  verifySolanaSignAllTransactions,
+  verifySolanaSignAndSendTransaction,
+  verifySolanaSignMessage,
+  verifySolanaSignTransaction,
+} from './solana.js'
 export { type Verifier, verifiers, verifiersByName } from './table.js'
 export {
   type TonMessageRequest,

@@ -11,6 +11,12 @@ import type { VerifyResult } from './result.js'
 import { verifySendTransfer } from './sendTransfer.js'
 import { verifySignMessage } from './signMessage.js'
 import { verifySignPsbt } from './signPsbt.js'
+import {
+  verifySolanaSignAllTransactions,
+  verifySolanaSignAndSendTransaction,
+  verifySolanaSignMessage,
+  verifySolanaSignTransaction,
+} from './solana.js'
 import { verifyTonSendMessage } from './ton_sendMessage.js'
 import { verifyTonSignData } from './ton_signData.js'
 
@@ -18,7 +24,9 @@ import { verifyTonSignData } from './ton_signData.js'
 export type Verifier = (params: any, result: unknown, options?: any) => VerifyResult
 
 /** `verifiers['bip122']['signMessage']`, `verifiers['eip155']['eth_signTypedData_v4']`, … */
-export const verifiers: Readonly<Record<'bip122' | 'ton' | 'eip155', Readonly<Record<string, Verifier>>>> = {
+export const verifiers: Readonly<
+  Record<'bip122' | 'ton' | 'eip155' | 'solana', Readonly<Record<string, Verifier>>>
+> = {
   bip122: {
     signMessage: verifySignMessage,
     signPsbt: verifySignPsbt,
@@ -39,6 +47,12 @@ export const verifiers: Readonly<Record<'bip122' | 'ton' | 'eip155', Readonly<Re
     eth_sendTransaction: verifyEthSendTransaction,
     eth_sendRawTransaction: verifyEthSendRawTransaction,
   },
+  solana: {
+    solana_signMessage: verifySolanaSignMessage,
+    solana_signTransaction: verifySolanaSignTransaction,
+    solana_signAllTransactions: verifySolanaSignAllTransactions,
+    solana_signAndSendTransaction: verifySolanaSignAndSendTransaction,
+  },
 }
 
 /** Verifiers by exported function name (what a test vector's verification rule names). */
@@ -55,4 +69,8 @@ export const verifiersByName: Readonly<Record<string, Verifier>> = {
   verifyEthSignTransaction,
   verifyEthSendTransaction,
   verifyEthSendRawTransaction,
+  verifySolanaSignMessage,
+  verifySolanaSignTransaction,
+  verifySolanaSignAllTransactions,
+  verifySolanaSignAndSendTransaction,
 }
