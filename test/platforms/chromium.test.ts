@@ -97,19 +97,21 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     })
     // Each extension's service worker, told apart by the name in its own manifest.
-    for (
-      let waited = 0;
-      (serviceWorkers.size < bundlers.length || !exampleWorker) && waited < 30_000;
-      waited += 100
-    ) {
+    const deadline = Date.now() + 90_000 // a loaded CI machine starts extensions slowly
+    while ((serviceWorkers.size < bundlers.length || !exampleWorker) && Date.now() < deadline) {
       for (const target of browser.targets().filter((candidate) => candidate.type() === 'service_worker')) {
-        const worker = await target.worker()
-        const name = (await worker?.evaluate(
-          () =>
-            (
-              globalThis as unknown as { chrome: { runtime: { getManifest(): { name: string } } } }
-            ).chrome.runtime.getManifest().name,
-        )) as string | undefined
+        // A worker that is still starting (or one that is not an extension's) has no chrome.runtime yet.
+        const name = await target
+          .worker()
+          .then((worker) =>
+            worker?.evaluate(
+              () =>
+                (
+                  globalThis as unknown as { chrome?: { runtime?: { getManifest?(): { name: string } } } }
+                ).chrome?.runtime?.getManifest?.().name,
+            ),
+          )
+          .catch(() => undefined)
         const bundler = bundlers.find((candidate) => name === `wallet-rpc ${candidate}`)
         if (bundler !== undefined) serviceWorkers.set(bundler, target)
         if (name === 'wallet-rpc example wallet') exampleWorker = target
