@@ -8,6 +8,7 @@ import { createWalletRpc, type WalletRpc } from '../createWalletRpc.js'
 import type { WalletCliOptions } from './options.js'
 import { wireBip122 } from './wire/bip122.js'
 import { wireEip155 } from './wire/eip155.js'
+import { wireSolana } from './wire/solana.js'
 import { wireTon } from './wire/ton.js'
 
 /** The wallet the CLI's `handle` and `properties` serve: one namespace per family whose keys were given. */
@@ -15,9 +16,9 @@ export async function createCliWallet(
   options: WalletCliOptions,
   onError: (error: unknown) => void,
 ): Promise<WalletRpc> {
-  const namespaces = (await Promise.all([wireBip122(options), wireTon(options), wireEip155(options)])).filter(
-    (namespace): namespace is Namespace => namespace !== undefined,
-  )
+  const namespaces = (
+    await Promise.all([wireBip122(options), wireTon(options), wireEip155(options), wireSolana(options)])
+  ).filter((namespace): namespace is Namespace => namespace !== undefined)
   return createWalletRpc({
     namespaces,
     approve: approverFor(options.approve),

@@ -37,7 +37,7 @@ export const createBuiltinHandler: HandlerFactory = async (config) => {
       now: config.now,
       esplora: byNamespace('bip122'),
       toncenter: byNamespace('ton'),
-      rpc: byNamespace('eip155'),
+      rpc: new Map([...byNamespace('eip155'), ...byNamespace('solana')]),
     },
     () => {},
   )

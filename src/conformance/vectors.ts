@@ -59,7 +59,7 @@ export type VectorCase = {
 
 export type VectorFile = {
   format: typeof vectorFormat
-  namespace: 'bip122' | 'ton' | 'eip155'
+  namespace: 'bip122' | 'ton' | 'eip155' | 'solana'
   method: string
   description?: string
   source: string
