@@ -22,9 +22,15 @@ import {
   signBytes,
 } from '@solana/kit'
 import { getTransferSolInstruction } from '@solana-program/system'
-import { defaultVectorsDir, type VectorCase, type VectorFile, vectorFormat } from '../../src/conformance/vectors.js'
+import {
+  defaultVectorsDir,
+  type VectorCase,
+  type VectorFile,
+  vectorFormat,
+} from '../../src/conformance/vectors.js'
 
-const mnemonic = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+const mnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const mainnet = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'
 const wallet = { mnemonic, account: 0, now: 1700000000, approve: 'all' as const }
 const source =
@@ -74,7 +80,16 @@ function withSignature(wire: string, slot: number, signature: Uint8Array): strin
 const out = defaultVectorsDir()
 let total = 0
 function write(method: string, description: string, cases: VectorCase[]) {
-  const vector: VectorFile = { format: vectorFormat, namespace: 'solana', method, description, source, license, wallet, cases }
+  const vector: VectorFile = {
+    format: vectorFormat,
+    namespace: 'solana',
+    method,
+    description,
+    source,
+    license,
+    wallet,
+    cases,
+  }
   writeFileSync(join(out, 'solana', `${method}.json`), `${JSON.stringify(vector, null, 2)}\n`)
   total += cases.length
 }
@@ -82,7 +97,11 @@ const request = (method: string, params: unknown, chainId = mainnet) => ({ chain
 
 for (const method of ['solana_getAccounts', 'solana_requestAccounts']) {
   write(method, 'The wallet’s accounts as [{ pubkey }] (base58), no review.', [
-    { name: 'the account at m/44’/501’/0’/0’', request: request(method, {}), expect: { result: [{ pubkey: ours }] } },
+    {
+      name: 'the account at m/44’/501’/0’/0’',
+      request: request(method, {}),
+      expect: { result: [{ pubkey: ours }] },
+    },
     {
       name: '--account 1 opens m/44’/501’/1’/0’',
       wallet: { account: 1 },
@@ -110,12 +129,18 @@ write('solana_signMessage', 'A detached Ed25519 signature over the base58 messag
   },
   {
     name: 'verifiable by verifySolanaSignMessage',
-    request: request('solana_signMessage', { message: base58.encode(new TextEncoder().encode('Sign in')), pubkey: ours }),
+    request: request('solana_signMessage', {
+      message: base58.encode(new TextEncoder().encode('Sign in')),
+      pubkey: ours,
+    }),
     expect: { verify: { function: 'verifySolanaSignMessage' } },
   },
   {
     name: 'refused: 0xff prefix (off-chain message domain)',
-    request: request('solana_signMessage', { message: base58.encode(new Uint8Array([0xff, 1, 2])), pubkey: ours }),
+    request: request('solana_signMessage', {
+      message: base58.encode(new Uint8Array([0xff, 1, 2])),
+      pubkey: ours,
+    }),
     expect: { error: { code: -32602 } },
   },
   {
@@ -141,7 +166,11 @@ write('solana_signMessage', 'A detached Ed25519 signature over the base58 messag
   },
   {
     name: 'unknown chain (5100)',
-    request: request('solana_signMessage', { message: base58.encode(hello), pubkey: ours }, 'solana:unknownchain'),
+    request: request(
+      'solana_signMessage',
+      { message: base58.encode(hello), pubkey: ours },
+      'solana:unknownchain',
+    ),
     expect: { error: { code: 5100 } },
   },
 ])
@@ -157,7 +186,10 @@ write(
       name: 'v0 SOL transfer: exact signature and signed transaction',
       request: request('solana_signTransaction', { transaction: v0.base64, pubkey: ours }),
       expect: {
-        result: { signature: base58.encode(v0Signature), transaction: withSignature(v0.base64, 0, v0Signature) },
+        result: {
+          signature: base58.encode(v0Signature),
+          transaction: withSignature(v0.base64, 0, v0Signature),
+        },
       },
     },
     {
@@ -187,7 +219,9 @@ write(
     },
     {
       name: 'refused: truncated transaction',
-      request: request('solana_signTransaction', { transaction: base64.encode(base64.decode(v0.base64).subarray(0, 100)) }),
+      request: request('solana_signTransaction', {
+        transaction: base64.encode(base64.decode(v0.base64).subarray(0, 100)),
+      }),
       expect: { error: { code: -32602 } },
     },
     {
@@ -206,7 +240,10 @@ write('solana_signAllTransactions', 'Every transaction signed in order under one
     request: request('solana_signAllTransactions', { transactions: [v0.base64, second.base64] }),
     expect: {
       result: {
-        transactions: [withSignature(v0.base64, 0, v0Signature), withSignature(second.base64, 0, await sign(second.message))],
+        transactions: [
+          withSignature(v0.base64, 0, v0Signature),
+          withSignature(second.base64, 0, await sign(second.message)),
+        ],
       },
     },
   },
@@ -230,7 +267,10 @@ write('solana_signAndSendTransaction', 'Signs and broadcasts once; needs a provi
   },
   {
     name: 'refused before anything else: malformed sendOptions',
-    request: request('solana_signAndSendTransaction', { transaction: v0.base64, sendOptions: { maxRetries: -1 } }),
+    request: request('solana_signAndSendTransaction', {
+      transaction: v0.base64,
+      sendOptions: { maxRetries: -1 },
+    }),
     expect: { error: { code: -32602 } },
   },
 ])
