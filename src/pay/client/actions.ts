@@ -1,3 +1,4 @@
+import { base58, base64 } from '@scure/base'
 import type { SupportedNamespace, WalletRpc } from '../../createWalletRpc.js'
 import { PayActionError, PayProtocolError } from '../errors.js'
 import type { Action, Amount, RawOption, WalletRpcAction } from './shapes.js'
@@ -111,7 +112,7 @@ export async function executeActions(
   const results: string[] = []
   for (const [index, action] of actions.entries()) {
     beforeEach(index)
-    const params = paramsOf(action, index)
+    const params = adaptParams(action.data.method, paramsOf(action, index))
     onAction?.({ index, total: actions.length, chainId: action.data.chain_id, method: action.data.method })
     const reviewContext: Record<string, string> = {
       payment: context.paymentId,
@@ -132,13 +133,47 @@ export async function executeActions(
       context: reviewContext,
     })
     if ('error' in response) throw new PayActionError(index, response.error)
-    if (typeof response.result !== 'string' || response.result === '') {
+    const result = resultString(action.data.method, response.result)
+    if (typeof result !== 'string' || result === '') {
       throw new PayActionError(index, {
         code: -32603,
         message: `${action.data.method} returned no string result to confirm with`,
       })
     }
-    results.push(response.result)
+    results.push(result)
   }
   return results
+}
+
+/**
+ * The OpenAPI gives params as an array; `solana_signTransaction` takes one object (`{ transaction, … }`), so a
+ * one-object array is unwrapped for it. Other methods get their params as sent.
+ */
+function adaptParams(method: string, params: unknown): unknown {
+  if (method === 'solana_signTransaction' && Array.isArray(params) && params.length === 1) return params[0]
+  return params
+}
+
+/**
+ * The string an action contributes to `results[]`. Spec rule 4: `solana_signTransaction` yields the base64
+ * signed transaction (not the detached signature the method also answers), re-encoded when the request was
+ * base58. Other methods answer the string itself (a signature or a transaction hash).
+ */
+function resultString(method: string, result: unknown): unknown {
+  if (method !== 'solana_signTransaction') return result
+  const transaction = (result as { transaction?: unknown } | null)?.transaction
+  if (typeof transaction !== 'string') return undefined
+  if (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(transaction)) {
+    try {
+      base64.decode(transaction)
+      return transaction
+    } catch {
+      // not base64 after all: read as base58 below
+    }
+  }
+  try {
+    return base64.encode(base58.decode(transaction))
+  } catch {
+    return undefined
+  }
 }
