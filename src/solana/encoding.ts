@@ -1,9 +1,18 @@
 import { base58, base64 } from '@scure/base'
 import { InvalidParamsError } from '../core/errors.js'
 
+// A request names the same few keys many times (decode, signer check, review); each key view is encoded once.
+// Keys are views into request bytes nobody writes to, or copies made for the purpose.
+const addressCache = new WeakMap<Uint8Array, string>()
+
 /** A 32-byte Solana public key (an account address) as base58, the form dapps and explorers show. */
 export function addressOf(key: Uint8Array): string {
-  return base58.encode(key)
+  let address = addressCache.get(key)
+  if (address === undefined) {
+    address = base58.encode(key)
+    addressCache.set(key, address)
+  }
+  return address
 }
 
 /** A base58 public key: exactly 32 bytes, or -32602 at `path`. */

@@ -94,9 +94,9 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
   const seen = new Set<string>()
   for (let index = 0; index < keyCount; index++) {
     const key = reader.take(32, at(`accountKeys.${index}`))
-    const hex = toHex(key)
-    if (seen.has(hex)) reader.fail('duplicate account key', at(`accountKeys.${index}`))
-    seen.add(hex)
+    const text = String.fromCharCode(...key)
+    if (seen.has(text)) reader.fail('duplicate account key', at(`accountKeys.${index}`))
+    seen.add(text)
     staticAccountKeys.push(key)
   }
   checkHeader(reader, header, keyCount, at('header'))
@@ -190,12 +190,6 @@ function checkHeader(reader: WireReader, header: MessageHeader, keyCount: number
   if (numReadonlyUnsignedAccounts > keyCount - numRequiredSignatures) {
     reader.fail('more read-only unsigned accounts than unsigned keys', `${path}.numReadonlyUnsignedAccounts`)
   }
-}
-
-function toHex(bytes: Uint8Array): string {
-  let hex = ''
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')
-  return hex
 }
 
 /** The wire transaction: the signature count, the signature slots, and the message bytes as received. */
