@@ -26,5 +26,15 @@ describe('wallet-rpc demo', () => {
     ]) {
       expect(covered).toContain(`eip155:31337 ${method}`)
     }
+    for (const method of [
+      'solana_getAccounts',
+      'solana_requestAccounts',
+      'solana_signMessage',
+      'solana_signTransaction',
+      'solana_signAllTransactions',
+      'solana_signAndSendTransaction',
+    ]) {
+      expect(covered).toContain(`solana:localnet ${method}`)
+    }
   })
 })

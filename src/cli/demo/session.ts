@@ -27,6 +27,7 @@ export type DemoOptions = {
 const REGTEST = 'bip122:0f9188f13cb7b2c71f2a335e3a4fc328'
 const TON = 'ton:-3'
 const ANVIL = 'eip155:31337'
+const SOLANA = 'solana:localnet'
 const origin = 'https://dapp.example'
 
 type Chains = {
@@ -36,6 +37,7 @@ type Chains = {
   >
   ton: Awaited<ReturnType<typeof import('../../devchains/tonSandbox.js')['startTonSandbox']>>
   toncenter: { url: string; close(): Promise<void> }
+  solana: Awaited<ReturnType<typeof import('../../devchains/solanaLocal.js')['startSolanaLocal']>>
 }
 
 export async function runDemoSession(options: DemoOptions = {}): Promise<DemoRow[]> {
@@ -60,17 +62,21 @@ export async function runDemoSession(options: DemoOptions = {}): Promise<DemoRow
         now: undefined,
         esplora: new Map([[REGTEST, chains.bitcoin.url]]),
         toncenter: new Map([[TON, chains.toncenter.url]]),
-        rpc: new Map([[ANVIL, chains.anvil.url]]),
+        rpc: new Map([
+          [ANVIL, chains.anvil.url],
+          [SOLANA, chains.solana.url],
+        ]),
       },
       () => {},
     )
     const coins = fundBitcoin(chains, mnemonic)
     const session = new DappSession(wallet, record)
     // What the WalletKit adapter does right after the user approves the session.
-    await wallet.announceSession([REGTEST, TON, ANVIL])
+    await wallet.announceSession([REGTEST, TON, ANVIL, SOLANA])
     await bitcoinAct(session, chains, coins)
     await tonAct(session, chains)
     await ethereumAct(session, chains)
+    await solanaAct(session, chains)
     for (const missing of session.unexercised()) {
       record({ ...missing, verified: false, ms: 0, note: 'not exercised by the demo' })
     }
@@ -83,16 +89,27 @@ export async function runDemoSession(options: DemoOptions = {}): Promise<DemoRow
 }
 
 async function startChains(): Promise<Chains> {
-  const [{ startAnvil }, { startBitcoinRegtest }, { startTonSandbox }, { serveToncenter }] =
-    await Promise.all([
-      import('../../devchains/anvil.js'),
-      import('../../devchains/bitcoinRegtest/index.js'),
-      import('../../devchains/tonSandbox.js'),
-      import('../../conformance/toncenterFacade.js'),
-    ])
-  const [anvil, bitcoin, ton] = await Promise.all([startAnvil(), startBitcoinRegtest(), startTonSandbox()])
+  const [
+    { startAnvil },
+    { startBitcoinRegtest },
+    { startTonSandbox },
+    { serveToncenter },
+    { startSolanaLocal },
+  ] = await Promise.all([
+    import('../../devchains/anvil.js'),
+    import('../../devchains/bitcoinRegtest/index.js'),
+    import('../../devchains/tonSandbox.js'),
+    import('../../conformance/toncenterFacade.js'),
+    import('../../devchains/solanaLocal.js'),
+  ])
+  const [anvil, bitcoin, ton, solana] = await Promise.all([
+    startAnvil(),
+    startBitcoinRegtest(),
+    startTonSandbox(),
+    startSolanaLocal(),
+  ])
   const toncenter = await serveToncenter(ton.provider)
-  return { anvil, bitcoin, ton, toncenter }
+  return { anvil, bitcoin, ton, toncenter, solana }
 }
 
 async function stopChains(chains: Chains): Promise<void> {
@@ -101,6 +118,7 @@ async function stopChains(chains: Chains): Promise<void> {
     chains.bitcoin.stop(),
     chains.toncenter.close(),
     chains.ton.stop(),
+    chains.solana.stop(),
   ])
 }
 
@@ -213,7 +231,7 @@ class DappSession {
   }
 
   unexercised(): { method: string; chain: string }[] {
-    const chainsOf: Record<string, string> = { bip122: REGTEST, ton: TON, eip155: ANVIL }
+    const chainsOf: Record<string, string> = { bip122: REGTEST, ton: TON, eip155: ANVIL, solana: SOLANA }
     return this.wallet
       .supported()
       .flatMap((namespace) =>
@@ -630,6 +648,80 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 }
 
 // ------------------------------------------------------------------ payment (src/cli/demo/payment.ts)
+// ------------------------------------------------------------------ solana
+async function solanaAct(session: DappSession, chains: Chains): Promise<void> {
+  const kit = await import('@solana/kit')
+  const { getTransferSolInstruction } = await import('@solana-program/system')
+  const accounts = await session.step<{ pubkey: string }[]>(SOLANA, 'solana_getAccounts', {}, (result) =>
+    Array.isArray(result) && result.length === 1 && typeof result[0]?.pubkey === 'string'
+      ? { valid: true }
+      : { valid: false, reason: 'expected one account' },
+  )
+  await session.step<{ pubkey: string }[]>(SOLANA, 'solana_requestAccounts', {}, (result) =>
+    JSON.stringify(result) === JSON.stringify(accounts)
+      ? { valid: true }
+      : { valid: false, reason: 'differs from solana_getAccounts' },
+  )
+  const pubkey = accounts?.[0]?.pubkey
+  if (pubkey === undefined) return
+  const owner = kit.address(pubkey)
+  chains.solana.svm.airdrop(owner, kit.lamports(5_000_000_000n))
+  const recipient = kit.address('9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin')
+  const transfer = (amount: bigint) => {
+    const message = kit.pipe(
+      kit.createTransactionMessage({ version: 0 }),
+      (m) => kit.setTransactionMessageFeePayer(owner, m),
+      (m) =>
+        kit.setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: kit.blockhash(chains.solana.svm.latestBlockhash()), lastValidBlockHeight: 1000n },
+          m,
+        ),
+      (m) =>
+        kit.appendTransactionMessageInstructions(
+          [
+            getTransferSolInstruction({
+              source: kit.createNoopSigner(owner),
+              destination: recipient,
+              amount,
+            }),
+          ],
+          m,
+        ),
+    )
+    return kit.getBase64EncodedWireTransaction(kit.compileTransaction(message))
+  }
+  const message = {
+    message: kit.getBase58Decoder().decode(new TextEncoder().encode('Sign in to dapp.example')),
+    pubkey,
+  }
+  await session.step(SOLANA, 'solana_signMessage', message, (result) =>
+    verify.solana.solana_signMessage!(message, result),
+  )
+  const signParams = { transaction: transfer(1_000_000n), pubkey }
+  await session.step(SOLANA, 'solana_signTransaction', signParams, (result) =>
+    verify.solana.solana_signTransaction!(signParams, result),
+  )
+  const allParams = { transactions: [transfer(2_000_000n), transfer(3_000_000n)] }
+  await session.step(SOLANA, 'solana_signAllTransactions', allParams, (result) =>
+    verify.solana.solana_signAllTransactions!(allParams, result),
+  )
+  const sendParams = { transaction: transfer(4_000_000n) }
+  const before = chains.solana.svm.getBalance(recipient) ?? 0n
+  await session.step(SOLANA, 'solana_signAndSendTransaction', sendParams, (result) => {
+    const verdict = verify.solana.solana_signAndSendTransaction!(sendParams, result)
+    if (!verdict.valid) return verdict
+    const moved = (chains.solana.svm.getBalance(recipient) ?? 0n) - before
+    return moved === 4_000_000n ? verdict : { valid: false, reason: `recipient received ${moved} lamports` }
+  })
+  await session.refused(
+    SOLANA,
+    'solana_signMessage',
+    { message: kit.getBase58Decoder().decode(kit.getBase64Encoder().encode(transfer(5n))), pubkey },
+    -32602,
+    'a transaction passed off as a message is refused',
+  )
+}
+
 async function paymentAct(chains: Chains, record: (row: DemoRow) => void): Promise<void> {
   let act: typeof import('./payment.js') | undefined
   try {
