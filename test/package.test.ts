@@ -44,8 +44,11 @@ function modulesLoadedBy(specifier: string): string[] {
 
 const chainLibraries = {
   bip122: ['/node_modules/bitcoinjs-lib/', '/node_modules/bip32/', '/node_modules/bip322-js/'],
-  ton: ['/node_modules/@ton/core/', '/node_modules/@ton/crypto/', '/node_modules/tweetnacl/'],
+  // tweetnacl is not listed: it is the shared Ed25519 fallback (src/crypto/ed25519.ts) ton and solana both use.
+  ton: ['/node_modules/@ton/core/', '/node_modules/@ton/crypto/'],
   eip155: ['/node_modules/viem/'],
+  // src/solana is Uint8Array-native: none of the Solana SDKs (devDependencies for tests only).
+  solana: ['/node_modules/@solana/', '/node_modules/litesvm/'],
 }
 
 beforeAll(() => {
@@ -61,7 +64,7 @@ describe('package', () => {
     expect(existsSync(`${root}/${pkg.bin['wallet-rpc']}`)).toBe(true)
   })
 
-  it.each(['.', './bip122', './ton', './eip155', './verify', './walletkit', './pay'])(
+  it.each(['.', './bip122', './ton', './eip155', './solana', './verify', './walletkit', './pay'])(
     'subpath %s resolves by name and ships types',
     async (subpath) => {
       const entry = pkg.exports[subpath]
