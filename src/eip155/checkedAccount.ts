@@ -1,7 +1,6 @@
 import type { Address, Hex, TransactionSerializable } from 'viem'
-import { type LocalAccount, publicKeyToAddress } from 'viem/accounts'
+import type { LocalAccount } from 'viem/accounts'
 import {
-  bytesToHex,
   hashMessage,
   hashTypedData,
   hexToBytes,

@@ -7,7 +7,9 @@ import { item } from '../../core/review.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey } from '../env.js'
 import { recoverTransactionSender } from '../recoverSigner.js'
 import { dataSchema } from '../schemas.js'
-import { checkedHash, type Fees, transactionReview } from '../transaction.js'
+import { checkedHash } from '../transaction/hash.js'
+import type { Fees } from '../transaction/request.js'
+import { transactionReview } from '../transaction/review.js'
 
 /**
  * `eth_sendRawTransaction [raw]`: decode, recover the sender, refuse a chainId other than the request's

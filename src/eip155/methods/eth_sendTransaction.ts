@@ -2,14 +2,11 @@ import * as v from 'valibot'
 import type { Hex } from 'viem'
 import { defineMethod } from '../../core/namespace.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
-import {
-  checkedHash,
-  planTransactionRequest,
-  signDraft,
-  type TransactionDraft,
-  transactionRequestSchema,
-  withNonce,
-} from '../transaction.js'
+import { checkedHash } from '../transaction/hash.js'
+import { withNonce } from '../transaction/nonce.js'
+import { planTransactionRequest } from '../transaction/plan.js'
+import { type TransactionDraft, transactionRequestSchema } from '../transaction/request.js'
+import { signDraft } from '../transaction/sign.js'
 
 /** `eth_sendTransaction [tx]`: fill, review, sign, broadcast once, return the checked hash. */
 export const sendTransactionParams = v.strictTuple([transactionRequestSchema])

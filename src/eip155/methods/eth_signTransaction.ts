@@ -2,13 +2,10 @@ import * as v from 'valibot'
 import type { Hex } from 'viem'
 import { defineMethod } from '../../core/namespace.js'
 import { type Eip155Env, signerOf } from '../env.js'
-import {
-  planTransactionRequest,
-  signDraft,
-  type TransactionDraft,
-  transactionRequestSchema,
-  withNonce,
-} from '../transaction.js'
+import { withNonce } from '../transaction/nonce.js'
+import { planTransactionRequest } from '../transaction/plan.js'
+import { type TransactionDraft, transactionRequestSchema } from '../transaction/request.js'
+import { signDraft } from '../transaction/sign.js'
 
 /**
  * `eth_signTransaction [tx]`: the same checks and fill as `eth_sendTransaction`; returns the signed raw

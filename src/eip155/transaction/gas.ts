@@ -1,0 +1,38 @@
+import { InvalidParamsError } from '../../core/errors.js'
+import type { EstimateRequest } from '../chains.js'
+import type { Eip155Env } from '../env.js'
+import type { ChainState } from './fees.js'
+import type { TransactionRequest } from './request.js'
+
+/** Gas limits are capped at this share of the block gas limit so one transaction never claims a whole block. */
+const blockGasCapPercent = 95n
+
+/**
+ * The gas limit. With a provider the transaction is always simulated (eth_estimateGas), even when the dapp
+ * set `gas`, so a revert or an unaffordable value is refused with the node's reason before the user is asked.
+ */
+export async function fillGas(
+  env: Eip155Env,
+  node: ChainState | undefined,
+  request: TransactionRequest,
+  estimate: EstimateRequest,
+): Promise<{ gas: bigint; gasEstimate: bigint | undefined }> {
+  // Signing-only chain: planTransaction required every field.
+  if (node === undefined) return { gas: request.gas!, gasEstimate: undefined }
+  // eth_call first: its failure carries the clearest node reason (revert data, insufficient funds).
+  await node.access.simulate(estimate)
+  const estimated = await node.access.estimateGas(estimate)
+  const blockGasLimit = node.block.gasLimit
+  if (request.gas !== undefined) {
+    if (request.gas > blockGasLimit) {
+      throw new InvalidParamsError(`gas ${request.gas} exceeds the block gas limit ${blockGasLimit}`, {
+        path: '0.gas',
+      })
+    }
+    return { gas: request.gas, gasEstimate: estimated }
+  }
+  const padded = (estimated * BigInt(100 + env.gasMarginPercent)) / 100n
+  const cap = (blockGasLimit * blockGasCapPercent) / 100n
+  // The margin never pushes the limit past the cap, and the cap never cuts below what the node estimated.
+  return { gas: padded < cap ? padded : estimated > cap ? estimated : cap, gasEstimate: estimated }
+}

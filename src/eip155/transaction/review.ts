@@ -1,0 +1,186 @@
+import type { Address, Hex } from 'viem'
+import { decodeFunctionData, formatEther, formatGwei, formatUnits } from 'viem/utils'
+import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import type { ChainConfig } from '../env.js'
+import { erc20Abi } from '../erc20Abi.js'
+import type { TransactionDraft } from './request.js'
+
+/** What a review shows: a wallet-filled draft, or what a signed raw transaction decodes to (no estimate). */
+type ReviewedTransaction = Pick<
+  TransactionDraft,
+  'from' | 'to' | 'value' | 'data' | 'gas' | 'fees' | 'nonce'
+> & {
+  gasEstimate?: bigint | undefined
+}
+
+/** Amounts at or above 2^128 exceed any real token supply: the approval is unlimited in effect. */
+const unlimitedThreshold = 2n ** 128n
+
+export const isUnlimited = (amount: bigint) => amount >= unlimitedThreshold
+
+const setApprovalForAllAbi = [
+  {
+    type: 'function',
+    name: 'setApprovalForAll',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'operator', type: 'address' },
+      { name: 'approved', type: 'bool' },
+    ],
+    outputs: [],
+  },
+] as const
+
+const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi]
+
+/**
+ * The review of a wallet-filled transaction; when it calls an ERC-20 and a provider is configured, the
+ * token's symbol and decimals are read so the amount also shows in token units.
+ */
+export async function reviewTransaction(title: string, chain: ChainConfig, draft: TransactionDraft) {
+  const erc20 = draft.to !== undefined && decodeKnownCall(draft.data)?.erc20Amount !== undefined
+  const token = erc20 && chain.access ? await chain.access.tokenMetadata(draft.to!) : undefined
+  return transactionReview(title, chain, draft, token)
+}
+
+/** Items and warnings of a transaction review: to, value, max fee, decoded token calls, contract creation. */
+export function transactionReview(
+  title: string,
+  chain: ChainConfig,
+  tx: ReviewedTransaction,
+  token?: TokenMetadata,
+): ReviewDraft {
+  const symbol = chain.nativeSymbol
+  const maxFeePerGas = tx.fees.type === 'eip1559' ? tx.fees.maxFeePerGas : tx.fees.gasPrice
+  const items: ReviewItem[] = [
+    item('From', tx.from),
+    item('To', tx.to ?? 'New contract (contract creation)'),
+    item('Value', `${formatEther(tx.value)} ${symbol}`),
+    item('Max network fee', `${formatEther(tx.gas * maxFeePerGas)} ${symbol}`),
+    item('Gas limit', tx.gas.toString()),
+    tx.fees.type === 'eip1559'
+      ? item(
+          'Max fee per gas',
+          `${formatGwei(tx.fees.maxFeePerGas)} gwei (priority ${formatGwei(tx.fees.maxPriorityFeePerGas)} gwei)`,
+        )
+      : item('Gas price', `${formatGwei(tx.fees.gasPrice)} gwei`),
+  ]
+  if (tx.nonce !== undefined) items.push(item('Nonce', String(tx.nonce)))
+  const warnings: ReviewWarning[] = []
+  if (tx.gasEstimate !== undefined && tx.gas < tx.gasEstimate) {
+    warnings.push({
+      code: 'tx.gas_below_estimate',
+      severity: 'caution',
+      message: `The gas limit ${tx.gas} set by the site is below the node's estimate ${tx.gasEstimate}; the transaction may fail and still cost its fee.`,
+    })
+  }
+  if (tx.to === undefined) {
+    warnings.push({
+      code: 'tx.contract_creation',
+      severity: 'caution',
+      message: `Deploys a new contract (${(tx.data.length - 2) / 2} bytes of code); the code is not reviewed.`,
+    })
+    items.push(item('Code size', `${(tx.data.length - 2) / 2} bytes`))
+  } else if (tx.data !== '0x') {
+    const call = decodeKnownCall(tx.data)
+    if (call === undefined)
+      items.push(item('Data', tx.data.length > 138 ? `${tx.data.slice(0, 138)}…` : tx.data))
+    else {
+      items.push(...call.items(tx.to))
+      if (call.erc20Amount && token) {
+        const { label, amount } = call.erc20Amount
+        items.push(
+          item(`${label} (${token.symbol}, as the token reports)`, formatUnits(amount, token.decimals)),
+        )
+      }
+      warnings.push(...call.warnings(tx.to))
+    }
+  }
+  return { account: tx.from, title, items, warnings }
+}
+
+type DecodedCall = {
+  items: (token: Address) => ReviewItem[]
+  warnings: (token: Address) => ReviewWarning[]
+  /** The ERC-20 amount the call moves or allows, shown in token units when the token's metadata is known. */
+  erc20Amount?: { label: string; amount: bigint }
+}
+
+/** A token's symbol and decimals as its contract reports them (display only, never trusted for policy). */
+type TokenMetadata = { symbol: string; decimals: number }
+
+/** ERC-20 transfer/approve/transferFrom and setApprovalForAll, when the calldata decodes exactly. */
+function decodeKnownCall(data: Hex): DecodedCall | undefined {
+  let decoded: { functionName: string; args: readonly unknown[] }
+  try {
+    decoded = decodeFunctionData({ abi: knownCallsAbi, data }) as typeof decoded
+  } catch {
+    return undefined
+  }
+  const { functionName, args } = decoded
+  if (functionName === 'transfer' || functionName === 'transferFrom') {
+    const [owner, recipient, amount] = (functionName === 'transfer' ? [undefined, ...args] : args) as [
+      Address | undefined,
+      Address,
+      bigint,
+    ]
+    return {
+      items: (token) => [
+        item('Token call', `ERC-20 ${functionName}`),
+        item('Token contract', token),
+        ...(owner === undefined ? [] : [item('Owner', owner)]),
+        item('Recipient', recipient),
+        item('Amount (token base units)', amount.toString()),
+      ],
+      warnings: () => [],
+      erc20Amount: { label: 'Amount', amount },
+    }
+  }
+  if (functionName === 'approve') {
+    const [spender, amount] = args as [Address, bigint]
+    return {
+      items: (token) => [
+        item('Token call', 'ERC-20 approve'),
+        item('Token contract', token),
+        item('Spender', spender),
+        item(
+          'Allowance (token base units)',
+          isUnlimited(amount) ? `unlimited (${amount})` : amount.toString(),
+        ),
+      ],
+      warnings: (token) =>
+        isUnlimited(amount)
+          ? [
+              {
+                code: 'erc20.unlimited_approval',
+                severity: 'caution',
+                message: `Grants ${spender} an unlimited allowance to spend your tokens of ${token}.`,
+              },
+            ]
+          : [],
+      ...(isUnlimited(amount) ? {} : { erc20Amount: { label: 'Allowance', amount } }),
+    }
+  }
+  if (functionName === 'setApprovalForAll') {
+    const [operator, approved] = args as [Address, boolean]
+    return {
+      items: (token) => [
+        item('Token call', 'setApprovalForAll'),
+        item('Token contract', token),
+        item('Operator', operator),
+        item('Approved', String(approved)),
+      ],
+      warnings: (token) =>
+        approved
+          ? [
+              {
+                code: 'nft.approval_for_all',
+                severity: 'caution',
+                message: `Lets ${operator} move every token you hold in collection ${token}.`,
+              },
+            ]
+          : [],
+    }
+  }
+  return undefined
+}
