@@ -1,6 +1,20 @@
 import { ed25519 as noble } from '@noble/curves/ed25519.js'
 import { base58, base64 } from '@scure/base'
-import { type Address, address, blockhash, createNoopSigner, lamports } from '@solana/kit'
+import {
+  type Address,
+  address,
+  appendTransactionMessageInstructions,
+  blockhash,
+  compileTransaction,
+  compressTransactionMessageUsingAddressLookupTables,
+  createNoopSigner,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from '@solana/kit'
 import { getTransferSolInstruction } from '@solana-program/system'
 import { getTransferCheckedInstruction } from '@solana-program/token'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -206,5 +220,49 @@ describe('solana on litesvm (through the JSON-RPC facade)', () => {
     const response = await wallet.call('solana_signAndSendTransaction', { transaction })
     expect(response.error).toMatchObject({ code: -32603 })
     expect(JSON.stringify(response.error)).toContain('the node reported signature')
+  })
+
+  it('a v0 transaction whose recipient comes from an address lookup table: resolved in the review, lands', async () => {
+    const table = fixedAddress(0x66)
+    const recipient = fixedAddress(0x77)
+    // Lookup table account: 56 bytes of metadata (type 1, never deactivated, extended at slot 0), then addresses.
+    const data = new Uint8Array(56 + 32)
+    data[0] = 1
+    data.set(u64(0xffff_ffff_ffff_ffffn), 4)
+    data.set(base58.decode(recipient), 56)
+    chain.svm.setAccount({
+      address: table,
+      data,
+      executable: false,
+      lamports: lamports(chain.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+      programAddress: address('AddressLookupTab1e1111111111111111111111111'),
+      space: BigInt(data.length),
+    })
+    chain.svm.warpToSlot(chain.svm.getClock().slot + 10n)
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayer(ours(), m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash({ blockhash: latest(), lastValidBlockHeight: 1000n }, m),
+      (m) =>
+        appendTransactionMessageInstructions(
+          [
+            getTransferSolInstruction({
+              source: createNoopSigner(ours()),
+              destination: recipient,
+              amount: 2_000_000n,
+            }),
+          ],
+          m,
+        ),
+      (m) => compressTransactionMessageUsingAddressLookupTables(m, { [table]: [recipient] }),
+    )
+    const transaction = getBase64EncodedWireTransaction(compileTransaction(message))
+    const wallet = localWallet()
+    await wallet.result('solana_signAndSendTransaction', { transaction })
+    expect(chain.svm.getBalance(recipient)).toBe(2_000_000n)
+    const review = JSON.stringify(wallet.reviews[0]!.items)
+    expect(review).toContain(`"To","value":"${recipient}"`)
+    expect(review).toContain('Address lookup tables')
   })
 })
