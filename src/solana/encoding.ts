@@ -1,16 +1,19 @@
 import { base58, base64 } from '@scure/base'
 import { InvalidParamsError } from '../core/errors.js'
 
-// A request names the same few keys many times (decode, signer check, review); each key view is encoded once.
-// Keys are views into request bytes nobody writes to, or copies made for the purpose.
-const addressCache = new WeakMap<Uint8Array, string>()
+// Transactions name the same keys again and again (the wallet's own accounts, the System and Token programs),
+// and base58 is quadratic: addresses are remembered by content, up to a bound.
+const addressCache = new Map<string, string>()
+const addressCacheLimit = 4096
 
 /** A 32-byte Solana public key (an account address) as base58, the form dapps and explorers show. */
 export function addressOf(key: Uint8Array): string {
-  let address = addressCache.get(key)
+  const content = String.fromCharCode.apply(null, key as unknown as number[])
+  let address = addressCache.get(content)
   if (address === undefined) {
     address = base58.encode(key)
-    addressCache.set(key, address)
+    if (addressCache.size >= addressCacheLimit) addressCache.clear()
+    addressCache.set(content, address)
   }
   return address
 }
