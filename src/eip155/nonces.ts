@@ -2,45 +2,51 @@
 export type NonceReservation = { nonce: number; settle(broadcast: boolean): void }
 
 type Slot = {
-  /** The next nonce to hand out; undefined until read from the chain. */
-  next: number | undefined
-  /** Reservations handed out and not yet settled. */
-  inFlight: number
-  /** A broadcast failed in a way that may leave a gap; re-read the chain once nothing is in flight. */
-  stale: boolean
+  /** Nonces of sends handed out and not yet settled. */
+  reserved: Set<number>
+  /** Nonces this wallet broadcast that the chain's pending count may not show yet (a lagging node). */
+  broadcast: Set<number>
   /** Reservations are served one after another so concurrent requests never share a nonce. */
   queue: Promise<unknown>
 }
 
 /**
- * Per-(chain, account) nonces for transactions this wallet fills. The first reservation reads the pending
- * transaction count; later ones count up locally, so 50 concurrent sends get 50 distinct nonces without
- * waiting for each other's broadcast. A failed broadcast gives its nonce back when it was the last one
- * handed out; otherwise the slot re-reads the chain when it is next idle.
+ * Per-(chain, account) nonces for transactions this wallet fills.
+ *
+ * Every reservation re-reads the chain's pending transaction count, so the wallet's view never outlives the
+ * chain's: a send from another device, a dropped transaction or a "nonce too low" is absorbed by the next
+ * request instead of failing every later one. Above that count it skips the nonces of sends still in flight
+ * and of its own broadcasts the node does not count yet, so 50 concurrent sends get 50 distinct nonces.
+ *
+ * A nonce for a transaction that is only signed (`eth_signTransaction`, `broadcast: false`) is computed the
+ * same way but never held: a signed-but-never-broadcast transaction cannot leave a gap that stalls every
+ * later send. If the dapp broadcasts it after we sent another with that nonce, the node refuses it cleanly
+ * ("nonce too low").
  */
 export class NonceManager {
   readonly #slots = new Map<string, Slot>()
 
-  reserve(key: string, readPending: () => Promise<number>): Promise<NonceReservation> {
+  reserve(
+    key: string,
+    readPending: () => Promise<number>,
+    options: { broadcast?: boolean } = {},
+  ): Promise<NonceReservation> {
     const slot = this.#slot(key)
     const reservation = slot.queue.then(async () => {
-      if (slot.next === undefined || (slot.stale && slot.inFlight === 0)) {
-        slot.next = await readPending()
-        slot.stale = false
-      }
-      const nonce = slot.next
-      slot.next += 1
-      slot.inFlight += 1
+      const pending = await readPending()
+      for (const nonce of slot.broadcast) if (nonce < pending) slot.broadcast.delete(nonce)
+      let nonce = pending
+      while (slot.reserved.has(nonce) || slot.broadcast.has(nonce)) nonce += 1
+      if (options.broadcast === false) return { nonce, settle: () => {} }
+      slot.reserved.add(nonce)
       let settled = false
       return {
         nonce,
         settle: (broadcast: boolean) => {
           if (settled) return
           settled = true
-          slot.inFlight -= 1
-          if (broadcast) return
-          if (slot.next === nonce + 1) slot.next = nonce
-          else slot.stale = true
+          slot.reserved.delete(nonce)
+          if (broadcast) slot.broadcast.add(nonce)
         },
       }
     })
@@ -51,14 +57,13 @@ export class NonceManager {
 
   /** A transaction with this nonce was broadcast outside the manager (explicit nonce, raw transaction). */
   observe(key: string, nonce: number): void {
-    const slot = this.#slots.get(key)
-    if (slot?.next !== undefined && nonce >= slot.next) slot.next = nonce + 1
+    this.#slot(key).broadcast.add(nonce)
   }
 
   #slot(key: string): Slot {
     let slot = this.#slots.get(key)
     if (slot === undefined) {
-      slot = { next: undefined, inFlight: 0, stale: false, queue: Promise.resolve() }
+      slot = { reserved: new Set(), broadcast: new Set(), queue: Promise.resolve() }
       this.#slots.set(key, slot)
     }
     return slot

@@ -19,7 +19,7 @@ export const sendTransaction = (env: Eip155Env) =>
     async execute(context, draft: TransactionDraft): Promise<Hex> {
       const access = accessOf(chainOf(env, context))
       const signer = await signerOf(env, draft.from)
-      const sent = await withNonce(env, context, draft, async (nonce) => {
+      const sent = await withNonce(env, context, draft, { broadcasts: true }, async (nonce) => {
         const raw = await signDraft(signer, draft, nonce)
         return { nonce, raw, returned: await access.sendRawTransaction(raw) }
       })

@@ -10,8 +10,9 @@ import { signDraft } from '../transaction/sign.js'
 /**
  * `eth_signTransaction [tx]`: the same checks and fill as `eth_sendTransaction`; returns the signed raw
  * transaction without broadcasting it. With every field given (nonce, gas, fees) it needs no chain
- * provider. A nonce it fills is taken from the nonce manager, so a later `eth_sendTransaction` never
- * reuses it (if the raw transaction is never broadcast, that nonce stays a gap until it is).
+ * provider. A nonce it fills is the chain's next one but is not held: a raw transaction nobody broadcasts
+ * must not stall the wallet's own later sends (a later send may take the same nonce; the node then refuses
+ * whichever arrives second as "nonce too low").
  */
 export const signTransactionParams = v.strictTuple([transactionRequestSchema])
 
@@ -22,6 +23,6 @@ export const signTransaction = (env: Eip155Env) =>
       planTransactionRequest(env, context, request, { title: 'Sign transaction', broadcasts: false }),
     async execute(context, draft: TransactionDraft): Promise<Hex> {
       const signer = await signerOf(env, draft.from)
-      return withNonce(env, context, draft, (nonce) => signDraft(signer, draft, nonce))
+      return withNonce(env, context, draft, { broadcasts: false }, (nonce) => signDraft(signer, draft, nonce))
     },
   })

@@ -4,19 +4,23 @@ import type { TransactionDraft } from './request.js'
 
 /**
  * Runs `use` (sign, and maybe broadcast) with the draft's nonce. A nonce the dapp left out is reserved only
- * now, after approval, so a rejected request leaves no gap; it counts as used once `use` returns and is
- * given back when `use` throws.
+ * now, after approval, so a rejected request leaves no gap; for a send it counts as used once `use` returns
+ * and is given back when `use` throws. A sign-only transaction (`broadcasts: false`) holds no nonce at all
+ * (nonces.ts says why).
  */
 export async function withNonce<Result>(
   env: Eip155Env,
   context: RequestContext,
   draft: TransactionDraft,
+  options: { broadcasts: boolean },
   use: (nonce: number) => Promise<Result>,
 ): Promise<Result> {
   if (draft.nonce !== undefined) return use(draft.nonce)
   const access = accessOf(chainOf(env, context))
-  const reservation = await env.nonces.reserve(nonceKey(draft.chainId, draft.from), () =>
-    access.pendingNonce(draft.from),
+  const reservation = await env.nonces.reserve(
+    nonceKey(draft.chainId, draft.from),
+    () => access.pendingNonce(draft.from),
+    { broadcast: options.broadcasts },
   )
   try {
     const result = await use(reservation.nonce)

@@ -40,7 +40,11 @@ const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi]
 export async function reviewTransaction(title: string, chain: ChainConfig, draft: TransactionDraft) {
   const erc20 = draft.to !== undefined && decodeKnownCall(draft.data)?.erc20Amount !== undefined
   const token = erc20 && chain.access ? await chain.access.tokenMetadata(draft.to!) : undefined
-  return transactionReview(title, chain, draft, token)
+  // The account's next nonce, for the review: a failed read only leaves it out.
+  const nextNonce = chain.access
+    ? await chain.access.pendingNonce(draft.from).catch(() => undefined)
+    : undefined
+  return transactionReview(title, chain, draft, token, nextNonce)
 }
 
 /** Items and warnings of a transaction review: to, value, max fee, decoded token calls, contract creation. */
@@ -49,6 +53,7 @@ export function transactionReview(
   chain: ChainConfig,
   tx: ReviewedTransaction,
   token?: TokenMetadata,
+  nextNonce?: number,
 ): ReviewDraft {
   const symbol = chain.nativeSymbol
   const maxFeePerGas = tx.fees.type === 'eip1559' ? tx.fees.maxFeePerGas : tx.fees.gasPrice
@@ -66,7 +71,19 @@ export function transactionReview(
       : item('Gas price', `${formatGwei(tx.fees.gasPrice)} gwei`),
   ]
   if (tx.nonce !== undefined) items.push(item('Nonce', String(tx.nonce)))
+  else if (nextNonce !== undefined)
+    items.push(item('Nonce', `${nextNonce} (the account's next; fixed when signed)`))
   const warnings: ReviewWarning[] = []
+  if (tx.nonce !== undefined && nextNonce !== undefined && tx.nonce !== nextNonce) {
+    warnings.push({
+      code: 'tx.nonce_not_next',
+      severity: 'caution',
+      message:
+        tx.nonce > nextNonce
+          ? `Nonce ${tx.nonce} is ahead of the account's next (${nextNonce}): the transaction waits until the ones before it are sent.`
+          : `Nonce ${tx.nonce} is already used or pending (the account's next is ${nextNonce}): this replaces a pending transaction or fails.`,
+    })
+  }
   if (tx.gasEstimate !== undefined && tx.gas < tx.gasEstimate) {
     warnings.push({
       code: 'tx.gas_below_estimate',
