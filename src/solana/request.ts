@@ -64,6 +64,8 @@ export type PreparedTransaction = {
   ourSlots: Array<{ slot: number; address: string }>
   /** The account the dapp named (`pubkey`), else our first signer. */
   account: string
+  /** Where the transaction sits in the params (`transaction`, `transactions.3`), for error paths. */
+  path: string
 }
 
 const base64Syntax = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
@@ -130,7 +132,7 @@ export function prepareTransaction(
     // None of the transaction's required signers is ours: nothing to sign, and nothing to show as ours.
     throw new UnauthorizedError(addressOf(message.staticAccountKeys[0]!))
   }
-  return { transaction, encoding, ourSlots, account }
+  return { transaction, encoding, ourSlots, account, path: at('transaction') }
 }
 
 function checkLegacyCopy(

@@ -1,4 +1,4 @@
-import { PolicyRefusedError, ProviderError, WalletRpcError } from '../core/errors.js'
+import { InvalidParamsError, PolicyRefusedError, ProviderError, WalletRpcError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import { addressOf, encodeBase58, readU64Le } from './encoding.js'
@@ -119,15 +119,21 @@ async function resolveAccounts(
     if (!tables.has(address))
       tables.set(address, await read('getLookupTable', () => provider.getLookupTable(address)))
   }
-  return accountRefs(message).map((ref, index) => {
-    if (ref instanceof Uint8Array) return addressOf(ref)
-    const table = addressOf(ref.table)
-    const address = tables.get(table)?.[ref.index]
-    if (address === undefined) {
-      throw new PolicyRefusedError(`lookup table ${table} has no entry ${ref.index} (account ${index})`, {
-        rule: 'solana.lookup_table_index',
+  // Each reference must exist in its table as the provider reads it: -32602 at the reference's path otherwise.
+  message.addressTableLookups.forEach((lookup, position) => {
+    const size = tables.get(addressOf(lookup.accountKey))?.length ?? 0
+    for (const list of ['writableIndexes', 'readonlyIndexes'] as const) {
+      lookup[list].forEach((entry, at) => {
+        if (entry >= size) {
+          throw new InvalidParamsError(
+            `lookup table ${addressOf(lookup.accountKey)} has ${size} entries, no entry ${entry}`,
+            { path: `${prepared.path}.message.addressTableLookups.${position}.${list}.${at}` },
+          )
+        }
       })
     }
-    return address
   })
+  return accountRefs(message).map((ref) =>
+    ref instanceof Uint8Array ? addressOf(ref) : tables.get(addressOf(ref.table))![ref.index]!,
+  )
 }

@@ -129,7 +129,7 @@ describe('solana safety rules', () => {
     ])
     const response = await call('solana_signTransaction', { transaction: base64.encode(withLookup) })
     expect(response.error?.code).toBe(-32602)
-    expect(response.error?.data?.rule).toBe('solana.lookup_table_index')
+    expect(response.error?.data?.path).toBe('transaction.message.addressTableLookups.0.writableIndexes.0')
     expect(signed).toEqual([])
   })
 })
