@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { bip122, hdKeys } from '../../src/bip122/index.js'
 import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
+import { solana, solanaKeys } from '../../src/solana/index.js'
 import { ton, tonKeys } from '../../src/ton/index.js'
 
 /**
@@ -10,6 +11,7 @@ import { ton, tonKeys } from '../../src/ton/index.js'
  */
 const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+const solanaSigners = solanaKeys.fromMnemonic(mnemonic)
 afterEach(() => vi.unstubAllGlobals())
 
 describe('missing platform globals', () => {
@@ -17,6 +19,7 @@ describe('missing platform globals', () => {
     bip122: () => bip122({ keys: hdKeys({ mnemonic }) }),
     eip155: () => eip155({ keys: mnemonicKeys({ mnemonic }), chains: [1] }),
     ton: async () => ton({ keys: await tonKeys.fromSecretKey(new Uint8Array(32).fill(3)) }),
+    solana: () => solana({ keys: solanaSigners }),
   }
   const missing: Array<[string, RegExp]> = [
     ['TextEncoder', /TextEncoder.*fast-text-encoding/],
