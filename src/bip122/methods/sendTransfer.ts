@@ -83,14 +83,13 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
 
     async plan(context, params) {
       const policy = resolvePolicy(wallet.policy)
-      const account = await wallet.resolveAccount(context.chainId, params.account)
-      const { provider } = await wallet.chain(context.chainId)
-      if (!provider) throw new ProviderError(`no chain provider configured for ${context.chainId}`)
-
+      // Every params error first (amount, addresses and their network, memo), before the account is
+      // resolved or any provider is asked, so a dapp learns what it sent wrong whatever the wallet's setup.
+      const { chain, provider } = await wallet.chain(context.chainId)
       const amount = BigInt(params.amount)
       if (amount > maxSupplySats)
         throw new InvalidParamsError('amount exceeds the 21 million BTC supply', { path: 'amount' })
-      const recipientScript = outputScriptOf(params.recipientAddress, account.chain, 'recipientAddress')
+      const recipientScript = outputScriptOf(params.recipientAddress, chain, 'recipientAddress')
       if (amount < dustLimit(recipientScript)) {
         throw new InvalidParamsError(
           `amount is below the ${dustLimit(recipientScript)} sat dust limit for this recipient`,
@@ -100,10 +99,12 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         )
       }
       const memo = params.memo === undefined ? undefined : fromHex(params.memo)
+      if (params.changeAddress !== undefined) outputScriptOf(params.changeAddress, chain, 'changeAddress')
 
+      const account = await wallet.resolveAccount(context.chainId, params.account)
+      if (!provider) throw new ProviderError(`no chain provider configured for ${context.chainId}`)
       let givenChange: AccountAddress | undefined
       if (params.changeAddress !== undefined) {
-        outputScriptOf(params.changeAddress, account.chain, 'changeAddress')
         givenChange = await account.findAddress(params.changeAddress)
         if (!givenChange) throw new UnauthorizedError(params.changeAddress)
       }
