@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
  * part) — anywhere else it would end in "Buffer is not defined" in a browser.
  */
 const root = new URL('../..', import.meta.url).pathname
-const portableFolders = ['bip122', 'ton', 'eip155', 'core', 'crypto', 'verify', 'walletkit', 'pay']
+const portableFolders = ['bip122', 'ton', 'eip155', 'solana', 'core', 'crypto', 'verify', 'walletkit', 'pay']
 const exempt = (file: string) => file.startsWith('src/pay/sandbox/')
 const bufferAllowed = (file: string) =>
   file.startsWith('src/ton/') || /^src\/verify\/(ton_|internal\/ton)/.test(file)

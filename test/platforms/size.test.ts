@@ -7,7 +7,7 @@ import { foreignChainLibraries, measure } from '../../scripts/size.mjs'
  * esbuild metafile (what a wallet ships), not only in Node's module graph (test/package.test.ts).
  */
 describe('browser bundles per namespace (esbuild metafile)', () => {
-  for (const namespace of ['bip122', 'ton', 'eip155']) {
+  for (const namespace of ['bip122', 'ton', 'eip155', 'solana']) {
     it(`wallet-rpc/${namespace} contains no other namespace's chain library`, async () => {
       const { inputs } = (await measure(`wallet-rpc/${namespace}`)) as { inputs: string[] }
       expect(inputs.some((path) => path.startsWith('dist/'))).toBe(true)
