@@ -54,6 +54,8 @@ const cases: Array<[string, string, string, unknown]> = [
   ['eip155', 'eip155:1', 'eth_sendRawTransaction', ['0xdeadbeef']],
   ['eip155', 'eip155:1', 'personal_sign', ['0x68656c6c6f', '0x1234']],
   ['eip155', 'eip155:1', 'eth_signTypedData_v4', [evmAccount, '{not json']],
+  ['eip155', 'eip155:1', 'eth_signTypedData_v3', [evmAccount, '{not json']],
+  ['eip155', 'eip155:1', 'eth_signTypedData', [evmAccount, { types: 1 }]],
   [
     'ton',
     'ton:-239',
@@ -63,6 +65,7 @@ const cases: Array<[string, string, string, unknown]> = [
   ['ton', 'ton:-239', 'ton_signData', [{ type: 'nope' }]],
   ['solana', sol, 'solana_signMessage', { message: '!!!', pubkey: 'x' }],
   ['solana', sol, 'solana_signTransaction', { transaction: '!!!' }],
+  ['solana', sol, 'solana_signAllTransactions', { transactions: ['!!!'] }],
 ]
 
 describe('params errors before any provider is needed', () => {
