@@ -29,6 +29,8 @@ export type SolanaChainProvider = {
   getBalances(addresses: readonly string[]): Promise<bigint[]>
   /** Token accounts of `owner` (SPL Token and Token-2022) with their balances. */
   getTokenBalances(owner: string): Promise<TokenBalance[]>
+  /** The durable nonce (base58) a nonce account holds now, or undefined when it holds none. */
+  getNonce(address: string): Promise<string | undefined>
   /** Addresses stored in a lookup table account (all of them, in order). */
   getLookupTable(address: string): Promise<string[]>
   /** Simulates the transaction without checking signatures; reports `accounts` as they would be after it. */

@@ -43,16 +43,23 @@ export async function chainFacts(
   if (provider === undefined) return undefined
   const { message } = prepared.transaction
   const blockhash = encodeBase58(message.recentBlockhash)
-  if (
-    !advancesNonce(prepared) &&
-    !(await read('isBlockhashValid', () => provider.isBlockhashValid(blockhash)))
-  ) {
-    throw new PolicyRefusedError(
-      `the recent blockhash ${blockhash} has expired; ask the app for a new transaction`,
-      {
-        rule: 'solana.blockhash_expired',
-      },
-    )
+  const nonceAccount = durableNonceAccount(prepared)
+  if (nonceAccount === undefined) {
+    if (!(await read('isBlockhashValid', () => provider.isBlockhashValid(blockhash)))) {
+      throw new PolicyRefusedError(
+        `the recent blockhash ${blockhash} has expired; ask the app for a new transaction`,
+        { rule: 'solana.blockhash_expired' },
+      )
+    }
+  } else {
+    // A durable nonce never expires by age, only when the nonce account moves on (or is closed).
+    const current = await read('getNonce', () => provider.getNonce(nonceAccount))
+    if (current !== blockhash) {
+      throw new PolicyRefusedError(
+        `the durable nonce ${blockhash} is no longer the value of nonce account ${nonceAccount}; ask the app for a new transaction`,
+        { rule: 'solana.nonce_expired' },
+      )
+    }
   }
   const resolved = await resolveAccounts(provider, prepared)
   const ours = [...wallet.signers.keys()]
@@ -100,12 +107,24 @@ function signed(delta: bigint, format: (amount: bigint) => string): string {
   return delta > 0n ? `+${format(delta)}` : `-${format(-delta)}`
 }
 
-function advancesNonce(prepared: PreparedTransaction): boolean {
+/** The nonce account when the first instruction is System `AdvanceNonceAccount` (a durable-nonce transaction). */
+function durableNonceAccount(prepared: PreparedTransaction): string | undefined {
   const { message } = prepared.transaction
   const first = message.instructions[0]
-  if (first === undefined) return false
+  if (first === undefined) return undefined
   const program = addressOf(message.staticAccountKeys[first.programIdIndex]!)
-  return program === '11111111111111111111111111111111' && first.data.length === 4 && first.data[0] === 4
+  const isAdvance =
+    program === '11111111111111111111111111111111' &&
+    first.data.length === 4 &&
+    first.data[0] === 4 &&
+    first.data[1] === 0 &&
+    first.data[2] === 0 &&
+    first.data[3] === 0
+  const account = first.accountIndexes[0]
+  if (!isAdvance || account === undefined) return undefined
+  const key = message.staticAccountKeys[account]
+  // A nonce account loaded through a lookup table is not something the runtime accepts; treat as no nonce.
+  return key === undefined ? undefined : addressOf(key)
 }
 
 async function resolveAccounts(

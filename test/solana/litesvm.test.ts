@@ -15,7 +15,7 @@ import {
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit'
-import { getTransferSolInstruction } from '@solana-program/system'
+import { getAdvanceNonceAccountInstruction, getTransferSolInstruction } from '@solana-program/system'
 import { getTransferCheckedInstruction } from '@solana-program/token'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type SolanaLocalChain, startSolanaLocal } from '../../src/devchains/solanaLocal.js'
@@ -264,5 +264,43 @@ describe('solana on litesvm (through the JSON-RPC facade)', () => {
     const review = JSON.stringify(wallet.reviews[0]!.items)
     expect(review).toContain(`"To","value":"${recipient}"`)
     expect(review).toContain('Address lookup tables')
+  })
+
+  it('durable nonce: signed and landed while the nonce account holds it, refused once it moved on', async () => {
+    const nonceAccount = fixedAddress(0x88)
+    const storedNonce = fixedAddress(0x99) // any 32 bytes: the value the nonce account holds
+    const data = new Uint8Array(80)
+    data[0] = 1 // version: current
+    data[4] = 1 // state: initialized
+    data.set(base58.decode(ours()), 8) // authority
+    data.set(base58.decode(storedNonce), 40)
+    data.set(u64(5000n), 72)
+    const setNonce = () =>
+      chain.svm.setAccount({
+        address: nonceAccount,
+        data,
+        executable: false,
+        lamports: lamports(chain.svm.minimumBalanceForRentExemption(80n)),
+        programAddress: address('11111111111111111111111111111111'),
+        space: 80n,
+      })
+    setNonce()
+    const nonceTransaction = (amount: bigint) =>
+      kitTransaction({
+        feePayer: ours(),
+        blockhash: blockhash(storedNonce),
+        instructions: [
+          getAdvanceNonceAccountInstruction({ nonceAccount, nonceAuthority: createNoopSigner(ours()) }),
+          getTransferSolInstruction({ source: createNoopSigner(ours()), destination: stranger, amount }),
+        ],
+      }).base64
+    const wallet = localWallet()
+    const before = chain.svm.getBalance(stranger) ?? 0n
+    await wallet.result('solana_signAndSendTransaction', { transaction: nonceTransaction(11n) })
+    expect(chain.svm.getBalance(stranger)).toBe(before + 11n)
+    expect(wallet.reviews[0]!.warnings.map((warning) => warning.code)).toContain('solana.durable_nonce')
+    // The nonce advanced with that transaction: the same nonce is now stale.
+    const stale = await wallet.call('solana_signTransaction', { transaction: nonceTransaction(12n) })
+    expect(stale.error).toMatchObject({ code: -32602, data: { rule: 'solana.nonce_expired' } })
   })
 })

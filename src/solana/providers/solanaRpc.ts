@@ -1,4 +1,4 @@
-import { addressOf, decodeBase58, decodeBase64, encodeBase64, readU64Le } from '../encoding.js'
+import { addressOf, decodeBase58, decodeBase64, encodeBase58, encodeBase64, readU64Le } from '../encoding.js'
 import type { SendOptions, SimulationResult, SolanaChainProvider, TokenBalance } from '../provider.js'
 
 export type SolanaRpcOptions = {
@@ -92,6 +92,16 @@ export function solanaRpc(url: string, options: SolanaRpcOptions = {}): SolanaCh
       return found.map(
         (token): TokenBalance => ({ ...token, owner, decimals: decimals.get(token.mint) ?? 0 }),
       )
+    },
+
+    async getNonce(address) {
+      const [account] = await accounts([address])
+      if (account === null || account === undefined) return undefined
+      // Nonce account (80 bytes): version u32, state u32 (1 = initialized), authority, durable nonce, fee.
+      const data = decodeBase64(account.data[0], 'data')
+      if (data.length < 72 || account.owner !== '11111111111111111111111111111111' || data[4] !== 1)
+        return undefined
+      return encodeBase58(data.subarray(40, 72))
     },
 
     async getLookupTable(address) {

@@ -112,6 +112,7 @@ describe('solana safety rules', () => {
       isBlockhashValid: async () => true,
       getBalances: async (addresses) => addresses.map(() => 0n),
       getTokenBalances: async () => [],
+      getNonce: async () => undefined,
       getLookupTable: async () => [], // empty table: index 0 does not exist
       simulate: async () => ({ error: undefined, logs: [], accounts: [], unitsConsumed: undefined }),
       send: async () => '',
