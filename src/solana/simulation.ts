@@ -29,8 +29,8 @@ export async function read<T>(what: string, call: () => Promise<T>): Promise<T> 
 }
 
 /**
- * With a provider for the request's chain: refuses an expired blockhash (a durable nonce never expires),
- * resolves lookup tables, simulates, and shows each of our accounts' SOL and token balance changes. A failing
+ * With a provider for the request's chain: refuses an expired blockhash, or a durable nonce its nonce account
+ * no longer holds, resolves lookup tables, simulates, and shows each of our accounts' SOL and token balance changes. A failing
  * simulation is -32603 with the program's error. Without a provider: undefined (the review shows what the
  * bytes say, lookup-table accounts by table and index).
  */
