@@ -8,6 +8,7 @@ import { analyzePsbt } from '../psbt/analyze.js'
 import { finalizeAndExtract, writeSignatures } from '../psbt/apply.js'
 import { type DecodedPsbt, decodePsbt } from '../psbt/decode.js'
 import { resolvePolicy } from '../psbt/policy.js'
+import { assertSpendable } from '../psbt/verifyFinal.js'
 import { broadcastOnce } from '../transaction/broadcast.js'
 import { createSighashCache } from '../transaction/sighash.js'
 import { type InputToSign, signInputs, verifyInputSignatures } from '../transaction/sign.js'
@@ -120,6 +121,7 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       }
       writeSignatures(psbt, signatures)
       const raw = finalizeAndExtract(psbt)
+      assertSpendable(raw, prevouts)
       // Our own txid, from our own serializer, is the one the provider must echo.
       const expected = transactionId(parseTransaction(raw))
       await broadcastOnce(plan.provider!, raw, expected)
