@@ -67,8 +67,9 @@ export const maxReviewLines = 200
 
 /**
  * The review's items cut to `maxReviewLines` lines, depth first, with one closing line saying how many were
- * left out: a request with a million array entries must not become a million-line dialog. Every warning
- * stays, and the signature still covers everything (the method decides what is signed, not the review).
+ * left out, and each value to `maxReviewValueLength` characters, saying how many were: a request with a
+ * million array entries or a 4 MiB message must not become a dialog of that size. Every warning stays, and
+ * the signature still covers everything (the method decides what is signed, not the review).
  */
 export function boundedItems(items: ReviewItem[], budget = maxReviewLines): ReviewItem[] {
   let shown = 0
@@ -81,14 +82,26 @@ export function boundedItems(items: ReviewItem[], budget = maxReviewLines): Revi
         continue
       }
       shown++
-      kept.push('items' in entry ? { label: entry.label, items: cut(entry.items) } : entry)
+      kept.push('items' in entry ? { label: entry.label, items: cut(entry.items) } : shortened(entry))
     }
     return kept
   }
   const kept = cut(items)
   return omitted === 0
-    ? items
+    ? kept
     : [...kept, item('Not shown', `${omitted} more lines (the review shows ${budget})`)]
+}
+
+/** How many characters one value shows; a 4 MiB message must not become a 4 MiB dialog either. */
+export const maxReviewValueLength = 4096
+
+function shortened(entry: { label: string; value: string }): ReviewItem {
+  if (entry.value.length <= maxReviewValueLength) return entry
+  const rest = entry.value.length - maxReviewValueLength
+  return {
+    label: entry.label,
+    value: `${entry.value.slice(0, maxReviewValueLength)}… (${rest} more characters not shown)`,
+  }
 }
 
 function countLines(entry: ReviewItem): number {

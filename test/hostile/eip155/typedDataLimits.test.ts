@@ -82,3 +82,26 @@ describe('eth_signTypedData limits', () => {
     })
   })
 })
+
+describe('bounded review values', () => {
+  it('a 1 MiB personal_sign message is signed, and the review shows its first 4096 characters and how many more', async () => {
+    const { rpc, reviews } = wallet()
+    const text = 'a'.repeat(1024 * 1024)
+    const answer = await rpc.handle({
+      chainId: 'eip155:1',
+      request: {
+        id: 9,
+        method: 'personal_sign',
+        params: [`0x${Buffer.from(text).toString('hex')}`, account],
+      },
+    })
+    expect(answer).toHaveProperty('result')
+    const longest = Math.max(
+      ...JSON.stringify(reviews[0]!.items)
+        .split('"value":"')
+        .map((part) => part.indexOf('"')),
+    )
+    expect(longest).toBeLessThan(4200)
+    expect(JSON.stringify(reviews[0]!.items)).toContain(`(${1024 * 1024 - 4096} more characters not shown)`)
+  })
+})
