@@ -334,10 +334,16 @@ export function parseUri(text: string): Uri | undefined {
   return { scheme: scheme!, authority, path, query, fragment }
 }
 
-// `file:///x` has an empty authority (RFC 3986 reg-name may be empty); it names no host.
+// RFC 3986 lets a URI's reg-name be empty (`file:///x`, `https://@/x`, `x://user@:80`): the URI is valid but
+// names no host, which sign-in checks then refuse as naming no site. null: not an authority at all.
 function parseAuthorityOrEmpty(text: string): Authority | undefined | null {
-  if (text === '') return undefined
-  return parseAuthority(text) ?? null
+  const authority = parseAuthority(text)
+  if (authority !== undefined) return authority
+  const at = text.indexOf('@')
+  const hostPort = text.slice(at + 1)
+  const userinfoValid = at === -1 || userinfoPattern.test(text.slice(0, at))
+  const emptyHost = hostPort === '' || (hostPort.startsWith(':') && portPattern.test(hostPort.slice(1)))
+  return userinfoValid && emptyHost ? undefined : null
 }
 
 const dateTimePattern =

@@ -253,6 +253,10 @@ describe('SIWE for another site', () => {
       'siwe.uri_mismatch',
     )
     await expectRefused(siwe({ uri: 'urn:example:login' }), 'https://example.org', 'siwe.uri_mismatch')
+    // RFC 3986 valid, empty host: parses (as the reference parser does) and names no site.
+    for (const uri of ['https://@/login', 'https://example.org@/login', 'https://:443/login']) {
+      await expectRefused(siwe({ uri }), 'https://example.org', 'siwe.uri_mismatch')
+    }
   })
 
   it('quotes a huge dapp-chosen domain or URI in the refusal only in part', async () => {
