@@ -1,6 +1,7 @@
 import type { Address } from 'viem'
 import { ProviderError, UnauthorizedError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
+import { withKeyTimeout } from '../core/timeout.js'
 import type { ChainAccess } from './chains.js'
 import type { Eip155Keys, Eip155Signer } from './keys.js'
 import type { NonceManager } from './nonces.js'
@@ -46,11 +47,22 @@ export async function ownedAddress(env: Eip155Env, address: Address): Promise<Ad
   return owned
 }
 
-/** Only for `execute`: the signer of an address `plan` already resolved as owned. */
+/**
+ * Only for `execute`: the signer of an address `plan` already resolved as owned, its signing calls bounded
+ * by the key provider's `timeoutMs`.
+ */
 export async function signerOf(env: Eip155Env, address: Address): Promise<Eip155Signer> {
   const signer = await env.keys.signer(address)
   if (signer === undefined) throw new UnauthorizedError(address)
-  return signer
+  const { timeoutMs } = env.keys
+  if (timeoutMs === undefined) return signer
+  return {
+    ...signer,
+    signMessage: (parameters) => withKeyTimeout(signer.signMessage(parameters), timeoutMs),
+    signTypedData: (typedData) => withKeyTimeout(signer.signTypedData(typedData), timeoutMs),
+    signTransaction: (transaction, options) =>
+      withKeyTimeout(signer.signTransaction(transaction, options), timeoutMs),
+  } as Eip155Signer
 }
 
 export const nonceKey = (chainId: number, address: Address) => `${chainId}:${address.toLowerCase()}`

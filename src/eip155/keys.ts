@@ -19,6 +19,11 @@ export type Eip155Keys = {
   addresses(): Promise<readonly Address[]>
   /** The signer for an owned address (any case), or undefined when the address is not ours. */
   signer(address: Address): Promise<Eip155Signer | undefined>
+  /**
+   * Milliseconds a signature may take before the request fails with -32603 (none by default): for a
+   * hardware wallet or remote signer that may never answer, `{ ...accountKeys(ledger), timeoutMs: 60_000 }`.
+   */
+  readonly timeoutMs?: number
 }
 
 export type MnemonicKeysOptions = {

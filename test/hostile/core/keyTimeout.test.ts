@@ -1,6 +1,8 @@
+import { toAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { bip122, externalSigner, hdKeys } from '../../../src/bip122/index.js'
 import { createWalletRpc } from '../../../src/createWalletRpc.js'
+import { accountKeys, eip155, ethSignWarningCode } from '../../../src/eip155/index.js'
 import { ton, tonKeys } from '../../../src/ton/index.js'
 
 /**
@@ -46,6 +48,50 @@ describe('key providers with timeoutMs', () => {
     expect(answer).toMatchObject({
       error: { code: -32603, data: { reason: expect.stringContaining('within 100 ms') } },
     })
+  })
+
+  it('eip155 account that hangs: -32603 naming the timeout, for every signing method', async () => {
+    const address = '0x9d8A62f656a8d1615C1294fd71e9CFb3E4855A4F'
+    const hanging = toAccount({
+      address,
+      sign: () => never(),
+      signMessage: () => never(),
+      signTransaction: () => never(),
+      signTypedData: () => never(),
+    })
+    const wallet = createWalletRpc({
+      namespaces: [
+        eip155({ keys: { ...accountKeys(hanging), timeoutMs: 100 }, chains: [1], enableEthSign: true }),
+      ],
+      approve: () => true,
+      policy: { allowDangerous: [ethSignWarningCode] },
+    })
+    const typedData = {
+      types: { EIP712Domain: [{ name: 'chainId', type: 'uint256' }], M: [{ name: 'a', type: 'string' }] },
+      primaryType: 'M',
+      domain: { chainId: 1 },
+      message: { a: 'x' },
+    }
+    const transaction = {
+      from: address,
+      to: address,
+      value: '0x1',
+      gas: '0x5208',
+      gasPrice: '0x1',
+      nonce: '0x0',
+    }
+    const requests: Array<[string, unknown]> = [
+      ['personal_sign', ['0x68656c6c6f', address]],
+      ['eth_sign', [address, '0x68656c6c6f']],
+      ['eth_signTypedData_v4', [address, typedData]],
+      ['eth_signTransaction', [transaction]],
+    ]
+    for (const [method, params] of requests) {
+      const answer = await wallet.handle({ chainId: 'eip155:1', request: { id: 4, method, params } })
+      expect(answer, method).toMatchObject({
+        error: { code: -32603, data: { reason: expect.stringContaining('within 100 ms') } },
+      })
+    }
   })
 
   it('without timeoutMs a slow signer is waited for', async () => {
