@@ -13,13 +13,16 @@ export type SignInRequest = {
   domain: string
   /** The account the message names, as written. */
   account: string
-  /** The chain the message names, as written (EIP-155 chain id, Solana cluster…). */
-  chain: string
-  uri: string
-  version: string
+  /**
+   * The chain the message names, as written (EIP-155 chain id, Solana cluster…). This and the fields below
+   * are always present in EIP-4361; Sign In With Solana makes them optional.
+   */
+  chain: string | undefined
+  uri: string | undefined
+  version: string | undefined
   statement: string | undefined
-  nonce: string
-  issuedAt: string
+  nonce: string | undefined
+  issuedAt: string | undefined
   expirationTime: string | undefined
   notBefore: string | undefined
   requestId: string | undefined
@@ -48,9 +51,12 @@ export function signInSection(request: SignInRequest): ReviewItem {
   const canonical = parseAuthority(request.domain)?.host
   if (canonical !== undefined && canonical !== hostOf(request.domain))
     items.push(item('Domain host', canonical))
-  items.push(item('URI', request.uri), item('Account', request.account), item('Chain', request.chain))
+  if (request.uri !== undefined) items.push(item('URI', request.uri))
+  items.push(item('Account', request.account))
+  if (request.chain !== undefined) items.push(item('Chain', request.chain))
   if (request.statement) items.push(item('Statement', request.statement))
-  items.push(item('Nonce', request.nonce), item('Issued at', request.issuedAt))
+  if (request.nonce !== undefined) items.push(item('Nonce', request.nonce))
+  if (request.issuedAt !== undefined) items.push(item('Issued at', request.issuedAt))
   if (request.expirationTime !== undefined) items.push(item('Expires at', request.expirationTime))
   if (request.notBefore !== undefined) items.push(item('Not before', request.notBefore))
   if (request.requestId !== undefined) items.push(item('Request ID', request.requestId))
@@ -62,7 +68,7 @@ export function signInSection(request: SignInRequest): ReviewItem {
       ),
     )
   }
-  items.push(item('Version', request.version))
+  if (request.version !== undefined) items.push(item('Version', request.version))
   return group('Sign-in', items)
 }
 
@@ -103,23 +109,9 @@ export function signInWarnings(
         `This sign-in is for ${quoted(request.domain)}, but ${origin.text} asks: ${domainProblem}.`,
       )
     }
-    const uriAuthority = parseUri(request.uri)?.authority
-    if (uriAuthority === undefined) {
-      danger(
-        'uri_mismatch',
-        `The sign-in URI ${quoted(request.uri)} names no host to check against ${origin.text}.`,
-      )
-    } else if (uriAuthority.userinfo !== undefined) {
-      danger(
-        'uri_mismatch',
-        `The sign-in URI carries ${quoted(`${uriAuthority.userinfo}@`)} before its real host ${quoted(uriAuthority.host)}.`,
-      )
-    } else if (uriAuthority.host !== origin.host) {
-      danger(
-        'uri_mismatch',
-        `The sign-in URI's host ${quoted(uriAuthority.host)} is not ${origin.host}, the host of the requesting site.`,
-      )
-    }
+    // A sign-in without a URI (optional in Sign In With Solana) binds only its domain, checked above.
+    const uriProblem = request.uri === undefined ? undefined : uriMismatch(request.uri, origin)
+    if (uriProblem !== undefined) danger('uri_mismatch', uriProblem)
   }
   warnings.push(...originVerificationWarnings(context, prefix, request.domain))
   if (!bindings.accountMatches) {
@@ -131,7 +123,7 @@ export function signInWarnings(
   if (!bindings.chainMatches) {
     danger(
       'chain_mismatch',
-      `The message names chain ${quoted(request.chain)}, but the request is for chain ${bindings.requestChain}.`,
+      `The message names chain ${quoted(request.chain ?? '')}, but the request is for chain ${bindings.requestChain}.`,
     )
   }
   const now = context.clock()
@@ -144,6 +136,20 @@ export function signInWarnings(
     danger('not_yet_valid', `This sign-in is not valid before ${request.notBefore}.`)
   }
   return warnings
+}
+
+/** Why the sign-in URI does not name the requesting site's host, or undefined when it does. */
+function uriMismatch(uri: string, origin: Origin): string | undefined {
+  const authority = parseUri(uri)?.authority
+  if (authority === undefined)
+    return `The sign-in URI ${quoted(uri)} names no host to check against ${origin.text}.`
+  if (authority.userinfo !== undefined) {
+    return `The sign-in URI carries ${quoted(`${authority.userinfo}@`)} before its real host ${quoted(authority.host)}.`
+  }
+  if (authority.host !== origin.host) {
+    return `The sign-in URI's host ${quoted(authority.host)} is not ${origin.host}, the host of the requesting site.`
+  }
+  return undefined
 }
 
 /**

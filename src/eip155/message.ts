@@ -2,9 +2,9 @@ import type { Address, SignableMessage } from 'viem'
 import { bytesToHex, hexToBytes } from 'viem/utils'
 import type { RequestContext } from '../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
-import { type SignInRequest, signInSection, signInWarnings } from '../core/signIn.js'
+import { signInSection, signInWarnings } from '../core/signIn.js'
 import { isData } from './schemas.js'
-import { looksLikeSiwe, parseSiweMessage } from './siwe.js'
+import { looksLikeSiwe, parseSiweMessage, type SiweMessage } from './siwe.js'
 
 /**
  * A message to sign with the EIP-191 prefix. A 0x hex string is signed as the bytes it encodes (MetaMask,
@@ -78,7 +78,7 @@ export function messageReview(
   }
 }
 
-function bindingsOf(context: RequestContext, signer: Address, signIn: SignInRequest) {
+function bindingsOf(context: RequestContext, signer: Address, signIn: SiweMessage) {
   return {
     signer,
     accountMatches: signIn.account.toLowerCase() === signer.toLowerCase(),

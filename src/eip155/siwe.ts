@@ -14,7 +14,16 @@ import {
  * LF only, `Version: 1`, an EIP-55 checksummed address, RFC 3986 authority/URIs, RFC 3339 times, a nonce
  * of at least 8 alphanumerics, a statement without line breaks. Anything else is not a SIWE message.
  */
-export type SiweParseResult = { ok: true; message: SignInRequest } | { ok: false; reason: string }
+export type SiweParseResult = { ok: true; message: SiweMessage } | { ok: false; reason: string }
+
+/** A sign-in request with the fields EIP-4361 always has. */
+export type SiweMessage = SignInRequest & {
+  chain: string
+  uri: string
+  version: string
+  nonce: string
+  issuedAt: string
+}
 
 const headerSuffix = ' wants you to sign in with your Ethereum account:'
 
@@ -96,7 +105,7 @@ export function parseSiweMessage(text: string): SiweParseResult {
   }
 }
 
-function parseStrict(text: string): SignInRequest {
+function parseStrict(text: string): SiweMessage {
   const lines = new Lines(text.split('\n'))
 
   const header = lines.next('the header line')

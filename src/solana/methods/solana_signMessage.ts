@@ -1,8 +1,10 @@
 import * as v from 'valibot'
 import { PolicyRefusedError } from '../../core/errors.js'
-import { defineMethod } from '../../core/namespace.js'
-import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { defineMethod, type RequestContext } from '../../core/namespace.js'
+import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { signInSection, signInWarnings } from '../../core/signIn.js'
 import { decodeBase58, encodeBase58, encodeBase64, parseAddress } from '../encoding.js'
+import { looksLikeSiws, parseSiwsMessage, siwsChains } from '../siws.js'
 import { decodeMessage, decodeTransaction } from '../transaction.js'
 import { ownedSigner, type SolanaWallet } from '../wallet.js'
 
@@ -56,16 +58,8 @@ function hasHiddenCharacters(text: string): boolean {
 }
 
 function messageItems(message: Uint8Array): { items: ReviewItem[]; warnings: ReviewWarning[] } {
-  let text: string | undefined
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(message)
-  } catch {
-    text = undefined
-  }
-  // Printable text only: control and bidi characters (other than line breaks and tabs) could hide what is signed.
-  if (text !== undefined && !hasHiddenCharacters(text)) {
-    return { items: [item('Message', text)], warnings: [] }
-  }
+  const text = printableText(message)
+  if (text !== undefined) return { items: [item('Message', text)], warnings: [] }
   return {
     items: [item('Message (base64)', encodeBase64(message))],
     warnings: [
@@ -78,18 +72,77 @@ function messageItems(message: Uint8Array): { items: ReviewItem[]; warnings: Rev
   }
 }
 
+/** Printable text only: control and bidi characters (other than line breaks and tabs) could hide what is signed. */
+function printableText(message: Uint8Array): string | undefined {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(message)
+    return hasHiddenCharacters(text) ? undefined : text
+  } catch {
+    return undefined
+  }
+}
+
+/** Warning-code prefix of every Sign In With Solana check (`siws.domain_mismatch`, …). */
+export const siwsWarningPrefix = 'siws'
+
+/**
+ * The review of a message signed by `pubkey`: its text, and when it is a Sign In With Solana message, a
+ * "Sign-in" section and the same checks as Sign-In with Ethereum (origin, account, cluster, validity). A
+ * message that mentions signing in with a Solana account but does not parse strictly is a `danger` itself.
+ */
+function messageReview(context: RequestContext, pubkey: string, message: Uint8Array): ReviewDraft {
+  const { items, warnings } = messageItems(message)
+  const text = printableText(message) ?? new TextDecoder('utf-8').decode(message)
+  if (!looksLikeSiws(text)) return { account: pubkey, title: 'Sign message', items, warnings }
+  const parsed = parseSiwsMessage(text)
+  if (!parsed.ok) {
+    const malformed: ReviewWarning = {
+      code: `${siwsWarningPrefix}.malformed`,
+      severity: 'danger',
+      message: `This message looks like a Sign In With Solana request but is not a valid one (${parsed.reason}); the site it names cannot be checked.`,
+    }
+    return { account: pubkey, title: 'Sign message', items, warnings: [...warnings, malformed] }
+  }
+  const signIn = parsed.message
+  const namedChain = signIn.chain === undefined ? undefined : siwsChains[signIn.chain]
+  const signInChecks = signInWarnings(
+    context,
+    signIn,
+    {
+      signer: pubkey,
+      accountMatches: signIn.account === pubkey,
+      requestChain: context.chainId,
+      chainMatches: namedChain === undefined || namedChain === context.chainId,
+    },
+    siwsWarningPrefix,
+  )
+  if (signIn.nonce === undefined) {
+    signInChecks.push({
+      code: `${siwsWarningPrefix}.no_nonce`,
+      severity: 'caution',
+      message: 'This sign-in carries no nonce, so the site cannot tell this signature from a replayed one.',
+    })
+  }
+  return {
+    account: pubkey,
+    title: `Sign in to ${signIn.domain}`,
+    items: [signInSection(signIn), ...items],
+    warnings: [...warnings, ...signInChecks],
+    signIn,
+  }
+}
+
 /** `solana_signMessage` → `{ signature: base58 }`: a detached Ed25519 signature over the message bytes. */
 export const solana_signMessage = (wallet: SolanaWallet) =>
   defineMethod({
     params: solanaSignMessageParams,
-    plan(_context, params) {
+    plan(context, params) {
       parseAddress(params.pubkey, 'pubkey')
       const message = decodeBase58(params.message, 'message')
       ownedSigner(wallet, params.pubkey)
       assertPlainMessage(message)
-      const { items, warnings } = messageItems(message)
       return {
-        review: { account: params.pubkey, title: 'Sign message', items, warnings },
+        review: messageReview(context, params.pubkey, message),
         plan: { pubkey: params.pubkey, message } satisfies Plan,
       }
     },
