@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration suites start real chain software on 127.0.0.1; two workers match the 2-core CI machine.
     maxWorkers: 2,
+    setupFiles: ['test/setup/fastCheck.ts'],
   },
 })
