@@ -8,9 +8,12 @@ const usage = `wallet-rpc <command> [options]
 Commands:
   handle        JSON lines {chainId, request, origin?} on stdin -> one JSON-RPC response per line on stdout
   properties    print the session properties JSON object
-  conformance   [MODULE] [--filter T] [--offline] run test-vectors/ against the built-in handler or MODULE's
+  conformance   [MODULE | --exec CMD] [options] run test-vectors/ against the built-in handler, a MODULE's
+                createHandler or any program speaking the exec protocol (see conformance --help)
   demo          [--no-payment] start local chains, play a dapp session over every method, verify every answer
   pay-sandbox   [--port N] run the test-mode payment service on 127.0.0.1
+
+Every command answers --help.
 
 Key options (handle, properties):
   --mnemonic-file F        BIP-39 mnemonic for bip122 and eip155 (or env WALLET_RPC_MNEMONIC)
@@ -24,6 +27,33 @@ Key options (handle, properties):
   --toncenter CHAIN=URL    ton chain provider (toncenter v2 API; API key from env TONCENTER_API_KEY)
   --rpc CHAIN=URL          eip155 chain provider (JSON-RPC endpoint)
 `
+
+const walletOptionsHelp = usage.slice(usage.indexOf('Key options'))
+const handleUsage = `wallet-rpc handle [options]
+
+Reads JSON lines {chainId, request, origin?} on stdin and writes one JSON-RPC response per line on stdout, in
+order. A line that is not JSON answers -32700 and the next line is still read.
+
+${walletOptionsHelp}`
+const propertiesUsage = `wallet-rpc properties [options]
+
+Prints the session properties JSON object (ton_getPublicKey, ton_getStateInit, bip122_getAccountAddresses…).
+
+${walletOptionsHelp}`
+const demoUsage = `wallet-rpc demo [--no-payment]
+
+Starts anvil, the TON sandbox and the Bitcoin regtest chain on 127.0.0.1, plays a dapp session over every
+method, verifies every answer with wallet-rpc/verify and prints a table. Exit code 0 only when all verified.
+
+  --no-payment             skip the payment flow against the local pay sandbox
+`
+
+/** Per-command usage for `wallet-rpc <command> --help` (conformance and pay-sandbox answer it themselves). */
+const commandUsage: Record<string, string> = {
+  handle: handleUsage,
+  properties: propertiesUsage,
+  demo: demoUsage,
+}
 
 type Command = (argv: string[]) => Promise<number>
 
@@ -73,6 +103,11 @@ async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || !Object.hasOwn(commands, name)) {
     process.stderr.write(usage)
     return name === '--help' || name === '-h' ? 0 : 2
+  }
+  const help = commandUsage[name]
+  if (help !== undefined && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(help)
+    return 0
   }
   try {
     return await commands[name]!(rest)

@@ -123,9 +123,20 @@ async function sessionOf(
 ): Promise<Session | string> {
   if (!testCase.request.chainId.startsWith('ton:')) return { properties: {} }
   if (!handler.sessionProperties) return 'TON vectors need the handler object to expose sessionProperties()'
-  const properties = await handler.sessionProperties()
+  let properties: Record<string, string>
+  try {
+    properties = await handler.sessionProperties()
+  } catch (error) {
+    return `sessionProperties() failed: ${messageOf(error)}`
+  }
+  if (typeof properties !== 'object' || properties === null) return 'sessionProperties() is not an object'
+  // The spec's session approval rule: both are required, and the verifiers check every answer against them.
+  const publicKey = properties.ton_getPublicKey
+  if (typeof publicKey !== 'string' || !/^[0-9a-fA-F]{64}$/.test(publicKey)) {
+    return 'the session properties lack ton_getPublicKey (an Ed25519 public key in hex)'
+  }
   const stateInit = properties.ton_getStateInit
-  if (stateInit === undefined) return { properties }
+  if (typeof stateInit !== 'string') return 'the session properties lack ton_getStateInit'
   try {
     const { Cell, contractAddress, loadStateInit } = await import('@ton/core')
     const init = loadStateInit(Cell.fromBase64(stateInit).beginParse())
@@ -175,6 +186,9 @@ async function meets(
     if (error === undefined) return `expected error ${expect.error.code}, got a result`
     if (error.code !== expect.error.code)
       return `expected error ${expect.error.code}, got ${describeError(error)}`
+    if (typeof error.message !== 'string') {
+      return `error ${expect.error.code} has no message string (the spec's error form is {code, message})`
+    }
     return undefined
   }
   if (error !== undefined) return `expected a result, got error ${describeError(error)}`

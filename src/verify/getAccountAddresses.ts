@@ -83,13 +83,23 @@ export function verifyGetAccountAddresses(
           fail(`${entry.address}: coin type ${coin} does not fit the network`)
         }
       }
-      if (entry.intention !== undefined) {
-        if (entry.intention !== 'payment' && entry.intention !== 'ordinal')
-          fail(`${entry.address}: unknown intention`)
-        if (params.intentions !== undefined && !params.intentions.includes(entry.intention)) {
-          fail(`${entry.address}: intention ${entry.intention} was filtered out by the request`)
-        }
+      if (entry.intention !== undefined && entry.intention !== 'payment' && entry.intention !== 'ordinal') {
+        fail(`${entry.address}: unknown intention`)
+      }
+      // An entry without `intention` still has one: its address type and path purpose say it (a wallet
+      // that ignores the filter and lists its payment addresses must not pass for leaving the field out).
+      const intention = entry.intention ?? intentionOf(address.type, entry.path)
+      if (params.intentions !== undefined && !params.intentions.includes(intention)) {
+        const inferred = entry.intention === undefined ? ' (inferred from its type and path)' : ''
+        fail(`${entry.address}: intention ${intention}${inferred} was filtered out by the request`)
       }
     })
   })
+}
+
+/** Ordinals live on taproot (BIP-86, purpose 86'); payments on P2PKH, P2SH-P2WPKH and P2WPKH (44', 49', 84'). */
+function intentionOf(type: AddressType, path: unknown): 'payment' | 'ordinal' {
+  const purpose = typeof path === 'string' ? /^m\/(\d+)'/.exec(path)?.[1] : undefined
+  if (purpose !== undefined) return purpose === '86' ? 'ordinal' : 'payment'
+  return type === 'p2tr' ? 'ordinal' : 'payment'
 }

@@ -84,6 +84,8 @@ export function verifyTonSignData(
     if (!isRecord(options) || typeof options.domain !== 'string') fail('the expected domain is needed')
     const key = publicKeyBytes(options.publicKey)
     const address = parseTonAddress(result.address, 'result address')
+    // The spec's result names the raw form (`0:<64 hex>`); a friendly address is another wallet's habit.
+    if (!/^-?\d+:[0-9a-fA-F]{64}$/.test(String(result.address))) fail('result address is not in raw form')
     if (options.stateInit !== undefined) {
       const wallet = sessionWallet(options.stateInit, options.publicKey)
       if (!wallet.address.equals(address)) fail('the signing address is not the session wallet')

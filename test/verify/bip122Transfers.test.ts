@@ -107,6 +107,20 @@ describe('verifyGetAccountAddresses', () => {
     expect(verifyGetAccountAddresses({ account }, docExample, { network: 'testnet' }).valid).toBe(false)
     expect(verifyGetAccountAddresses({ account }, 'not json').valid).toBe(false)
   })
+  it('judges an entry without `intention` by its path purpose, else its address type', () => {
+    const bare = docExample.map(({ intention: _, ...entry }) => entry)
+    const ordinal = { account, intentions: ['ordinal'] }
+    expect(verifyGetAccountAddresses(ordinal, bare.slice(2))).toEqual({ valid: true })
+    expect(verifyGetAccountAddresses(ordinal, bare.slice(0, 1))).toEqual({
+      valid: false,
+      reason: `${account}: intention payment (inferred from its type and path) was filtered out by the request`,
+    })
+    const noPath = bare.map(({ path: _, ...entry }) => entry)
+    expect(verifyGetAccountAddresses({ account, intentions: ['payment'] }, noPath).valid).toBe(false)
+    expect(verifyGetAccountAddresses({ account, intentions: ['payment'] }, noPath.slice(0, 2))).toEqual({
+      valid: true,
+    })
+  })
   it('checks the gap-limit and funded-address rules when the dapp knows the history', () => {
     expect(
       verifyGetAccountAddresses({ account }, docExample, { fundedAddresses: [docExample[2]!.address] }),
