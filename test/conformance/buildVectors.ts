@@ -49,6 +49,29 @@ const ethWallet = { mnemonic: junk, account: 0, now, approve: 'all' as const }
 const ethSource =
   "test…junk mnemonic, m/44'/60'/0'/0/0 (viem src/accounts/mnemonicToAccount.test.ts); WalletConnect eip155 RPC reference; error codes per wallet-rpc ARCHITECTURE.md (EIP-1193 4100, CAIP-25 5000/5100/5101, JSON-RPC -32602)"
 
+/** An EIP-4361 message, laid out as the EIP's example (eips.ethereum.org/EIPS/eip-4361, "Example message"). */
+function siwe(fields: { domain?: string; address?: string; chain?: string; expirationTime?: string } = {}) {
+  return [
+    `${fields.domain ?? 'example.org'} wants you to sign in with your Ethereum account:`,
+    fields.address ?? eth.me,
+    '',
+    'Sign in to example.org',
+    '',
+    'URI: https://example.org/login',
+    'Version: 1',
+    `Chain ID: ${fields.chain ?? '1'}`,
+    'Nonce: k3Jx9Qm2Vt',
+    'Issued At: 2023-11-14T22:00:00Z',
+    ...(fields.expirationTime === undefined ? [] : [`Expiration Time: ${fields.expirationTime}`]),
+  ].join('\n')
+}
+const siweRequest = (message: string, origin = 'https://example.org') => ({
+  chainId: eth.chain,
+  origin,
+  method: 'personal_sign',
+  params: [message, eth.me],
+})
+
 total += write({
   namespace: 'eip155',
   method: 'personal_sign',
@@ -128,6 +151,42 @@ total += write({
       name: 'a chain the wallet does not serve',
       request: { chainId: 'eip155:999999', method: 'personal_sign', params: ['0x68656c6c6f', eth.me] },
       expect: { error: { code: 5100 } },
+    },
+    // Sign-In with Ethereum (EIP-4361): checked against the request before approval; each mismatch refused.
+    {
+      name: 'Sign-In with Ethereum from the site it names: signed',
+      request: siweRequest(siwe()),
+      expect: { result: personalSign({ privateKey: eth.key, data: siwe() }) },
+    },
+    {
+      name: 'refused: Sign-In with Ethereum for another site (uniswap.org asked by https://evil.example)',
+      request: siweRequest(siwe({ domain: 'uniswap.org' }), 'https://evil.example'),
+      expect: { error: { code: -32602 } },
+    },
+    {
+      name: 'refused: Sign-In with Ethereum for a domain that only starts like the origin',
+      request: siweRequest(siwe({ domain: 'example.org.evil.example' })),
+      expect: { error: { code: -32602 } },
+    },
+    {
+      name: 'refused: Sign-In with Ethereum naming another account than the signer',
+      request: siweRequest(siwe({ address: eth.other })),
+      expect: { error: { code: -32602 } },
+    },
+    {
+      name: 'refused: Sign-In with Ethereum naming chain 137 on an eip155:1 request',
+      request: siweRequest(siwe({ chain: '137' })),
+      expect: { error: { code: -32602 } },
+    },
+    {
+      name: 'refused: Sign-In with Ethereum that expired',
+      request: siweRequest(siwe({ expirationTime: '2023-11-01T00:00:00Z' })),
+      expect: { error: { code: -32602 } },
+    },
+    {
+      name: 'refused: a Sign-In with Ethereum look-alike that does not parse (lowercase address)',
+      request: siweRequest(siwe({ address: eth.me.toLowerCase() })),
+      expect: { error: { code: -32602 } },
     },
   ],
 })

@@ -26,8 +26,8 @@ describe('wallet-rpc conformance MODULE', () => {
     } finally {
       spy.mockRestore()
     }
-    expect(lines.filter((line) => line.startsWith('PASS'))).toHaveLength(10)
-    expect(lines.at(-1)).toBe('10 passed, 0 failed\n')
+    expect(lines.filter((line) => line.startsWith('PASS'))).toHaveLength(17)
+    expect(lines.at(-1)).toBe('17 passed, 0 failed\n')
   })
 
   it('refuses a module without createHandler, and a run that matches no case', async () => {

@@ -21,6 +21,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signBytes,
 } from '@solana/kit'
+import { createSignInMessageText } from '@solana/wallet-standard-util'
 import { getTransferSolInstruction } from '@solana-program/system'
 import {
   defaultVectorsDir,
@@ -121,6 +122,25 @@ for (const method of ['solana_getAccounts', 'solana_requestAccounts']) {
 
 const hello = new TextEncoder().encode('hello')
 const v0 = transfer(ours, ours, 1_000_000n)
+const utf8 = (text: string) => new TextEncoder().encode(text)
+/** A Sign In With Solana message as @solana/wallet-standard-util's createSignInMessageText writes it. */
+const siws = (fields: { domain?: string; address?: string; chain?: string; expirationTime?: string } = {}) =>
+  createSignInMessageText({
+    domain: fields.domain ?? 'example.org',
+    address: fields.address ?? ours,
+    statement: 'Sign in to example.org',
+    uri: 'https://example.org/login',
+    version: '1',
+    chainId: fields.chain ?? 'mainnet',
+    nonce: 'k3Jx9Qm2Vt',
+    issuedAt: '2023-11-14T22:00:00Z',
+    ...(fields.expirationTime === undefined ? {} : { expirationTime: fields.expirationTime }),
+  })
+const signIn = (text: string, origin = 'https://example.org') => ({
+  ...request('solana_signMessage', { message: base58.encode(utf8(text)), pubkey: ours }),
+  origin,
+})
+
 write('solana_signMessage', 'A detached Ed25519 signature over the base58 message bytes.', [
   {
     name: '"hello"',
@@ -156,6 +176,43 @@ write('solana_signMessage', 'A detached Ed25519 signature over the base58 messag
   {
     name: 'refused: message not base58',
     request: request('solana_signMessage', { message: '0OIl', pubkey: ours }),
+    expect: { error: { code: -32602 } },
+  },
+  // Sign In With Solana (github.com/phantom/sign-in-with-solana, "ABNF Message Format"): the wallet checks the
+  // message against the request as for EIP-4361; each mismatch is refused before approval.
+  {
+    name: 'Sign In With Solana from the site it names: signed',
+    request: signIn(siws()),
+    expect: { result: { signature: base58.encode(await sign(utf8(siws()))) } },
+  },
+  {
+    name: 'refused: Sign In With Solana for another site (uniswap.org asked by https://evil.example)',
+    request: signIn(siws({ domain: 'uniswap.org' }), 'https://evil.example'),
+    expect: { error: { code: -32602 } },
+  },
+  {
+    name: 'refused: Sign In With Solana for a domain that only starts like the origin',
+    request: signIn(siws({ domain: 'example.org.evil.example' })),
+    expect: { error: { code: -32602 } },
+  },
+  {
+    name: 'refused: Sign In With Solana naming another account than the signer',
+    request: signIn(siws({ address: other })),
+    expect: { error: { code: -32602 } },
+  },
+  {
+    name: 'refused: Sign In With Solana naming devnet on a mainnet request',
+    request: signIn(siws({ chain: 'devnet' })),
+    expect: { error: { code: -32602 } },
+  },
+  {
+    name: 'refused: Sign In With Solana that expired',
+    request: signIn(siws({ expirationTime: '2023-11-01T00:00:00Z' })),
+    expect: { error: { code: -32602 } },
+  },
+  {
+    name: 'refused: a Sign In With Solana look-alike that does not parse (unknown cluster)',
+    request: signIn(siws({ chain: 'mainnet-beta' })),
     expect: { error: { code: -32602 } },
   },
   {
