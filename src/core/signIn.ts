@@ -72,6 +72,32 @@ export function signInSection(request: SignInRequest): ReviewItem {
   return group('Sign-in', items)
 }
 
+/** A sign-in message's parse: the request it asks for, or why it is not one. */
+export type SignInParseResult<Message extends SignInRequest = SignInRequest> =
+  | { ok: true; message: Message }
+  | { ok: false; reason: string }
+
+/** Thrown by a sign-in grammar's `check`; turned into `{ ok: false, reason }` by `parseSignIn`. */
+class SignInSyntaxError extends Error {}
+
+/** A grammar rule: `reason` when `condition` does not hold. */
+export function checkSyntax(condition: boolean, reason: string): asserts condition {
+  if (!condition) throw new SignInSyntaxError(reason)
+}
+
+/** Runs a strict sign-in parser written with `checkSyntax`; any other error is a bug and is rethrown. */
+export function parseSignIn<Message extends SignInRequest>(
+  parseStrict: (text: string) => Message,
+  text: string,
+): SignInParseResult<Message> {
+  try {
+    return { ok: true, message: parseStrict(text) }
+  } catch (error) {
+    if (error instanceof SignInSyntaxError) return { ok: false, reason: error.message }
+    throw error
+  }
+}
+
 /** A dapp-chosen value quoted in a warning or an error reason, cut so a huge one cannot flood either. */
 export function quoted(value: string, max = 120): string {
   return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value)

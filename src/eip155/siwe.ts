@@ -1,10 +1,13 @@
 import { getAddress } from 'viem/utils'
 import {
+  checkSyntax,
   parseAuthority,
   parseDateTime,
+  parseSignIn,
   parseUri,
   pcharPattern,
   quoted,
+  type SignInParseResult,
   type SignInRequest,
   schemePattern,
 } from '../core/signIn.js'
@@ -14,7 +17,7 @@ import {
  * LF only, `Version: 1`, an EIP-55 checksummed address, RFC 3986 authority/URIs, RFC 3339 times, a nonce
  * of at least 8 alphanumerics, a statement without line breaks. Anything else is not a SIWE message.
  */
-export type SiweParseResult = { ok: true; message: SiweMessage } | { ok: false; reason: string }
+export type SiweParseResult = SignInParseResult<SiweMessage>
 
 /** A sign-in request with the fields EIP-4361 always has. */
 export type SiweMessage = SignInRequest & {
@@ -43,8 +46,6 @@ const statementPattern = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;= ]+$/
 const noncePattern = /^[A-Za-z0-9]{8,}$/
 const chainIdPattern = /^[0-9]+$/
 
-class SiweSyntaxError extends Error {}
-
 /** Reads the message line by line, in the ABNF's order; each `expect` names what was missing. */
 class Lines {
   private index = 0
@@ -60,7 +61,7 @@ class Lines {
 
   next(what: string): string {
     const line = this.lines[this.index]
-    if (line === undefined) throw new SiweSyntaxError(`${what} is missing`)
+    checkSyntax(line !== undefined, `${what} is missing`)
     this.index += 1
     return line
   }
@@ -68,7 +69,7 @@ class Lines {
   /** The value of a `Tag: value` line, which must come next. */
   tagged(tag: string, what = tag): string {
     const line = this.next(`"${tag}: " (line ${this.index + 1})`)
-    if (!line.startsWith(`${tag}: `)) throw new SiweSyntaxError(`line ${this.index}: expected "${what}: …"`)
+    checkSyntax(line.startsWith(`${tag}: `), `line ${this.index}: expected "${what}: …"`)
     return line.slice(tag.length + 2)
   }
 
@@ -82,85 +83,85 @@ class Lines {
   }
 }
 
-function check(condition: boolean, reason: string): void {
-  if (!condition) throw new SiweSyntaxError(reason)
-}
-
 function dateTime(value: string, field: string): string {
-  check(parseDateTime(value) !== undefined, `${field} ${quoted(value)} is not an RFC 3339 date-time`)
+  checkSyntax(parseDateTime(value) !== undefined, `${field} ${quoted(value)} is not an RFC 3339 date-time`)
   return value
 }
 
 function uri(value: string, field: string): string {
-  check(parseUri(value) !== undefined, `${field} ${quoted(value)} is not an RFC 3986 URI`)
+  checkSyntax(parseUri(value) !== undefined, `${field} ${quoted(value)} is not an RFC 3986 URI`)
   return value
 }
 
 export function parseSiweMessage(text: string): SiweParseResult {
-  try {
-    return { ok: true, message: parseStrict(text) }
-  } catch (error) {
-    if (error instanceof SiweSyntaxError) return { ok: false, reason: error.message }
-    throw error
-  }
+  return parseSignIn(parseStrict, text)
 }
 
 function parseStrict(text: string): SiweMessage {
   const lines = new Lines(text.split('\n'))
 
   const header = lines.next('the header line')
-  check(header.endsWith(headerSuffix), `line 1 must end with "${headerSuffix.trimStart()}"`)
+  checkSyntax(header.endsWith(headerSuffix), `line 1 must end with "${headerSuffix.trimStart()}"`)
   let domain = header.slice(0, -headerSuffix.length)
   let scheme: string | undefined
   const separator = domain.indexOf('://')
   if (separator !== -1) {
     scheme = domain.slice(0, separator)
     domain = domain.slice(separator + 3)
-    check(schemePattern.test(scheme), `the scheme ${quoted(scheme)} is not an RFC 3986 scheme`)
+    checkSyntax(schemePattern.test(scheme), `the scheme ${quoted(scheme)} is not an RFC 3986 scheme`)
   }
-  check(parseAuthority(domain) !== undefined, `the domain ${quoted(domain)} is not an RFC 3986 authority`)
+  checkSyntax(
+    parseAuthority(domain) !== undefined,
+    `the domain ${quoted(domain)} is not an RFC 3986 authority`,
+  )
 
   const address = lines.next('the address (line 2)')
-  check(addressPattern.test(address), `line 2: ${quoted(address)} is not a 0x-prefixed 20-byte hex address`)
-  check(getAddress(address) === address, `line 2: the address ${address} is not EIP-55 checksummed`)
+  checkSyntax(
+    addressPattern.test(address),
+    `line 2: ${quoted(address)} is not a 0x-prefixed 20-byte hex address`,
+  )
+  checkSyntax(getAddress(address) === address, `line 2: the address ${address} is not EIP-55 checksummed`)
 
-  check(lines.next('the blank line 3') === '', 'line 3 must be empty')
+  checkSyntax(lines.next('the blank line 3') === '', 'line 3 must be empty')
   let statement: string | undefined
   // `statement = *( reserved / unreserved / " " )`: a present but empty statement is a blank line of its own.
   if (lines.peek() !== '' || lines.peek(1) === '') {
     statement = lines.next('the statement')
-    check(
+    checkSyntax(
       statement === '' || statementPattern.test(statement),
       'line 4: the statement holds characters the EIP does not allow',
     )
   }
-  check(lines.next('the blank line after the statement') === '', `line ${lines.lineNumber} must be empty`)
+  checkSyntax(
+    lines.next('the blank line after the statement') === '',
+    `line ${lines.lineNumber} must be empty`,
+  )
 
   const uriValue = uri(lines.tagged('URI'), 'URI')
   const version = lines.tagged('Version')
-  check(version === '1', `Version must be 1, not ${quoted(version)}`)
+  checkSyntax(version === '1', `Version must be 1, not ${quoted(version)}`)
   const chain = lines.tagged('Chain ID')
-  check(chainIdPattern.test(chain), `Chain ID ${quoted(chain)} is not a decimal number`)
+  checkSyntax(chainIdPattern.test(chain), `Chain ID ${quoted(chain)} is not a decimal number`)
   const nonce = lines.tagged('Nonce')
-  check(noncePattern.test(nonce), 'Nonce must be at least 8 letters or digits')
+  checkSyntax(noncePattern.test(nonce), 'Nonce must be at least 8 letters or digits')
   const issuedAt = dateTime(lines.tagged('Issued At'), 'Issued At')
   const expiration = lines.optional('Expiration Time')
   const notBefore = lines.optional('Not Before')
   const requestId = lines.optional('Request ID')
   // `*pchar`: an empty id (`Request ID: `) is allowed.
   if (requestId !== undefined)
-    check(pcharPattern.test(requestId), 'Request ID holds characters the EIP does not allow')
+    checkSyntax(pcharPattern.test(requestId), 'Request ID holds characters the EIP does not allow')
 
   const resources: string[] = []
   if (lines.peek() === 'Resources:') {
     lines.next('Resources:')
     while (!lines.done) {
       const line = lines.next('a resource')
-      check(line.startsWith('- '), `line ${lines.lineNumber}: a resource must be "- <URI>"`)
+      checkSyntax(line.startsWith('- '), `line ${lines.lineNumber}: a resource must be "- <URI>"`)
       resources.push(uri(line.slice(2), `resource ${resources.length + 1}`))
     }
   }
-  check(
+  checkSyntax(
     lines.done,
     `line ${lines.lineNumber + 1}: ${quoted(lines.peek() ?? '')} is out of place or not a SIWE field`,
   )

@@ -1,10 +1,13 @@
 import { base58 } from '@scure/base'
 import {
+  checkSyntax,
   parseAuthority,
   parseDateTime,
+  parseSignIn,
   parseUri,
   pcharPattern,
   quoted,
+  type SignInParseResult,
   type SignInRequest,
 } from '../core/signIn.js'
 import { solanaDevnet, solanaLocalnet, solanaMainnet, solanaTestnet } from './chains.js'
@@ -25,7 +28,7 @@ import { solanaDevnet, solanaLocalnet, solanaMainnet, solanaTestnet } from './ch
  *                       [ LF "Request ID: " *pchar ] [ LF "Resources:" *( LF "- " URI ) ]
  * ```
  */
-export type SiwsParseResult = { ok: true; message: SignInRequest } | { ok: false; reason: string }
+export type SiwsParseResult = SignInParseResult
 
 const headerSuffix = ' wants you to sign in with your Solana account:'
 
@@ -69,33 +72,25 @@ type FieldTag = (typeof fieldTags)[number]
 const isFieldLine = (line: string) =>
   line === 'Resources:' || fieldTags.some((tag) => line.startsWith(`${tag}: `))
 
-class SiwsSyntaxError extends Error {}
-
-function check(condition: boolean, reason: string): void {
-  if (!condition) throw new SiwsSyntaxError(reason)
-}
-
 export function parseSiwsMessage(text: string): SiwsParseResult {
-  try {
-    return { ok: true, message: parseStrict(text) }
-  } catch (error) {
-    if (error instanceof SiwsSyntaxError) return { ok: false, reason: error.message }
-    throw error
-  }
+  return parseSignIn(parseStrict, text)
 }
 
 function parseStrict(text: string): SignInRequest {
   const lines = text.split('\n')
   const header = lines[0]!
-  check(header.endsWith(headerSuffix), `line 1 must end with "${headerSuffix.trimStart()}"`)
+  checkSyntax(header.endsWith(headerSuffix), `line 1 must end with "${headerSuffix.trimStart()}"`)
   const domain = header.slice(0, -headerSuffix.length)
-  check(parseAuthority(domain) !== undefined, `the domain ${quoted(domain)} is not an RFC 3986 authority`)
+  checkSyntax(
+    parseAuthority(domain) !== undefined,
+    `the domain ${quoted(domain)} is not an RFC 3986 authority`,
+  )
 
   const address = lines[1]
-  check(address !== undefined, 'the address (line 2) is missing')
-  check(
-    addressPattern.test(address!) && base58.decode(address!).length === 32,
-    `line 2: ${quoted(address!)} is not a base58 32-byte public key`,
+  checkSyntax(address !== undefined, 'the address (line 2) is missing')
+  checkSyntax(
+    addressPattern.test(address) && base58.decode(address).length === 32,
+    `line 2: ${quoted(address)} is not a base58 32-byte public key`,
   )
 
   let index = 2
@@ -104,7 +99,7 @@ function parseStrict(text: string): SignInRequest {
   if (index < lines.length && lines[index] === '' && lines[index + 1] !== undefined) {
     const next = lines[index + 1]!
     if (!isFieldLine(next)) {
-      check(
+      checkSyntax(
         statementPattern.test(next),
         `line ${index + 2}: the statement holds characters the spec does not allow`,
       )
@@ -117,7 +112,7 @@ function parseStrict(text: string): SignInRequest {
   const resources: string[] = []
   if (index < lines.length) {
     // `[ LF advanced-fields ]`: a blank line, then the fields, each on its own line and in the ABNF's order.
-    check(lines[index] === '', `line ${index + 1} must be empty before the fields`)
+    checkSyntax(lines[index] === '', `line ${index + 1} must be empty before the fields`)
     index += 1
     let tagIndex = 0
     for (; index < lines.length; index++) {
@@ -129,46 +124,46 @@ function parseStrict(text: string): SignInRequest {
       const found = fieldTags.findIndex(
         (tag, position) => position >= tagIndex && line.startsWith(`${tag}: `),
       )
-      check(found !== -1, `line ${index + 1}: ${quoted(line)} is out of place or not a SIWS field`)
+      checkSyntax(found !== -1, `line ${index + 1}: ${quoted(line)} is out of place or not a SIWS field`)
       const tag = fieldTags[found]!
       fields.set(tag, line.slice(tag.length + 2))
       tagIndex = found + 1
     }
     for (; index < lines.length; index++) {
       const line = lines[index]!
-      check(line.startsWith('- '), `line ${index + 1}: a resource must be "- <URI>"`)
+      checkSyntax(line.startsWith('- '), `line ${index + 1}: a resource must be "- <URI>"`)
       const resource = line.slice(2)
-      check(parseUri(resource) !== undefined, `resource ${quoted(resource)} is not an RFC 3986 URI`)
+      checkSyntax(parseUri(resource) !== undefined, `resource ${quoted(resource)} is not an RFC 3986 URI`)
       resources.push(resource)
     }
   }
 
   const uri = fields.get('URI')
-  if (uri !== undefined) check(parseUri(uri) !== undefined, `URI ${quoted(uri)} is not an RFC 3986 URI`)
+  if (uri !== undefined) checkSyntax(parseUri(uri) !== undefined, `URI ${quoted(uri)} is not an RFC 3986 URI`)
   const version = fields.get('Version')
-  if (version !== undefined) check(version === '1', `Version must be 1, not ${quoted(version)}`)
+  if (version !== undefined) checkSyntax(version === '1', `Version must be 1, not ${quoted(version)}`)
   const chain = fields.get('Chain ID')
   if (chain !== undefined) {
-    check(
+    checkSyntax(
       Object.hasOwn(siwsChains, chain),
       `Chain ID ${quoted(chain)} is not a Solana cluster the spec names`,
     )
   }
   const nonce = fields.get('Nonce')
-  if (nonce !== undefined) check(noncePattern.test(nonce), 'Nonce must be at least 8 letters or digits')
+  if (nonce !== undefined) checkSyntax(noncePattern.test(nonce), 'Nonce must be at least 8 letters or digits')
   for (const tag of ['Issued At', 'Expiration Time', 'Not Before'] as const) {
     const value = fields.get(tag)
     if (value !== undefined)
-      check(parseDateTime(value) !== undefined, `${tag} ${quoted(value)} is not an RFC 3339 date-time`)
+      checkSyntax(parseDateTime(value) !== undefined, `${tag} ${quoted(value)} is not an RFC 3339 date-time`)
   }
   const requestId = fields.get('Request ID')
   if (requestId !== undefined)
-    check(pcharPattern.test(requestId), 'Request ID holds characters the spec does not allow')
+    checkSyntax(pcharPattern.test(requestId), 'Request ID holds characters the spec does not allow')
 
   return {
     scheme: undefined,
     domain,
-    account: address!,
+    account: address,
     chain,
     uri,
     version,
