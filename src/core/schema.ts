@@ -87,3 +87,29 @@ export const base64String = v.pipe(
   v.string(),
   v.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'must be base64'),
 )
+
+/**
+ * A whole amount in a chain's smallest unit: the spec's decimal string, or a JSON number when it is a safe,
+ * non-negative integer, because AppKit's adapters pass the app's number through unchanged. A larger number
+ * may already have been rounded by the dapp's JSON encoder, so it is refused, never guessed. The number is
+ * turned into its decimal string and then meets every rule of `decimal`: both spellings mean the same.
+ */
+export function decimalOrSafeInteger(decimal: v.GenericSchema<string, string>, unit: string) {
+  return v.pipe(
+    v.union(
+      [
+        decimal,
+        v.pipe(
+          v.number(),
+          v.check(
+            (value) => Number.isSafeInteger(value) && value >= 0,
+            `a number must be a whole, non-negative number of ${unit} no larger than ${Number.MAX_SAFE_INTEGER}; send a decimal string`,
+          ),
+        ),
+      ],
+      `must be a whole number of ${unit} as a decimal string`,
+    ),
+    v.transform((value) => String(value)),
+    decimal,
+  )
+}

@@ -18,7 +18,8 @@ import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 export type SendTransferParams = {
   account: string
   recipientAddress: string
-  amount: string
+  /** Satoshis: a decimal string, or a safe integer (the lenient form wallet-rpc accepts). */
+  amount: string | number
   changeAddress?: string
   memo?: string
 }
@@ -48,8 +49,10 @@ export function verifySendTransfer(
     if (!/^([0-9a-fA-F]{2})+$/.test(options.rawTransaction)) fail('the raw transaction is not hex')
     const tx = parseTransaction(hex.decode(options.rawTransaction.toLowerCase()))
     if (txidOf(tx) !== result.txid) fail(`txid ${result.txid} is not the transaction's id ${txidOf(tx)}`)
-    if (typeof params.amount !== 'string' || !/^[1-9]\d{0,15}$/.test(params.amount))
+    const amount = typeof params.amount === 'number' ? String(params.amount) : params.amount
+    if (typeof params.amount === 'number' && !Number.isSafeInteger(params.amount))
       fail('request amount is invalid')
+    if (typeof amount !== 'string' || !/^[1-9]\d{0,15}$/.test(amount)) fail('request amount is invalid')
     const recipient = decodeAddress(params.recipientAddress)
     if (options.network !== undefined && !recipient.networks.includes(options.network)) {
       fail(`${params.recipientAddress} is not a ${options.network} address`)
@@ -57,7 +60,7 @@ export function verifySendTransfer(
     const paid = tx.outputs
       .filter((output) => equalBytes(output.script, recipient.script))
       .reduce((sum, output) => sum + output.amount, 0n)
-    if (paid !== BigInt(params.amount)) fail(`pays the recipient ${paid} sat, requested ${params.amount}`)
+    if (paid !== BigInt(amount)) fail(`pays the recipient ${paid} sat, requested ${amount}`)
 
     const opReturns = tx.outputs.filter((output) => output.script[0] === 0x6a)
     if (params.memo === undefined) {

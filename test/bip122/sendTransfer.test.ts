@@ -144,6 +144,24 @@ describe('sendTransfer', () => {
     })
   })
 
+  it('amount as a safe-integer JSON number (as AppKit passes it on) pays exactly that many satoshis', async () => {
+    await withHarness({}, async (wallet) => {
+      wallet.chain.fund((await wallet.address(84, 0, 0)).address, 100_000)
+      const response = await wallet.call('sendTransfer', {
+        account: wallet.accountId,
+        recipientAddress: recipient.address,
+        amount: 30_000,
+      })
+      expect(response.error).toBeUndefined()
+      const tx = transactionOf(txidOf(response), wallet.chain)
+      const paid = tx.outs.filter(
+        (out) => bitcoin.address.fromOutputScript(out.script, network) === recipient.address,
+      )
+      expect(paid.map((out) => out.value)).toEqual([30_000n])
+      expect(JSON.stringify(wallet.approvals.at(-1)!.items)).toContain('0.00030000 BTC (30000 sat)')
+    })
+  })
+
   it('never spends taproot (ordinal) coins in a plain transfer', async () => {
     await withHarness({}, async (wallet) => {
       const fresh = wallet.chain
@@ -174,7 +192,14 @@ describe('sendTransfer: parameter refusals (exact codes)', () => {
     ['amount zero', { amount: '0' }, -32602, 'amount'],
     ['amount negative', { amount: '-5' }, -32602, 'amount'],
     ['amount fractional', { amount: '1.5' }, -32602, 'amount'],
-    ['amount as a number', { amount: 1000 }, -32602, 'amount'],
+    // A JSON number is accepted only as a safe, non-negative integer (AppKit passes numbers through).
+    ['amount as a fractional number', { amount: 1000.5 }, -32602, 'amount'],
+    ['amount as a negative number', { amount: -1000 }, -32602, 'amount'],
+    ['amount as the number 0', { amount: 0 }, -32602, 'amount'],
+    ['amount as a number past 2^53 - 1', { amount: 2 ** 53 }, -32602, 'amount'],
+    ['amount as 1e21', { amount: 1e21 }, -32602, 'amount'],
+    ['amount as a number below dust', { amount: 293 }, -32602, 'amount'],
+    ['amount as a boolean', { amount: true }, -32602, 'amount'],
     ['amount with leading zero', { amount: '01000' }, -32602, 'amount'],
     ['amount above the supply', { amount: '2100000000000001' }, -32602, 'amount'],
     ['amount below dust', { amount: '293' }, -32602, 'amount'],
@@ -204,6 +229,16 @@ describe('sendTransfer: parameter refusals (exact codes)', () => {
       expect(h.approvals.length).toBe(approvals)
     })
   }
+
+  it('a number past 2^53 - 1 is refused saying to send a decimal string', async () => {
+    const response = await h.call('sendTransfer', {
+      account: h.accountId,
+      recipientAddress: recipient.address,
+      amount: 2 ** 53,
+    })
+    expect(response.error).toMatchObject({ code: -32602, data: { path: 'amount' } })
+    expect((response.error?.data as { reason: string }).reason).toMatch(/send a decimal string/)
+  })
 
   it('an account that is not ours → 4100', async () => {
     const response = await h.call('sendTransfer', {

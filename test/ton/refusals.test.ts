@@ -24,6 +24,9 @@ const twoRoots = Buffer.concat([
   beginCell().storeUint(1, 8).endCell().toBoc(),
   beginCell().storeUint(2, 8).endCell().toBoc(),
 ]).toString('base64')
+// A JSON number amount is accepted only as a safe, non-negative integer; the refusal says what to send.
+const numberReason =
+  'a number must be a whole, non-negative number of nanotons no larger than 9007199254740991; send a decimal string'
 type Case = {
   name: string
   params: unknown
@@ -61,15 +64,37 @@ const sendMessageCases: Case[] = [
     code: -32602,
     data: { path: 'messages.0.amount' },
   },
+  { name: 'amount fractional string', params: { messages: [one({ amount: '1.5' })] }, code: -32602 },
   {
-    name: 'amount negative',
+    name: 'amount fractional number',
+    params: { messages: [one({ amount: 1.5 })] },
+    code: -32602,
+    data: { path: 'messages.0.amount', reason: numberReason },
+  },
+  {
+    name: 'amount unsafe number',
+    params: { messages: [one({ amount: 2 ** 60 })] },
+    code: -32602,
+    data: { path: 'messages.0.amount', reason: numberReason },
+  },
+  {
+    name: 'amount number 2^53',
+    params: { messages: [one({ amount: 2 ** 53 })] },
+    code: -32602,
+    data: { path: 'messages.0.amount', reason: numberReason },
+  },
+  {
+    name: 'amount negative number',
     params: { messages: [one({ amount: -5 })] },
+    code: -32602,
+    data: { path: 'messages.0.amount', reason: numberReason },
+  },
+  {
+    name: 'amount number 0',
+    params: { messages: [one({ amount: 0 })] },
     code: -32602,
     data: { path: 'messages.0.amount' },
   },
-  { name: 'amount fractional string', params: { messages: [one({ amount: '1.5' })] }, code: -32602 },
-  { name: 'amount fractional number', params: { messages: [one({ amount: 1.5 })] }, code: -32602 },
-  { name: 'amount unsafe number', params: { messages: [one({ amount: 2 ** 60 })] }, code: -32602 },
   {
     name: 'amount beyond 120 bits',
     params: { messages: [one({ amount: (1n << 120n).toString() })] },

@@ -52,6 +52,19 @@ describe('verifySendTransfer', () => {
     expect(verifySendTransfer(withoutMemo, { txid: extraMemo.txid }, extraMemo).valid).toBe(false)
     expect(verifySendTransfer(params, { txid: '00'.repeat(32) }, extraMemo).valid).toBe(false)
   })
+  it('reads an amount sent as a safe-integer number like its decimal string, and refuses any other number', () => {
+    const { rawTransaction, txid } = transfer({ memo })
+    expect(verifySendTransfer({ ...params, amount: 20_000 }, { txid }, { rawTransaction })).toEqual({
+      valid: true,
+    })
+    expect(verifySendTransfer({ ...params, amount: 19_999 }, { txid }, { rawTransaction }).valid).toBe(false)
+    for (const amount of [20_000.5, -20_000, 2 ** 53, 0]) {
+      expect(verifySendTransfer({ ...params, amount }, { txid }, { rawTransaction })).toEqual({
+        valid: false,
+        reason: 'request amount is invalid',
+      })
+    }
+  })
   it('refuses change sent outside the account and a tampered input signature', () => {
     const leak = transfer({ memo, extraTo: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' })
     expect(verifySendTransfer(params, { txid: leak.txid }, { ...leak, accountAddresses }).valid).toBe(false)

@@ -8,7 +8,7 @@ import {
 } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
-import { hexString } from '../../core/schema.js'
+import { decimalOrSafeInteger, hexString } from '../../core/schema.js'
 import { outputScriptOf } from '../chains.js'
 import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
 import { formatFeeRate, formatSats, resolvePolicy } from '../psbt/policy.js'
@@ -48,9 +48,10 @@ const maxMemoBytes = 80
 export const sendTransferParams = v.object({
   account: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
   recipientAddress: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
-  amount: v.pipe(
-    v.string(),
-    v.regex(/^[1-9][0-9]{0,15}$/, 'must be a positive whole number of satoshis, as a string'),
+  // A safe-integer number is accepted too: AppKit's bitcoin adapter passes the app's `amount: 100000000` on.
+  amount: decimalOrSafeInteger(
+    v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/, 'must be a positive whole number of satoshis')),
+    'satoshis',
   ),
   changeAddress: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
   memo: v.optional(

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { decimalOrSafeInteger } from '../../core/schema.js'
 import { type Destination, friendly, parseDestination } from '../address.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
@@ -25,12 +26,10 @@ export const sendMode = 3
 // Coins are VarUInteger 16: at most 120 bits.
 const maxCoins = (1n << 120n) - 1n
 
-const amount = v.union(
-  [
-    v.pipe(v.string(), v.regex(/^\d{1,37}$/, 'must be a decimal string of nanotons')),
-    v.pipe(v.number(), v.safeInteger()),
-  ],
-  'must be nanotons as a decimal string or a safe integer',
+// The spec allows a decimal string or a number; a number must be a safe integer (see decimalOrSafeInteger).
+const amount = decimalOrSafeInteger(
+  v.pipe(v.string(), v.regex(/^\d{1,37}$/, 'must be a decimal string of nanotons')),
+  'nanotons',
 )
 
 const extraCurrency = v.optional(v.record(v.string(), v.union([v.string(), v.number()])))
@@ -96,7 +95,7 @@ function resolveValidUntil(
   return Math.min(requested ?? nowSeconds + defaultValidFor, nowSeconds + maxValidFor)
 }
 
-function parseAmount(value: string | number, path: string): bigint {
+function parseAmount(value: string, path: string): bigint {
   const nanotons = BigInt(value)
   if (nanotons <= 0n) throw new InvalidParamsError('amount must be a positive number of nanotons', { path })
   if (nanotons > maxCoins) throw new InvalidParamsError('amount exceeds the 120-bit coin range', { path })
