@@ -1,5 +1,9 @@
 import { spawnSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { buildSync } from 'esbuild'
 import { median } from './measure.js'
 
 /**
@@ -7,7 +11,8 @@ import { median } from './measure.js'
  * of a fresh Node process that imports one subpath of the built package (`dist/`, what `npm run bench`
  * builds), against a fresh process importing the namespace's own chain library, in alternating runs; the
  * median of `runs` each. Then "process start → first answer" for personal_sign and BIP-322 signMessage from
- * an HD mnemonic (PBKDF2 seed, derivation, backend choice, signature), against starting an empty process.
+ * an HD mnemonic (PBKDF2 seed, derivation, backend choice, signature), against the chain library doing the
+ * same job directly, as shipped (unbundled) and as an extension or app ships it (one esbuild bundle, minified).
  *
  * Targets (issue 14): each namespace at most 1.2x its chain library. Printed, not asserted.
  */
@@ -23,24 +28,42 @@ const imports: Array<{ subpath: string; module: string; library: string }> = [
   { subpath: 'wallet-rpc', module: './dist/index.js', library: 'valibot' },
 ]
 
-const firstAnswers: Array<{ name: string; script: string }> = [
+/**
+ * Process start → first answer, ours against the chain library doing the same job directly (the mnemonic's
+ * seed, the derivation, the signature): what a wallet pays after each idle stop, with or without this library.
+ */
+const firstAnswers: Array<{ name: string; ours: string; library: string; libraryName: string }> = [
   {
     name: 'first personal_sign (eip155, HD mnemonic)',
-    script: `
+    ours: `
       import { createWalletRpc } from './dist/index.js'
       import { eip155, mnemonicKeys } from './dist/eip155/index.js'
       const wallet = createWalletRpc({ namespaces: [eip155({ keys: mnemonicKeys({ mnemonic: '${mnemonic}' }), chains: [1] })], approve: () => true })
       const answer = await wallet.handle({ chainId: 'eip155:1', request: { id: 1, method: 'personal_sign', params: ['0x68656c6c6f', '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'] } })
       if (!('result' in answer)) throw new Error(JSON.stringify(answer))`,
+    libraryName: 'viem mnemonicToAccount + signMessage',
+    library: `
+      import { mnemonicToAccount } from 'viem/accounts'
+      const signature = await mnemonicToAccount('${mnemonic}').signMessage({ message: { raw: '0x68656c6c6f' } })
+      if (!signature) throw new Error('no signature')`,
   },
   {
     name: 'first signMessage bip322 (bip122, HD mnemonic)',
-    script: `
+    ours: `
       import { createWalletRpc } from './dist/index.js'
       import { bip122, hdKeys } from './dist/bip122/index.js'
       const wallet = createWalletRpc({ namespaces: [bip122({ keys: hdKeys({ mnemonic: '${mnemonic}' }) })], approve: () => true })
       const answer = await wallet.handle({ chainId: 'bip122:000000000019d6689c085ae165831e93', request: { id: 1, method: 'signMessage', params: { account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', message: 'cold', protocol: 'bip322' } } })
       if (!('result' in answer)) throw new Error(JSON.stringify(answer))`,
+    libraryName: 'bip39 + bip32 + bip322-js Signer.sign',
+    library: `
+      import * as ecc from '@bitcoinerlab/secp256k1'
+      import { BIP32Factory } from 'bip32'
+      import { mnemonicToSeedSync } from 'bip39'
+      import { Signer } from 'bip322-js'
+      const key = BIP32Factory(ecc).fromSeed(mnemonicToSeedSync('${mnemonic}')).derivePath("m/84'/0'/0'/0/0")
+      const signature = Signer.sign(key.toWIF(), 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', 'cold')
+      if (!signature) throw new Error('no signature')`,
   },
 ]
 
@@ -52,7 +75,7 @@ function wallOf(script: string): number {
     encoding: 'utf8',
   })
   const elapsed = Number(process.hrtime.bigint() - start) / 1e6
-  if (child.status !== 0) throw new Error(`cold-start script failed: ${child.stderr}`)
+  if (child.status !== 0) throw new Error(`cold-start script failed: ${child.stderr.slice(-2000)}`)
   return elapsed
 }
 
@@ -79,9 +102,40 @@ export async function run(): Promise<void> {
       `  import ${subpath.padEnd(18)} ${ours!.toFixed(0).padStart(5)} ms   ${library.padEnd(14)} ${theirs!.toFixed(0).padStart(5)} ms   ${ratio.toFixed(2)}x ${ratio <= 1.2 ? 'ok' : 'ABOVE TARGET'}`,
     )
   }
-  const [empty, ...answers] = alternate(['', ...firstAnswers.map(({ script }) => script)])
-  console.log(`  empty node process                ${empty!.toFixed(0).padStart(5)} ms`)
-  firstAnswers.forEach(({ name }, i) => {
-    console.log(`  start -> ${name.padEnd(48)} ${answers[i]!.toFixed(0).padStart(5)} ms`)
+  console.log('  process start -> first answer, ours vs the chain library doing the same job directly:')
+  const scratch = mkdtempSync(join(tmpdir(), 'cold-start-'))
+  try {
+    for (const { name, ours, library, libraryName } of firstAnswers) {
+      for (const packaging of ['unbundled', 'bundled'] as const) {
+        const [mine, theirs] = alternate(
+          packaging === 'unbundled' ? [ours, library] : [bundled(ours, scratch), bundled(library, scratch)],
+        )
+        console.log(
+          `  ${`${name}, ${packaging}`.padEnd(58)} ${mine!.toFixed(0).padStart(5)} ms   ${libraryName} ${theirs!.toFixed(0).padStart(5)} ms   ${(mine! / theirs!).toFixed(2)}x`,
+        )
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+let bundles = 0
+/** `script` bundled with everything it imports into one minified ES module; a script that imports it. */
+function bundled(script: string, scratch: string): string {
+  const outfile = join(scratch, `bundle-${++bundles}.mjs`)
+  buildSync({
+    stdin: { contents: script, resolveDir: root, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    minify: true,
+    outfile,
+    logLevel: 'error',
+    // CommonJS dependencies (bip39, bitcoinjs-lib) call require() for Node built-ins.
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
   })
+  return `await import(${JSON.stringify(pathToFileURL(outfile).href)})`
 }
