@@ -201,6 +201,15 @@ export class ChainAccess {
     })
   }
 
+  /**
+   * One JSON-RPC call after the chain id check, with the provider's own answer or error (not wrapped in a
+   * ProviderError): for callers that tell errors apart by code, such as the simulation's fallback.
+   */
+  async verifiedRequest(method: string, params: unknown[]): Promise<unknown> {
+    await this.#verifyChainId()
+    return this.#request(method, params)
+  }
+
   #request(method: string, params: unknown[]): Promise<unknown> {
     return this.client.request({ method, params })
   }

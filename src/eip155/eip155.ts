@@ -11,6 +11,7 @@ import { signTransaction } from './methods/eth_signTransaction.js'
 import { signTypedData } from './methods/eth_signTypedData.js'
 import { personalSign } from './methods/personal_sign.js'
 import { NonceManager } from './nonces.js'
+import { defaultSimulationOptions, type SimulationOptions } from './simulation/reviewSimulation.js'
 
 export type Eip155ChainOptions = {
   /** The numeric chain id, e.g. 1 for `eip155:1`. */
@@ -32,6 +33,12 @@ export type Eip155Options = {
   enableEthSign?: boolean
   /** Percent added to a gas estimate (the result is still capped below the block gas limit). Default 25. */
   gasMarginPercent?: number
+  /**
+   * Transaction reviews on a chain with a provider simulate the transaction (eth_simulateV1, eth_call where
+   * the node lacks it) and show the account's balance changes and approvals; a revert is a `danger`
+   * warning. `false` turns it off. Defaults: 5000 ms, 500 logs, 16 token lookups.
+   */
+  simulation?: false | Partial<SimulationOptions>
 }
 
 /** The eip155 (Ethereum and EVM chains) namespace for `createWalletRpc`. */
@@ -40,6 +47,7 @@ export function eip155(options: Eip155Options): Namespace {
   // The backend is chosen when the namespace is created (never at import), so `wallet.backends()` names it.
   activeSecp256k1()
   const chains = new Map<string, ChainConfig>()
+  const simulation = simulationOptions(options.simulation)
   for (const entry of options.chains) {
     const chain = typeof entry === 'number' ? { chainId: entry } : entry
     if (!Number.isSafeInteger(chain.chainId) || chain.chainId <= 0) {
@@ -51,6 +59,7 @@ export function eip155(options: Eip155Options): Namespace {
       chainId: chain.chainId,
       access: chain.provider === undefined ? undefined : new ChainAccess(chain.chainId, chain.provider),
       nativeSymbol: chain.nativeSymbol ?? 'ETH',
+      simulation: chain.provider === undefined ? undefined : simulation,
     })
   }
   const gasMarginPercent = options.gasMarginPercent ?? 25
@@ -84,4 +93,14 @@ export function eip155(options: Eip155Options): Namespace {
       return chains.has(chainId) ? [...(await options.keys.addresses())] : []
     },
   }
+}
+
+function simulationOptions(given: Eip155Options['simulation']): SimulationOptions | undefined {
+  if (given === false) return undefined
+  const options = { ...defaultSimulationOptions, ...given }
+  for (const [name, value] of Object.entries(options)) {
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new Error(`simulation.${name} must be a positive integer`)
+  }
+  return options
 }

@@ -5,6 +5,7 @@ import { withKeyTimeout } from '../core/timeout.js'
 import type { ChainAccess } from './chains.js'
 import type { Eip155Keys, Eip155Signer } from './keys.js'
 import type { NonceManager } from './nonces.js'
+import type { SimulationOptions } from './simulation/reviewSimulation.js'
 
 /** One chain this namespace serves. */
 export type ChainConfig = {
@@ -13,6 +14,8 @@ export type ChainConfig = {
   access: ChainAccess | undefined
   /** Shown in reviews next to native amounts. */
   nativeSymbol: string
+  /** How transaction reviews simulate (eth_simulateV1); undefined: they do not (no provider, or turned off). */
+  simulation: SimulationOptions | undefined
 }
 
 /** What every eip155 method shares: the wallet's keys, its chains and the nonce manager. */

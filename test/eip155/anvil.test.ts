@@ -106,13 +106,26 @@ describe('eth_sendTransaction on anvil', () => {
     expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
   })
 
-  it('a dapp gas limit below the estimate is flagged', async () => {
+  it('a dapp gas limit below the estimate is flagged, and the simulation shows it runs out of gas', async () => {
     const target = '0x1111111111111111111111111111111111111112'
     await anvilRpc('anvil_setCode', [target, '0x60006000556001600155']) // two SSTOREs: far above 21000
-    await h.result<Hex>('eth_signTransaction', [{ from: account0, to: target, gas: '0x5300' }])
-    const warning = h.reviews.at(-1)!.warnings.find((entry) => entry.code === 'tx.gas_below_estimate')
+    const refused = await h.call('eth_signTransaction', [{ from: account0, to: target, gas: '0x5300' }])
+    expect(errorOf(refused)).toMatchObject({ code: -32602, data: { rule: 'tx.simulation_reverted' } })
+    const allowing = harness(
+      {
+        keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: 0 }),
+        chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }],
+      },
+      { allowDangerous: ['tx.simulation_reverted'] },
+    )
+    await allowing.result<Hex>('eth_signTransaction', [{ from: account0, to: target, gas: '0x5300' }])
+    const { warnings } = allowing.reviews.at(-1)!
+    const warning = warnings.find((entry) => entry.code === 'tx.gas_below_estimate')
     expect(warning?.severity).toBe('caution')
     expect(warning?.message).toMatch(/^The gas limit 21248 set by the site is below the node's estimate \d+;/)
+    expect(warnings.find((entry) => entry.code === 'tx.simulation_reverted')?.message).toContain(
+      'out of gas (all 21248 used)',
+    )
   })
 
   it('gas is the estimate plus the margin, below the block gas limit', async () => {
@@ -166,14 +179,23 @@ describe('eth_sendTransaction on anvil', () => {
     expect(h.reviews.length).toBe(asked)
   })
 
-  it('a reverting call is refused even when the dapp set gas (always simulated)', async () => {
+  it('a reverting call with a dapp-set gas is refused by policy: a danger warning with the revert reason', async () => {
     const target = '0x1111111111111111111111111111111111111111'
     await anvilRpc('anvil_setCode', [target, revertingRuntime])
+    const asked = h.reviews.length
     const response = await h.call('eth_sendTransaction', [
       { from: account0, to: target, data: '0x12345678', gas: '0x30000' },
     ])
-    expect(errorOf(response).code).toBe(-32603)
-    expect(errorOf(response).data).toEqual({ reason: 'execution reverted: nope' })
+    expect(errorOf(response)).toEqual({
+      code: -32602,
+      message: 'Refused by wallet policy.',
+      data: {
+        rule: 'tx.simulation_reverted',
+        reason:
+          'The transaction reverts when simulated (nope): it would fail and still cost its network fee.',
+      },
+    })
+    expect(h.reviews.length).toBe(asked)
   })
 
   it('an unaffordable value answers -32603 with the node reason, before approval', async () => {

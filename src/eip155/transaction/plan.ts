@@ -84,13 +84,13 @@ export async function planTransaction(
   // One read of the latest block serves both the fee choice and the gas cap.
   const node = access === undefined ? undefined : { access, block: await access.latestBlock() }
   const fees = await fillFees(node, request)
-  const { gas, gasEstimate } = await fillGas(env, node, request, {
-    from,
-    to,
-    value,
-    data,
-    fees: estimateFees(fees),
-  })
+  const { gas, gasEstimate } = await fillGas(
+    env,
+    node,
+    request,
+    { from, to, value, data, fees: estimateFees(fees) },
+    { revertReviewed: chain.simulation !== undefined },
+  )
   if (node !== undefined) await assertAffordable(node.access, from, value + gas * maxFeeOf(fees))
   return {
     from,

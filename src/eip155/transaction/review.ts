@@ -3,6 +3,7 @@ import { decodeFunctionData, formatEther, formatGwei, formatUnits } from 'viem/u
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import type { ChainConfig } from '../env.js'
 import { erc20Abi } from '../erc20Abi.js'
+import { reviewSimulation } from '../simulation/reviewSimulation.js'
 import type { TransactionDraft } from './request.js'
 
 /** What a review shows: a wallet-filled draft, or what a signed raw transaction decodes to (no estimate). */
@@ -35,16 +36,24 @@ const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi]
 
 /**
  * The review of a wallet-filled transaction; when it calls an ERC-20 and a provider is configured, the
- * token's symbol and decimals are read so the amount also shows in token units.
+ * token's symbol and decimals are read so the amount also shows in token units. With a provider the
+ * transaction is also simulated: the account's balance changes and approvals, or why they are not shown.
  */
 export async function reviewTransaction(title: string, chain: ChainConfig, draft: TransactionDraft) {
   const erc20 = draft.to !== undefined && decodeKnownCall(draft.data)?.erc20Amount !== undefined
-  const token = erc20 && chain.access ? await chain.access.tokenMetadata(draft.to!) : undefined
-  // The account's next nonce, for the review: a failed read only leaves it out.
-  const nextNonce = chain.access
-    ? await chain.access.pendingNonce(draft.from).catch(() => undefined)
-    : undefined
-  return transactionReview(title, chain, draft, token, nextNonce)
+  const { access, simulation } = chain
+  const [token, nextNonce, simulated] = await Promise.all([
+    erc20 && access ? access.tokenMetadata(draft.to!) : undefined,
+    // The account's next nonce, for the review: a failed read only leaves it out.
+    access ? access.pendingNonce(draft.from).catch(() => undefined) : undefined,
+    access && simulation ? reviewSimulation(access, draft, chain.nativeSymbol, simulation) : undefined,
+  ])
+  const review = transactionReview(title, chain, draft, token, nextNonce)
+  if (simulated !== undefined) {
+    review.items.push(...simulated.items)
+    review.warnings.push(...simulated.warnings)
+  }
+  return review
 }
 
 /** Items and warnings of a transaction review: to, value, max fee, decoded token calls, contract creation. */

@@ -1,0 +1,117 @@
+import { type AllowanceChange, type BalanceChange, balanceChangesSection } from '../../core/balanceChanges.js'
+import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import type { ChainAccess } from '../chains.js'
+import { decodeBalanceChanges } from './decodeBalanceChanges.js'
+import { type SimulatedCall, simulate } from './simulate.js'
+import { type TokenMetadata, tokenMetadata } from './tokenMetadata.js'
+
+/** How far a review's simulation goes; every bound is said in the review when reached. */
+export type SimulationOptions = {
+  /** For the simulation call (and its eth_call fallback) together, and again for the token lookups. */
+  timeoutMs: number
+  /** Logs decoded; more are counted and said. */
+  maxLogs: number
+  /** Distinct token contracts whose symbol and decimals are read; the rest show their address only. */
+  maxTokenLookups: number
+}
+
+export const defaultSimulationOptions: SimulationOptions = {
+  timeoutMs: 5000,
+  maxLogs: 500,
+  maxTokenLookups: 16,
+}
+
+/**
+ * The simulation part of a transaction review: the account's balance changes and approvals, or a `danger`
+ * `tx.simulation_reverted` with the revert reason, or a `caution` saying what could not be shown and why
+ * (node unreachable, too slow, no eth_simulateV1). Never throws: signing is never blocked by a simulation
+ * that could not run, but the user is told.
+ */
+export async function reviewSimulation(
+  access: ChainAccess,
+  call: SimulatedCall,
+  nativeSymbol: string,
+  options: SimulationOptions,
+): Promise<{ items: ReviewItem[]; warnings: ReviewWarning[] }> {
+  const outcome = await simulate(access, call, options)
+  if (outcome.status === 'unavailable') {
+    return {
+      items: [item('Simulation', `unavailable: ${outcome.reason}`)],
+      warnings: [
+        {
+          code: 'tx.simulation_unavailable',
+          severity: 'caution',
+          message: `The transaction could not be simulated (${outcome.reason}); what it does to your balances is not shown.`,
+        },
+      ],
+    }
+  }
+  if (outcome.status === 'reverted') {
+    return {
+      items: [item('Simulation', `reverts: ${outcome.reason}`)],
+      warnings: [
+        {
+          code: 'tx.simulation_reverted',
+          severity: 'danger',
+          message: `The transaction reverts when simulated (${outcome.reason}): it would fail and still cost its network fee.`,
+        },
+      ],
+    }
+  }
+  if (outcome.via === 'eth_call') {
+    return {
+      items: [
+        item('Simulation', 'succeeds (eth_call); balance changes unavailable: the node lacks eth_simulateV1'),
+      ],
+      warnings: [
+        {
+          code: 'tx.balance_changes_unavailable',
+          severity: 'caution',
+          message:
+            'The node cannot simulate balance changes (no eth_simulateV1): the call succeeds, but what it does to your tokens is not shown.',
+        },
+      ],
+    }
+  }
+
+  const decoded = decodeBalanceChanges(outcome.logs, call.from, { maxLogs: options.maxLogs })
+  const tokens = [
+    ...new Set([
+      ...decoded.changes.flatMap((change) => (change.asset === undefined ? [] : [change.asset])),
+      ...decoded.approvals.map((approval) => approval.asset),
+    ]),
+  ]
+  const looked = tokens.slice(0, options.maxTokenLookups)
+  const metadata = new Map<string, TokenMetadata>(
+    await Promise.all(
+      looked.map(async (token) => [token, await tokenMetadata(access, token, options)] as const),
+    ),
+  )
+  const symbolOf = (asset: string | undefined) =>
+    asset === undefined ? undefined : metadata.get(asset)?.symbol
+  const decimalsOf = (asset: string | undefined) =>
+    asset === undefined ? undefined : metadata.get(asset)?.decimals
+  const changes: BalanceChange[] = decoded.changes.map((change) => ({
+    ...change,
+    symbol: symbolOf(change.asset),
+    decimals: change.kind === 'fungible' ? decimalsOf(change.asset) : undefined,
+  }))
+  const approvals: AllowanceChange[] = decoded.approvals.map((approval) => ({
+    ...approval,
+    symbol: symbolOf(approval.asset),
+    decimals: approval.kind === 'fungible' ? decimalsOf(approval.asset) : undefined,
+  }))
+  const notes = ['network fee not included (see Max network fee)']
+  if (decoded.notDecoded > 0)
+    notes.push(`${decoded.notDecoded} more events not decoded (the review decodes ${options.maxLogs})`)
+  if (decoded.unrecognized > 0)
+    notes.push(
+      `${decoded.unrecognized} events name your account but are not transfers or approvals decoded here`,
+    )
+  if (decoded.batchEntriesCut > 0) notes.push(`${decoded.batchEntriesCut} ERC-1155 batch entries not counted`)
+  if (tokens.length > looked.length)
+    notes.push(
+      `${tokens.length - looked.length} tokens shown by address only (symbols read for ${looked.length})`,
+    )
+  return balanceChangesSection({ nativeSymbol, nativeDecimals: 18, changes, approvals, notes })
+}

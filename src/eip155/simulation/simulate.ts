@@ -1,0 +1,115 @@
+import type { Address, Hex } from 'viem'
+import { numberToHex } from 'viem/utils'
+import type { ChainAccess } from '../chains.js'
+import { isRevert, nodeErrorOf } from './nodeError.js'
+import { printable, revertReason } from './revertReason.js'
+import { SimulationTimeout, within } from './within.js'
+
+export type SimulatedCall = { from: Address; to: Address | undefined; value: bigint; data: Hex; gas: bigint }
+
+/**
+ * What running the transaction on the node's latest state showed. `logs` (eth_simulateV1 only) include
+ * the native-coin transfers the node traced as pseudo-logs; the eth_call fallback runs the call but shows
+ * no logs, so it can find a revert and nothing else.
+ */
+export type SimulationOutcome =
+  | { status: 'success'; via: 'eth_simulateV1'; logs: readonly unknown[] }
+  | { status: 'success'; via: 'eth_call' }
+  | { status: 'reverted'; via: 'eth_simulateV1' | 'eth_call'; reason: string }
+  | { status: 'unavailable'; reason: string }
+
+/**
+ * Runs `call` with `eth_simulateV1` (transfer tracing on, validation off: nonce and fees are not the
+ * question), falling back to `eth_call` where the node lacks the method. Never throws: a node that cannot
+ * be reached, answers nonsense or takes longer than `timeoutMs` in all is an `unavailable` outcome.
+ */
+export async function simulate(
+  access: ChainAccess,
+  call: SimulatedCall,
+  options: { timeoutMs: number },
+): Promise<SimulationOutcome> {
+  const started = Date.now()
+  const remaining = () => Math.max(0, options.timeoutMs - (Date.now() - started))
+  const callObject = {
+    from: call.from,
+    ...(call.to === undefined ? {} : { to: call.to }),
+    value: numberToHex(call.value),
+    data: call.data,
+    gas: numberToHex(call.gas),
+  }
+  try {
+    const answer = await within(
+      access.verifiedRequest('eth_simulateV1', [
+        { blockStateCalls: [{ calls: [callObject] }], traceTransfers: true, validation: false },
+        'latest',
+      ]),
+      remaining(),
+    )
+    return simulateV1Outcome(answer, call.gas)
+  } catch (error) {
+    if (error instanceof SimulationTimeout) return timedOut(options.timeoutMs)
+    const node = nodeErrorOf(error)
+    if (!isMethodMissing(node.code, node.message))
+      return { status: 'unavailable', reason: `eth_simulateV1 failed: ${node.message}` }
+  }
+  try {
+    await within(access.verifiedRequest('eth_call', [callObject, 'latest']), remaining())
+    return { status: 'success', via: 'eth_call' }
+  } catch (error) {
+    if (error instanceof SimulationTimeout) return timedOut(options.timeoutMs)
+    const node = nodeErrorOf(error)
+    if (!isRevert(node)) return { status: 'unavailable', reason: `eth_call failed: ${node.message}` }
+    const reason =
+      typeof node.data === 'string' && node.data !== '0x'
+        ? revertReason(node.data)
+        : node.message.replace(/^execution reverted:?\s*/i, '') || 'reverted without a reason'
+    return { status: 'reverted', via: 'eth_call', reason }
+  }
+}
+
+/** The one call of the one simulated block, as eth_simulateV1 answers it (execution-apis, eth_simulateV1). */
+function simulateV1Outcome(answer: unknown, gas: bigint): SimulationOutcome {
+  const block = Array.isArray(answer) ? (answer[0] as { calls?: unknown } | undefined) : undefined
+  const result = Array.isArray(block?.calls)
+    ? (block.calls[0] as Record<string, unknown> | undefined)
+    : undefined
+  if (result === undefined || result === null || typeof result !== 'object')
+    return { status: 'unavailable', reason: 'eth_simulateV1 answered without a call result' }
+  if (result.status === '0x1')
+    return { status: 'success', via: 'eth_simulateV1', logs: Array.isArray(result.logs) ? result.logs : [] }
+  if (result.status !== '0x0')
+    return { status: 'unavailable', reason: 'eth_simulateV1 answered an unknown call status' }
+  const returnData = typeof result.returnData === 'string' ? result.returnData : '0x'
+  const error = result.error as { message?: unknown } | undefined
+  // Nodes word failures differently (anvil says "execution failed" for all); all gas used without revert
+  // data is running out of it.
+  const gasUsed =
+    typeof result.gasUsed === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(result.gasUsed)
+      ? BigInt(result.gasUsed)
+      : undefined
+  const outOfGas = returnData === '0x' && gasUsed !== undefined && gasUsed >= gas
+  const reason =
+    returnData !== '0x'
+      ? revertReason(returnData)
+      : outOfGas
+        ? `out of gas (all ${gas} used)`
+        : typeof error?.message === 'string' && error.message !== ''
+          ? printable(error.message)
+          : 'reverted without a reason'
+  return { status: 'reverted', via: 'eth_simulateV1', reason }
+}
+
+/** JSON-RPC "method not found" and the words nodes use instead (not supported, not available…). */
+function isMethodMissing(code: number | undefined, message: string): boolean {
+  return (
+    code === -32601 ||
+    code === -32004 ||
+    /method not found|not supported|unsupported|not available|does not exist|not implemented|unknown method/i.test(
+      message,
+    )
+  )
+}
+
+function timedOut(timeoutMs: number): SimulationOutcome {
+  return { status: 'unavailable', reason: `the node did not answer within ${timeoutMs} ms` }
+}
