@@ -111,7 +111,7 @@ export async function analyzePsbt(options: {
   const toSignByIndex = new Map(toSign.map((input) => [input.index, input]))
 
   // ---- amounts: the BIP-143 witnessUtxo lie (CVE-2020-14199 class) --------------------------------
-  await verifyAmounts(decoded, toSign, account, provider)
+  await verifyAmounts(decoded, toSign, provider)
 
   // ---- every other input: ours but not listed, or foreign ----------------------------------------
   const inputItems: ReviewItem[] = []
@@ -377,7 +377,6 @@ function chooseSighash(
 async function verifyAmounts(
   decoded: DecodedPsbt,
   toSign: readonly InputToSign[],
-  account: Account,
   provider: ChainProvider | undefined,
 ): Promise<void> {
   const pending = toSign.filter(
