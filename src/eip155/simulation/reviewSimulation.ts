@@ -1,3 +1,4 @@
+import { getAddress } from 'viem/utils'
 import { type AllowanceChange, type BalanceChange, balanceChangesSection } from '../../core/balanceChanges.js'
 import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import type { ChainAccess } from '../chains.js'
@@ -91,13 +92,17 @@ export async function reviewSimulation(
     asset === undefined ? undefined : metadata.get(asset)?.symbol
   const decimalsOf = (asset: string | undefined) =>
     asset === undefined ? undefined : metadata.get(asset)?.decimals
+  // Shown checksummed (EIP-55), as wallets and explorers spell them.
   const changes: BalanceChange[] = decoded.changes.map((change) => ({
     ...change,
+    asset: change.asset === undefined ? undefined : getAddress(change.asset),
     symbol: symbolOf(change.asset),
     decimals: change.kind === 'fungible' ? decimalsOf(change.asset) : undefined,
   }))
   const approvals: AllowanceChange[] = decoded.approvals.map((approval) => ({
     ...approval,
+    asset: getAddress(approval.asset),
+    spender: getAddress(approval.spender),
     symbol: symbolOf(approval.asset),
     decimals: approval.kind === 'fungible' ? decimalsOf(approval.asset) : undefined,
   }))
