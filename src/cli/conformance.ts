@@ -1,32 +1,39 @@
-// `wallet-rpc conformance [MODULE] [--filter TEXT] [--vectors DIR] [--offline]`
-import { existsSync } from 'node:fs'
+// `wallet-rpc conformance [MODULE | --exec CMD] [--filter TEXT] [--vectors DIR] [--offline] [--timeout S]
+//  [--json FILE] [--junit FILE]`
+import { existsSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { CaseResult, HandlerFactory } from '../conformance/index.js'
 import { UsageError } from './options.js'
 
-export const conformanceUsage = `wallet-rpc conformance [MODULE] [options]
+export const conformanceUsage = `wallet-rpc conformance [MODULE | --exec "CMD ARGS"] [options]
 
-Runs the conformance vectors (test-vectors/<namespace>/*.json) against a wallet and prints one line per case:
-PASS, FAIL with the reason, or PENDING (not run, never counted as passed). Exit code 1 on any failure.
+Runs the conformance vectors (test-vectors/<namespace>/*.json) against a wallet and prints one line per case.
 
 Wallet under test (default: the built-in handler):
   MODULE                   a file or package exporting createHandler(config) (named or default)
+  --exec "CMD ARGS"        any program speaking wallet-rpc-conformance-exec/1 on stdin/stdout (one JSON line
+                           in, one line out; see test-vectors/README.md), e.g. --exec "wallet-rpc handle --conformance"
 
 Options:
   --filter TEXT            only cases whose label contains TEXT (e.g. bip122/signPsbt)
   --vectors DIR            vector folder (default: the package's test-vectors/)
   --offline                do not start local chains; cases that need one are reported PENDING
+  --timeout SECONDS        longest wait for the wallet in one case (default 60): then TIMEOUT, and the run goes on
+  --json FILE              write one record per case (id, method, transport, verdict, expected, got, duration,
+                           the spec clause it checks)
+  --junit FILE             write JUnit XML for CI systems
   -h, --help               this text
+
+Verdicts: PASS the answer meets the case; FAIL it does not (the reason follows); TIMEOUT no answer in time;
+PENDING not run (a local chain is unavailable, or --offline). Only PASS counts as passed.
+Exit code: 0 when nothing failed or timed out, 1 otherwise, 2 for bad usage or a MODULE that cannot load.
 `
 
-const marks = { pass: 'PASS', fail: 'FAIL', pending: 'PENDING' } as const
-
 /**
- * Runs every vector in test-vectors/ against the built-in handler, or against MODULE's `createHandler`
- * (named or default export): `(config) => ((request) => Promise<response>) | { handle, close? }`.
- * Prints one line per case and `N passed, N failed`; exit code 1 on any failure.
+ * Runs every vector in test-vectors/ against the built-in handler, MODULE's `createHandler` (named or default
+ * export) or an exec program. Prints one line per case and the totals; exit code 1 on any failure or timeout.
  */
 export async function runConformanceCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -35,6 +42,10 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
       filter: { type: 'string' },
       vectors: { type: 'string' },
       offline: { type: 'boolean' },
+      exec: { type: 'string' },
+      timeout: { type: 'string' },
+      json: { type: 'string' },
+      junit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -45,12 +56,22 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
     return 0
   }
   if (positionals.length > 1) throw new UsageError('conformance takes at most one MODULE')
-  const { loadVectors, runConformance } = await import('../conformance/index.js')
-  const createHandler = positionals[0] === undefined ? undefined : await loadFactory(positionals[0])
+  if (positionals.length > 0 && values.exec !== undefined)
+    throw new UsageError('give MODULE or --exec, not both')
+  if (values.exec !== undefined && values.exec.trim() === '') throw new UsageError('--exec needs a command')
+  const timeoutMs = values.timeout === undefined ? undefined : secondsToMs(values.timeout)
+  const { execTransport, jsonReport, junitReport, loadVectors, runConformance, verdictNames } = await import(
+    '../conformance/index.js'
+  )
+  const exec = values.exec === undefined ? undefined : execTransport(values.exec)
+  const createHandler =
+    exec?.createHandler ?? (positionals[0] === undefined ? undefined : await loadFactory(positionals[0]))
+  const transport = exec ? 'exec' : positionals[0] === undefined ? 'builtin' : 'module'
   const vectors = loadVectors(values.vectors === undefined ? undefined : resolve(values.vectors))
   const print = (result: CaseResult) => {
     const reason = result.reason === undefined ? '' : `  — ${result.reason}`
-    process.stdout.write(`${marks[result.outcome].padEnd(7)} ${result.label} (${result.ms} ms)${reason}\n`)
+    const mark = verdictNames[result.outcome].padEnd(7)
+    process.stdout.write(`${mark} ${result.label} (${result.ms} ms)${reason}\n`)
   }
   const stray = straysOfTheWallet()
   let summary: Awaited<ReturnType<typeof runConformance>>
@@ -61,14 +82,30 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
       ...(createHandler ? { createHandler } : {}),
       ...(values.filter === undefined ? {} : { filter: values.filter }),
       ...(values.offline ? { skipChains: true } : {}),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
     })
   } finally {
+    await exec?.stop()
     await stray.stop()
   }
+  if (values.json !== undefined) {
+    writeFileSync(values.json, `${JSON.stringify(jsonReport(summary, transport), null, 2)}\n`)
+  }
+  if (values.junit !== undefined) writeFileSync(values.junit, junitReport(summary, transport))
   const pending = summary.pending > 0 ? `, ${summary.pending} pending (not run, not passed)` : ''
+  const timedOut = summary.timedOut > 0 ? `, ${summary.timedOut} timed out` : ''
   const strays = stray.count > 0 ? `, ${stray.count} errors thrown outside any request` : ''
-  process.stdout.write(`${summary.passed} passed, ${summary.failed} failed${pending}${strays}\n`)
-  return summary.failed > 0 || stray.count > 0 || summary.results.length === 0 ? 1 : 0
+  process.stdout.write(`${summary.passed} passed, ${summary.failed} failed${timedOut}${pending}${strays}\n`)
+  const bad = summary.failed + summary.timedOut + stray.count
+  return bad > 0 || summary.results.length === 0 ? 1 : 0
+}
+
+function secondsToMs(text: string): number {
+  const seconds = Number(text)
+  if (!/^\d+(\.\d+)?$/.test(text) || seconds <= 0 || seconds > 86_400) {
+    throw new UsageError('--timeout takes seconds, more than 0 and at most 86400')
+  }
+  return Math.round(seconds * 1000)
 }
 
 /**

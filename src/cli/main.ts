@@ -34,6 +34,9 @@ const handleUsage = `wallet-rpc handle [options]
 Reads JSON lines {chainId, request, origin?} on stdin and writes one JSON-RPC response per line on stdout, in
 order. A line that is not JSON answers -32700 and the next line is still read.
 
+  --conformance            speak the conformance exec protocol instead (wallet-rpc-conformance-exec/1, see
+                           test-vectors/README.md): the runner configures the wallet, so no other option applies
+
 ${walletOptionsHelp}`
 const propertiesUsage = `wallet-rpc properties [options]
 
@@ -59,6 +62,13 @@ type Command = (argv: string[]) => Promise<number>
 
 const commands: Record<string, Command> = {
   async handle(argv) {
+    if (argv.includes('--conformance')) {
+      if (argv.length > 1)
+        throw new UsageError('--conformance takes no other option: the runner configures the wallet')
+      const { createBuiltinHandler, serveConformanceExec } = await import('../conformance/index.js')
+      await serveConformanceExec(createBuiltinHandler, process.stdin, process.stdout)
+      return 0
+    }
     const options = parseWalletOptions(argv, process.env, process.stdin.isTTY === true)
     const wallet = await createCliWallet(options, reporterFor(options))
     await serveJsonLines(wallet, process.stdin, process.stdout)

@@ -14,6 +14,13 @@ export type HandlerObject = {
   /** The session properties (`ton_getPublicKey`, `ton_getStateInit`, …); TON sending vectors need them. */
   sessionProperties?: () => Promise<Record<string, string>>
   close?: () => Promise<void> | void
+  /** The case timed out: drop whatever waits for this wallet's answer (the exec transport ends its process). */
+  abort?: () => void
+}
+
+/** What a transport (exec, WalletConnect) reports about the wallet's side of the exchange: the case's reason. */
+export class TransportError extends Error {
+  override name = 'TransportError'
 }
 export type Handler = HandleFunction | HandlerObject
 export type HandlerFactory = (config: WalletConfig) => Handler | Promise<Handler>

@@ -1,4 +1,7 @@
 export { type ChainPool, createChainPool, type LocalChain, localChainIds } from './chains.js'
+export { type ExecTransport, execTransport } from './exec.js'
+export { type ExecAnswer, type ExecLine, execProtocol } from './execProtocol.js'
+export { serveConformanceExec } from './execServer.js'
 export {
   asHandlerObject,
   type ConformanceRequest,
@@ -7,10 +10,13 @@ export {
   type Handler,
   type HandlerFactory,
   type HandlerObject,
+  TransportError,
 } from './handler.js'
+export { type JsonReport, type JsonReportRecord, jsonReport, junitReport, verdictNames } from './reports.js'
 export {
   type CaseOutcome,
   type CaseResult,
+  defaultCaseTimeoutMs,
   judge,
   type RunOptions,
   type RunSummary,

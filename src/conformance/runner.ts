@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { verifiersByName } from '../verify/table.js'
 import { type ChainPool, createChainPool } from './chains.js'
-import { asHandlerObject, createBuiltinHandler, type HandlerFactory } from './handler.js'
+import { asHandlerObject, createBuiltinHandler, type HandlerFactory, TransportError } from './handler.js'
 import {
   type Expectation,
   type LoadedVectors,
@@ -11,15 +11,27 @@ import {
   type WalletConfig,
 } from './vectors.js'
 
-export type CaseOutcome = 'pass' | 'fail' | 'pending'
+export type CaseOutcome = 'pass' | 'fail' | 'pending' | 'timeout'
 
 export type CaseResult = {
+  /** `eip155/personal_sign#1`: stable while the file's cases keep their order. */
+  id: string
   /** `eip155/personal_sign #1 hello world` */
   label: string
   file: string
+  namespace: string
+  method: string
+  /** The case's name in its file. */
+  name: string
   outcome: CaseOutcome
   reason?: string
   ms: number
+  /** What the case expects, as written in the vector. */
+  expected: Expectation
+  /** The wallet's answer, when it gave one. */
+  got?: unknown
+  /** The rule the case checks (the vector's `source`, and the case's own when it names one). */
+  clause: string
 }
 
 export type RunOptions = {
@@ -32,9 +44,19 @@ export type RunOptions = {
   onResult?: (result: CaseResult) => void
   /** Cases that need a local chain are reported pending instead of started (offline quick runs). */
   skipChains?: boolean
+  /** Longest wait for the wallet in one case (its answers, not a chain's start); then the case is TIMEOUT. */
+  timeoutMs?: number
 }
 
-export type RunSummary = { results: CaseResult[]; passed: number; failed: number; pending: number }
+export type RunSummary = {
+  results: CaseResult[]
+  passed: number
+  failed: number
+  pending: number
+  timedOut: number
+}
+
+export const defaultCaseTimeoutMs = 60_000
 
 export async function runConformance(options: RunOptions = {}): Promise<RunSummary> {
   const factory = options.createHandler ?? createBuiltinHandler
@@ -51,9 +73,21 @@ export async function runConformance(options: RunOptions = {}): Promise<RunSumma
         const wallet = { ...vector.wallet, ...testCase.wallet }
         clockSeconds = wallet.now
         const started = performance.now()
-        const { outcome, reason } = await runCase(testCase, wallet, factory, chains, nextId++, options)
-        const result: CaseResult = { label, file, outcome, ms: Math.round(performance.now() - started) }
-        if (reason !== undefined) result.reason = reason
+        const verdict = await runCase(testCase, wallet, factory, chains, nextId++, options)
+        const result: CaseResult = {
+          id: `${vector.namespace}/${vector.method}#${index + 1}`,
+          label,
+          file,
+          namespace: vector.namespace,
+          method: vector.method,
+          name: testCase.name,
+          outcome: verdict.outcome,
+          ms: Math.round(performance.now() - started),
+          expected: testCase.expect,
+          clause: testCase.source ?? vector.source,
+        }
+        if (verdict.reason !== undefined) result.reason = verdict.reason
+        if ('got' in verdict) result.got = verdict.got
         results.push(result)
         options.onResult?.(result)
       }
@@ -62,8 +96,19 @@ export async function runConformance(options: RunOptions = {}): Promise<RunSumma
     await chains.stopAll()
   }
   const count = (outcome: CaseOutcome) => results.filter((r) => r.outcome === outcome).length
-  return { results, passed: count('pass'), failed: count('fail'), pending: count('pending') }
+  return {
+    results,
+    passed: count('pass'),
+    failed: count('fail'),
+    pending: count('pending'),
+    timedOut: count('timeout'),
+  }
 }
+
+type Verdict = { outcome: CaseOutcome; reason?: string; got?: unknown }
+
+/** Rejects when the case's time for the wallet is up. */
+class CaseTimeout extends Error {}
 
 async function runCase(
   testCase: VectorCase,
@@ -72,7 +117,7 @@ async function runCase(
   chains: ChainPool,
   id: number,
   options: RunOptions,
-): Promise<{ outcome: CaseOutcome; reason?: string }> {
+): Promise<Verdict> {
   const providers: Record<string, string> = {}
   let chain: Awaited<ReturnType<ChainPool['get']>> | undefined
   if (testCase.chain !== undefined) {
@@ -84,14 +129,23 @@ async function runCase(
     }
     providers[chain.chainId] = chain.url
   }
-  let handler: ReturnType<typeof asHandlerObject>
+  // The clock runs from here: a chain's start is the runner's time, not the wallet's.
+  const timeoutMs = options.timeoutMs ?? defaultCaseTimeoutMs
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CaseTimeout()), timeoutMs)
+  })
+  deadline.catch(() => {})
+  const inTime = <T>(work: Promise<T> | T): Promise<T> => Promise.race([Promise.resolve(work), deadline])
+  let handler: ReturnType<typeof asHandlerObject> | undefined
   try {
-    handler = asHandlerObject(await factory({ ...wallet, providers }))
-  } catch (error) {
-    return { outcome: 'fail', reason: `the handler factory threw: ${messageOf(error)}` }
-  }
-  try {
-    const session = await sessionOf(handler, testCase)
+    try {
+      handler = asHandlerObject(await inTime(factory({ ...wallet, providers })))
+    } catch (error) {
+      if (error instanceof CaseTimeout) throw error
+      return { outcome: 'fail', reason: walletFailure('the handler factory threw', error) }
+    }
+    const session = await sessionOf(handler, testCase, inTime)
     if (typeof session === 'string') return { outcome: 'fail', reason: session }
     if (chain && testCase.fund) {
       const steps = testCase.fund.map((step) =>
@@ -103,15 +157,33 @@ async function runCase(
     const request = { id, jsonrpc: '2.0' as const, method, ...(params === undefined ? {} : { params }) }
     let response: unknown
     try {
-      response = await handler.handle({ chainId, request, ...(origin === undefined ? {} : { origin }) })
+      response = await inTime(
+        handler.handle({ chainId, request, ...(origin === undefined ? {} : { origin }) }),
+      )
     } catch (error) {
-      return { outcome: 'fail', reason: `the handler threw: ${messageOf(error)}` }
+      if (error instanceof CaseTimeout) throw error
+      return { outcome: 'fail', reason: walletFailure('the handler threw', error) }
     }
     const reason = await judge(testCase, response, id, { wallet, chain, session: session.properties })
-    return reason === undefined ? { outcome: 'pass' } : { outcome: 'fail', reason }
+    return reason === undefined
+      ? { outcome: 'pass', got: response }
+      : { outcome: 'fail', reason, got: response }
+  } catch (error) {
+    if (!(error instanceof CaseTimeout)) return { outcome: 'fail', reason: `the runner: ${messageOf(error)}` }
+    handler?.abort?.()
+    return { outcome: 'timeout', reason: `no answer from the wallet within ${timeoutMs} ms` }
   } finally {
-    await handler.close?.()
+    clearTimeout(timer)
+    try {
+      await inTime(handler?.close?.())
+    } catch {
+      // A wallet that cannot close (or hangs closing) does not stop the run.
+    }
   }
+}
+
+function walletFailure(prefix: string, error: unknown): string {
+  return error instanceof TransportError ? error.message : `${prefix}: ${messageOf(error)}`
 }
 
 type Session = { properties: Record<string, string>; tonAddress?: string }
@@ -120,14 +192,16 @@ type Session = { properties: Record<string, string>; tonAddress?: string }
 async function sessionOf(
   handler: ReturnType<typeof asHandlerObject>,
   testCase: VectorCase,
+  inTime: <T>(work: Promise<T>) => Promise<T>,
 ): Promise<Session | string> {
   if (!testCase.request.chainId.startsWith('ton:')) return { properties: {} }
   if (!handler.sessionProperties) return 'TON vectors need the handler object to expose sessionProperties()'
   let properties: Record<string, string>
   try {
-    properties = await handler.sessionProperties()
+    properties = await inTime(handler.sessionProperties())
   } catch (error) {
-    return `sessionProperties() failed: ${messageOf(error)}`
+    if (error instanceof CaseTimeout) throw error
+    return walletFailure('sessionProperties() failed', error)
   }
   if (typeof properties !== 'object' || properties === null) return 'sessionProperties() is not an object'
   // The spec's session approval rule: both are required, and the verifiers check every answer against them.

@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   type CaseResult,
   createBuiltinHandler,
+  defaultVectorsDir,
   type HandlerFactory,
   loadVectors,
   runConformance,
@@ -14,7 +17,14 @@ const failing = (results: CaseResult[]) =>
 describe('wallet-rpc conformance', () => {
   it('loads only conformance files, each with a source and a licence', () => {
     const vectors = loadVectors()
-    expect(vectors.length).toBe(22) // 14 + the six solana methods + bip122/ton interop.json
+    // Every conformance file of every namespace folder, listed nowhere (14 + the six solana methods, + any new).
+    const marked = readdirSync(defaultVectorsDir(), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.json'))
+      .filter((file) =>
+        readFileSync(join(defaultVectorsDir(), file), 'utf8').includes('"wallet-rpc-conformance/1"'),
+      )
+    expect(vectors.map((v) => v.file).sort()).toEqual(marked.sort())
+    expect(vectors.length).toBeGreaterThanOrEqual(22)
     const cases = vectors.reduce((n, v) => n + v.vector.cases.length, 0)
     expect(cases).toBeGreaterThanOrEqual(60)
     for (const { vector } of vectors) expect(vector.source.length * vector.license.length).toBeGreaterThan(0)
