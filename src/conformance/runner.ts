@@ -68,14 +68,14 @@ export async function runConformance(options: RunOptions = {}): Promise<RunSumma
   try {
     for (const { file, vector } of vectors) {
       for (const [index, testCase] of vector.cases.entries()) {
-        const label = `${vector.namespace}/${vector.method} #${index + 1} ${testCase.name}`
+        const label = `${caseGroup(file, vector)} #${index + 1} ${testCase.name}`
         if (options.filter && !label.includes(options.filter)) continue
         const wallet = { ...vector.wallet, ...testCase.wallet }
         clockSeconds = wallet.now
         const started = performance.now()
         const verdict = await runCase(testCase, wallet, factory, chains, nextId++, options)
         const result: CaseResult = {
-          id: `${vector.namespace}/${vector.method}#${index + 1}`,
+          id: `${caseGroup(file, vector)}#${index + 1}`,
           label,
           file,
           namespace: vector.namespace,
@@ -103,6 +103,21 @@ export async function runConformance(options: RunOptions = {}): Promise<RunSumma
     pending: count('pending'),
     timedOut: count('timeout'),
   }
+}
+
+/**
+ * `bip122/signPsbt` for the method's own file; a file named otherwise (e.g. `bip122/interop.json`, more
+ * sendTransfer cases) keeps its name in front: `bip122/interop:sendTransfer`, so labels and ids stay unique.
+ */
+function caseGroup(file: string, vector: LoadedVectors['vector']): string {
+  const stem = file
+    .replace(/\\/g, '/')
+    .split('/')
+    .at(-1)!
+    .replace(/\.json$/, '')
+  return stem === vector.method
+    ? `${vector.namespace}/${vector.method}`
+    : `${vector.namespace}/${stem}:${vector.method}`
 }
 
 type Verdict = { outcome: CaseOutcome; reason?: string; got?: unknown }
