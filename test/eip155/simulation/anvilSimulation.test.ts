@@ -54,11 +54,11 @@ async function deploy(artifact: Artifact, args: unknown[]): Promise<Address> {
   return receipt.contractAddress
 }
 
-async function write(to: Address, abi: Abi, functionName: string, args: unknown[]) {
+async function write(to: Address, abi: Abi, functionName: string, args: unknown[], from: Address = deployer) {
   const hash = await deployerClient.sendTransaction({
     to,
     data: encodeFunctionData({ abi, functionName, args }),
-    account: deployer,
+    account: from,
     chain: null,
   })
   expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
@@ -84,6 +84,8 @@ beforeAll(async () => {
   await write(tokens.tkb, erc20.abi, 'mint', [tokens.swap, parseEther('1000')])
   await write(tokens.nft, erc721.abi, 'mint', [account0]) // token id 0
   await write(tokens.multi, erc1155.abi, 'mintBatch', [account0, [1n, 2n, 5n], [4n, 6n, 10n], '0x'])
+  // anvil's accounts are unlocked: the account lets GreedySwap pull its TKA (as a dapp would have asked).
+  await write(tokens.tka, erc20.abi, 'approve', [tokens.swap, maxUint256], account0)
 }, 60_000)
 
 afterAll(async () => {
@@ -204,10 +206,6 @@ describe('balance changes on anvil (eth_simulateV1)', () => {
   })
 
   it('a swap that takes more than its calldata says: the real outflow (twice the amount) shows', async () => {
-    const h = wallet()
-    await h.result<Hex>('eth_sendTransaction', [
-      { from: account0, to: tokens.tka, data: call(erc20.abi, 'approve', [tokens.swap, maxUint256]) },
-    ])
     const review = await reviewOf({
       to: tokens.swap,
       data: call(greedy.abi, 'swap', [tokens.tka, parseEther('10'), tokens.tkb]),
@@ -356,6 +354,31 @@ describe('nodes without eth_simulateV1, and simulations that cannot run', () => 
       expect(review.items.map((entry) => entry.label)).not.toContain('Balance changes (simulated)')
       expect(review.warnings).toEqual([])
     }
+  })
+
+  it('a viem client as the provider: the same changes, and the eth_call fallback reads viem errors', async () => {
+    const client = createPublicClient({ transport: http(anvil.url) })
+    const data = call(greedy.abi, 'swap', [tokens.tka, parseEther('1'), tokens.tkb])
+    const h = wallet(client)
+    await h.result<Hex>('eth_signTransaction', [{ from: account0, to: tokens.swap, data }])
+    expect(groupOf(h.reviews.at(-1)!, 'Balance changes (simulated)')?.slice(0, 2)).toEqual([
+      { label: 'You send', value: `-2 ${token(tokens.tka, 'TKA')}` },
+      { label: 'You receive', value: `+1 ${token(tokens.tkb, 'TKB')}` },
+    ])
+    const withoutSimulateV1: Eip155ChainProvider = {
+      request: (args) =>
+        args.method === 'eth_simulateV1'
+          ? client.request({ method: 'eth_simulateV2' as 'eth_call', params: [] as never })
+          : client.request(args as Parameters<typeof client.request>[0]),
+    }
+    const fallback = wallet(withoutSimulateV1, { allowDangerous: ['tx.simulation_reverted'] })
+    await fallback.result<Hex>('eth_signTransaction', [
+      { from: account0, to: tokens.swap, data: call(greedy.abi, 'failWithPanic', [0n]), gas: '0x30000' },
+    ])
+    expect(fallback.reviews.at(-1)!.items).toContainEqual({
+      label: 'Simulation',
+      value: 'reverts: Panic(0x12): division or modulo by zero',
+    })
   })
 
   it('eth_sendTransaction gets the same simulation and still broadcasts once', async () => {
