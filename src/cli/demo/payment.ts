@@ -138,7 +138,9 @@ export async function runPaymentDemoAct(options: PaymentDemoOptions = {}): Promi
     const rpc = createPublicClient({ transport: http(anvil.url) })
     const approvalHash = result.results[0] as Hex | undefined
     const receipt =
-      approvalHash === undefined ? undefined : await rpc.getTransactionReceipt({ hash: approvalHash })
+      approvalHash === undefined
+        ? undefined
+        : await rpc.waitForTransactionReceipt({ hash: approvalHash, timeout: 10_000, pollingInterval: 50 })
     rows.push({
       method: 'eth_sendTransaction (ERC-20 approve)',
       chain,

@@ -629,11 +629,22 @@ async function ethereumAct(session: DappSession, chains: Chains): Promise<void> 
   })
 }
 
+/**
+ * The transaction's receipt says status 1. Anvil mines on arrival but answers the send first, so the receipt
+ * may lag the hash by a moment on a loaded machine: asked again for up to 10 s.
+ */
 async function mined(chains: Chains, hash: string): Promise<VerifyResult> {
-  const receipt = (await rpc(chains.anvil.url, 'eth_getTransactionReceipt', [hash])) as {
-    status?: string
-  } | null
-  return receipt?.status === '0x1' ? { valid: true } : { valid: false, reason: 'not mined with status 1' }
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const receipt = (await rpc(chains.anvil.url, 'eth_getTransactionReceipt', [hash])) as {
+      status?: string
+    } | null
+    if (receipt !== null) {
+      return receipt.status === '0x1' ? { valid: true } : { valid: false, reason: 'mined with status 0' }
+    }
+    if (Date.now() > deadline) return { valid: false, reason: 'not mined within 10 s' }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {

@@ -164,7 +164,11 @@ describe('Pay client against the test-mode gateway, signing with the eip155 name
 
     // Independent checks: the approval transaction was mined from our account; the signature recovers to it.
     const chain = createPublicClient({ transport: http(anvil.url) })
-    const receipt = await chain.getTransactionReceipt({ hash: result.results[0] as `0x${string}` })
+    const receipt = await chain.waitForTransactionReceipt({
+      hash: result.results[0] as `0x${string}`,
+      timeout: 10_000,
+      pollingInterval: 50,
+    })
     expect(receipt.status).toBe('success')
     expect(receipt.from.toLowerCase()).toBe(address!.toLowerCase())
     const fetched = traffic.calls('fetch')[0]!.response as { actions: { data: { params: string } }[] }
