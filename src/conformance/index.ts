@@ -27,6 +27,8 @@ export {
   type ChainKind,
   defaultVectorsDir,
   type Expectation,
+  type KeyNeed,
+  keysOf,
   type LoadedVectors,
   loadVectors,
   type VectorCase,

@@ -19,6 +19,8 @@ export type JsonReportRecord = {
   got?: unknown
   durationMs: number
   clause: string
+  /** `fixed`: needs the suite's keys (exact bytes); `any`: validity checks only. */
+  keys: string
 }
 
 export type JsonReport = {
@@ -50,6 +52,7 @@ export function jsonReport(summary: RunSummary, transport: string): JsonReport {
       ...('got' in result ? { got: result.got } : {}),
       durationMs: result.ms,
       clause: result.clause,
+      keys: result.keys,
     })),
   }
 }

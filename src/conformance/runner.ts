@@ -5,9 +5,12 @@ import { type ChainPool, createChainPool } from './chains.js'
 import { asHandlerObject, createBuiltinHandler, type HandlerFactory, TransportError } from './handler.js'
 import {
   type Expectation,
+  type KeyNeed,
+  keysOf,
   type LoadedVectors,
   loadVectors,
   type VectorCase,
+  type VectorFile,
   type WalletConfig,
 } from './vectors.js'
 
@@ -32,6 +35,8 @@ export type CaseResult = {
   got?: unknown
   /** The rule the case checks (the vector's `source`, and the case's own when it names one). */
   clause: string
+  /** Whether it needs the suite's fixed keys or works with any (see keysOf). */
+  keys: KeyNeed
 }
 
 export type RunOptions = {
@@ -44,6 +49,8 @@ export type RunOptions = {
   onResult?: (result: CaseResult) => void
   /** Cases that need a local chain are reported pending instead of started (offline quick runs). */
   skipChains?: boolean
+  /** Only the cases this accepts are run (and reported); e.g. the WalletConnect transport's any-key cases. */
+  select?: (vector: VectorFile, testCase: VectorCase) => boolean
   /** Longest wait for the wallet in one case (its answers, not a chain's start); then the case is TIMEOUT. */
   timeoutMs?: number
 }
@@ -70,6 +77,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunSumma
       for (const [index, testCase] of vector.cases.entries()) {
         const label = `${caseGroup(file, vector)} #${index + 1} ${testCase.name}`
         if (options.filter && !label.includes(options.filter)) continue
+        if (options.select && !options.select(vector, testCase)) continue
         const wallet = { ...vector.wallet, ...testCase.wallet }
         clockSeconds = wallet.now
         const started = performance.now()
@@ -85,6 +93,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunSumma
           ms: Math.round(performance.now() - started),
           expected: testCase.expect,
           clause: testCase.source ?? vector.source,
+          keys: keysOf(vector, testCase),
         }
         if (verdict.reason !== undefined) result.reason = verdict.reason
         if ('got' in verdict) result.got = verdict.got

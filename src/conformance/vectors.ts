@@ -44,9 +44,18 @@ export type Expectation = {
 /** `address` may be `$wallet`: the TON wallet address behind the handler's `ton_getStateInit`. */
 export type FundingStep = { address: string; amount: string }
 
+/**
+ * `fixed`: the case needs the suite's keys (exact bytes, or a request built over the fixed wallet's addresses,
+ * PSBTs or accounts other than its main one); `any`: validity checks only, so it runs against any wallet whose
+ * announced account replaces the fixed one in the request (the WalletConnect transport).
+ */
+export type KeyNeed = 'fixed' | 'any'
+
 export type VectorCase = {
   name: string
   source?: string
+  /** Overrides the computed need (see keysOf) where the rule is wrong, e.g. a request naming a P2SH address. */
+  keys?: KeyNeed
   /** Overrides of the file's wallet configuration. */
   wallet?: Partial<Omit<WalletConfig, 'providers'>>
   /** A local chain the case needs (sending methods). */
@@ -109,4 +118,21 @@ function isVectorFile(value: unknown): value is VectorFile {
     throw new Error(`vector file for ${String(record.method)} lacks source or license`)
   }
   return Array.isArray(record.cases) && typeof record.wallet === 'object'
+}
+
+/**
+ * What a case needs of the wallet's keys. The rule: exact expected values (`result`, `resultIncludes`, in any
+ * `oneOf` branch) or another account, key set or wallet contract than the file's need the fixed keys; everything
+ * else is checked by verifiers or error codes and works with any keys. An explicit `keys` field wins.
+ */
+export function keysOf(vector: VectorFile, testCase: VectorCase): KeyNeed {
+  if (testCase.keys !== undefined) return testCase.keys
+  const overrides = testCase.wallet ?? {}
+  const ownKeys = ['mnemonic', 'tonMnemonic', 'tonWallet', 'account'] as const
+  if (ownKeys.some((key) => key in overrides && overrides[key] !== vector.wallet[key])) return 'fixed'
+  return exactValues(testCase.expect) ? 'fixed' : 'any'
+}
+
+function exactValues(expect: Expectation): boolean {
+  return 'result' in expect || expect.resultIncludes !== undefined || (expect.oneOf ?? []).some(exactValues)
 }

@@ -185,6 +185,7 @@ total += write({
     },
     {
       name: 'refused: a Sign-In with Ethereum look-alike that does not parse (lowercase address)',
+      keys: 'fixed', // the request names the fixed wallet's own data beyond its account
       request: siweRequest(siwe({ address: eth.me.toLowerCase() })),
       expect: { error: { code: -32602 } },
     },
@@ -553,11 +554,13 @@ total += write({
     },
     {
       name: 'ecdsa, P2SH-P2WPKH address',
+      keys: 'fixed', // the request names the fixed wallet's own data beyond its account
       request: sign({ account: addr.p2wpkh, address: addr.p2sh, message: 'Hello World' }),
       expect: verifyMessage(),
     },
     {
       name: 'ecdsa, P2PKH address',
+      keys: 'fixed', // the request names the fixed wallet's own data beyond its account
       request: sign({ account: addr.p2wpkh, address: addr.p2pkh, message: 'Hello World' }),
       expect: verifyMessage(),
     },
@@ -568,16 +571,19 @@ total += write({
     },
     {
       name: 'bip322, P2TR (BIP-86 tweaked key)',
+      keys: 'fixed', // the request names the fixed wallet's own data beyond its account
       request: sign({ account: addr.p2wpkh, address: addr.p2tr, message: 'Hello World', protocol: 'bip322' }),
       expect: verifyMessage(),
     },
     {
       name: 'bip322, P2SH-P2WPKH',
+      keys: 'fixed', // the request names the fixed wallet's own data beyond its account
       request: sign({ account: addr.p2wpkh, address: addr.p2sh, message: 'Hello World', protocol: 'bip322' }),
       expect: verifyMessage(),
     },
     {
       name: 'bip322, P2PKH (legacy format)',
+      keys: 'fixed', // the request names the fixed wallet's own data beyond its account
       request: sign({
         account: addr.p2wpkh,
         address: addr.p2pkh,
@@ -597,6 +603,7 @@ total += write({
     },
     {
       name: 'ecdsa on a taproot address: refused, or a valid answer',
+      keys: 'fixed', // the request names the fixed wallet's own data beyond its account
       request: sign({ account: addr.p2wpkh, address: addr.p2tr, message: 'Hello World' }),
       expect: { oneOf: [{ error: { code: -32602 } }, verifyMessage()] },
     },
@@ -810,6 +817,7 @@ total += write({
   cases: [
     {
       name: 'one P2WPKH input',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n }]), [
         { address: addr.p2wpkh, index: 0 },
       ]),
@@ -817,16 +825,19 @@ total += write({
     },
     {
       name: 'one P2TR key-path input (tweaked key, DEFAULT sighash)',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2tr', amount: 50_000n }]), [{ address: addr.p2tr, index: 0 }]),
       expect: verifyPsbt,
     },
     {
       name: 'one P2SH-P2WPKH input',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2sh', amount: 50_000n }]), [{ address: addr.p2sh, index: 0 }]),
       expect: verifyPsbt,
     },
     {
       name: 'one P2PKH input (full previous transaction)',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2pkh', amount: 50_000n }]), [
         { address: addr.p2pkh, index: 0 },
       ]),
@@ -834,6 +845,7 @@ total += write({
     },
     {
       name: 'three of our inputs of different types',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(
         psbt([
           { kind: 'p2wpkh', amount: 10_000n },
@@ -850,11 +862,13 @@ total += write({
     },
     {
       name: 'multi-party: the foreign input, already signed, stays untouched',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(multiParty, [{ address: addr.p2wpkh, index: 0 }]),
       expect: verifyPsbt,
     },
     {
       name: 'only the listed input of two of ours is signed',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(
         psbt([
           { kind: 'p2wpkh', amount: 10_000n },
@@ -866,6 +880,7 @@ total += write({
     },
     {
       name: 'SIGHASH_ALL|ANYONECANPAY when listed',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 0x81 }]), [
         { address: addr.p2wpkh, index: 0, sighashTypes: [0x81] },
       ]),
@@ -873,6 +888,7 @@ total += write({
     },
     {
       name: 'an input sighash the request did not allow',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 0x81 }]), [
         { address: addr.p2wpkh, index: 0 },
       ]),
@@ -880,6 +896,7 @@ total += write({
     },
     {
       name: 'SIGHASH_NONE is refused',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 2 }]), [
         { address: addr.p2wpkh, index: 0, sighashTypes: [2] },
       ]),
@@ -887,16 +904,19 @@ total += write({
     },
     {
       name: 'our address named for a foreign input',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(multiParty, [{ address: addr.p2wpkh, index: 1 }]),
       expect: { error: { code: -32602 } },
     },
     {
       name: 'an address of another wallet',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(multiParty, [{ address: foreignPayment.address!, index: 1 }]),
       expect: { error: { code: 4100 } },
     },
     {
       name: 'an index out of range',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n }]), [
         { address: addr.p2wpkh, index: 3 },
       ]),
@@ -911,6 +931,7 @@ total += write({
     },
     {
       name: 'the user rejects',
+      keys: 'fixed', // a PSBT over the fixed wallet's coins
       wallet: { approve: 'none' },
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n }]), [
         { address: addr.p2wpkh, index: 0 },
@@ -957,6 +978,7 @@ total += write({
     },
     {
       name: 'change to a given address of ours',
+      keys: 'fixed', // the request names the fixed wallet's own data beyond its account
       chain: 'bitcoin-regtest',
       fund: fundAccount,
       request: transfer({ amount: '70000', changeAddress: addr.regtestChange }),

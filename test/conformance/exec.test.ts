@@ -204,6 +204,7 @@ describe('reports: --json and --junit', () => {
           expected: { result: '0x' },
           got: { jsonrpc: '2.0', id: 1, result: hostile },
           clause: 'EIP-191',
+          keys: 'fixed' as const,
         },
       ],
     }

@@ -6,6 +6,7 @@ import {
   createBuiltinHandler,
   defaultVectorsDir,
   type HandlerFactory,
+  keysOf,
   loadVectors,
   runConformance,
 } from '../../src/conformance/index.js'
@@ -30,6 +31,38 @@ describe('wallet-rpc conformance', () => {
     for (const { vector } of vectors) expect(vector.source.length * vector.license.length).toBeGreaterThan(0)
     const invalid = vectors.flatMap((v) => v.vector.cases).filter((c) => c.expect.error !== undefined)
     expect(invalid.length).toBeGreaterThan(30)
+  })
+
+  it('marks each case as needing the fixed keys or any keys: computed, with the explicit field where it is wrong', () => {
+    const need = new Map(
+      loadVectors().flatMap(({ file, vector }) =>
+        vector.cases.map((c) => [`${file} ${c.name}`, keysOf(vector, c)] as const),
+      ),
+    )
+    expect({
+      exact: need.get('eip155/personal_sign.json hex message "hello world" (viem vector)'),
+      otherAccount: need.get("eip155/personal_sign.json account 1 (m/44'/60'/0'/0/1, anvil dev account #1)"),
+      otherContract: need.get('ton/ton_signData.json v4R2 wallet'),
+      psbtOverFixedCoins: need.get('bip122/signPsbt.json one P2WPKH input'),
+      p2shAddress: need.get('bip122/signMessage.json ecdsa, P2SH-P2WPKH address'),
+      verifiedOnly: need.get('bip122/signMessage.json bip322, P2WPKH'),
+      refusal: need.get('bip122/signPsbt.json not a PSBT'),
+      gapLimit: need.get('bip122/getAccountAddresses.json mainnet account, no provider (static minimum)'),
+    }).toEqual({
+      exact: 'fixed',
+      otherAccount: 'fixed',
+      otherContract: 'fixed',
+      psbtOverFixedCoins: 'fixed',
+      p2shAddress: 'fixed',
+      verifiedOnly: 'any',
+      refusal: 'any',
+      gapLimit: 'any',
+    })
+    const counts = [...need.values()].reduce((n, keys) => ({ ...n, [keys]: n[keys] + 1 }), {
+      fixed: 0,
+      any: 0,
+    })
+    expect(counts.any).toBeGreaterThan(counts.fixed)
   })
 
   it('the built-in handler passes every vector, local chains included', { timeout: 240_000 }, async () => {
