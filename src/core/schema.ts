@@ -95,16 +95,20 @@ export const base64String = v.pipe(
  * turned into its decimal string and then meets every rule of `decimal`: both spellings mean the same.
  */
 export function decimalOrSafeInteger(decimal: v.GenericSchema<string, string>, unit: string) {
+  const numberRule = `a number must be a whole, non-negative number of ${unit} no larger than ${Number.MAX_SAFE_INTEGER}; send a decimal string`
   return v.pipe(
     v.union(
       [
         decimal,
         v.pipe(
           v.number(),
-          v.check(
-            (value) => Number.isSafeInteger(value) && value >= 0,
-            `a number must be a whole, non-negative number of ${unit} no larger than ${Number.MAX_SAFE_INTEGER}; send a decimal string`,
-          ),
+          v.check((value) => Number.isSafeInteger(value) && value >= 0, numberRule),
+        ),
+        // WalletConnect's JSON parser (@walletconnect/safe-json) turns a number past 2^53 - 1 into a BigInt:
+        // the dapp's own encoder may already have rounded it, so it is refused like any unsafe number.
+        v.pipe(
+          v.bigint(),
+          v.check(() => false, numberRule),
         ),
       ],
       `must be a whole number of ${unit} as a decimal string`,

@@ -66,6 +66,17 @@ describe.each(schemas)('$name', ({ parse, path }) => {
     }
   })
 
+  it('a BigInt (what the WalletConnect SDK makes of a number past 2^53 - 1) is refused the same way', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }), (value) => {
+        expect(refusal(() => parse(value)).data).toMatchObject({
+          path,
+          reason: expect.stringMatching(/send a decimal string$/),
+        })
+      }),
+    )
+  })
+
   it('a string is never converted: what the dapp wrote is what is checked', () => {
     fc.assert(
       fc.property(fc.string(), (value) => {
