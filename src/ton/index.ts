@@ -7,7 +7,11 @@ export {
 } from '../crypto/ed25519.js'
 export { isTestnet, type TonChainId, tonChains } from './address.js'
 export { type TonMnemonicOptions, type TonSigner, tonKeys } from './keys.js'
-export { ton_sendMessage, tonSendMessageParams } from './methods/ton_sendMessage.js'
+export {
+  type TonSendMessageOptions,
+  ton_sendMessage,
+  tonSendMessageParams,
+} from './methods/ton_sendMessage.js'
 export { type TonSignDataResult, ton_signData, tonSignDataParams } from './methods/ton_signData.js'
 export { type TonNamespaceOptions, ton } from './namespace.js'
 export type { TonAccount, TonAccountState, TonChainProvider } from './provider.js'

@@ -1,6 +1,6 @@
 import { InvalidParamsError } from '../core/errors.js'
 import { assertPlatformGlobals } from '../core/globals.js'
-import type { Namespace } from '../core/namespace.js'
+import type { Namespace, RequestContext } from '../core/namespace.js'
 import { ed25519 } from '../crypto/ed25519.js'
 import { activeSha256 } from '../crypto/sha256.js'
 import { type TonChainId, tonChains } from './address.js'
@@ -25,6 +25,13 @@ export type TonNamespaceOptions = {
   providers?: Partial<Record<TonChainId, TonChainProvider>>
   /** Seconds a message stays valid when the dapp gives no `valid_until`: default 300, at most 600. */
   defaultValidFor?: number
+  /**
+   * Opt-in compatibility, off by default. Answer `ton_sendMessage` as `{ boc }` instead of the spec's plain
+   * base64 string when this returns true for the request (its `origin` names the dapp, so a wallet switches it
+   * per dapp or session). For dapps on @reown/appkit-adapter-ton (1.8.15 reads `result?.boc || result?.result
+   * || ''`, so the spec's answer reaches the app as ''). Nothing signed or sent changes, only the answer's shape.
+   */
+  sendMessageResultAsObject?: (context: RequestContext) => boolean
 }
 
 /**
@@ -61,7 +68,10 @@ export function ton(options: TonNamespaceOptions): Namespace {
     name: 'ton',
     chains,
     methods: {
-      ton_sendMessage: ton_sendMessage(wallet),
+      ton_sendMessage: ton_sendMessage(
+        wallet,
+        options.sendMessageResultAsObject ? { resultAsObject: options.sendMessageResultAsObject } : {},
+      ),
       ton_signData: ton_signData(wallet),
     },
     // User-friendly, non-bounceable (the wallet's own form; test flag on ton:-3). Not the raw `0:<hex>`:

@@ -256,7 +256,12 @@ function reviewSendMessage(
   }
 }
 
-export const ton_sendMessage = (wallet: TonWallet) =>
+export type TonSendMessageOptions = {
+  /** Answer `{ boc }` instead of the spec's string for this request (opt-in AppKit compatibility; see ton()). */
+  resultAsObject?: (context: RequestContext) => boolean
+}
+
+export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOptions = {}) =>
   defineMethod({
     params: tonSendMessageParams,
 
@@ -311,7 +316,7 @@ export const ton_sendMessage = (wallet: TonWallet) =>
       }
     },
 
-    async execute(context, plan: SendMessagePlan): Promise<string> {
+    async execute(context, plan: SendMessagePlan): Promise<string | { boc: string }> {
       const contract = await wallet.contract()
       // The deadline counts from now, after the user's approval, not from when the request arrived.
       const validUntil = resolveValidUntil(
@@ -339,6 +344,8 @@ export const ton_sendMessage = (wallet: TonWallet) =>
           throw new ProviderError(`the chain reported message hash ${reported}, expected ${ours[1]}`)
         }
       }
-      return Buffer.from(boc).toString('base64')
+      const answer = Buffer.from(boc).toString('base64')
+      // The spec's result is the plain string; the object form only when the wallet opted in for this dapp.
+      return options.resultAsObject?.(context) === true ? { boc: answer } : answer
     },
   })
