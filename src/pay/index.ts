@@ -62,6 +62,23 @@ export {
   type PaymentLinkOptions,
   parsePaymentLink,
 } from './links.js'
+export type { WebhookEvent, WebhookPaymentSnapshot } from './webhook/parseEvent.js'
+export {
+  type CreateWebhookReceiverOptions,
+  createWebhookReceiver,
+  type WebhookReceiver,
+  type WebhookReceiverOutcome,
+  type WebhookReceiverResult,
+  type WebhookSecrets,
+} from './webhook/receiver.js'
+export {
+  createMemoryWebhookStore,
+  type MemoryWebhookStore,
+  type WebhookClaim,
+  type WebhookReceiverStore,
+  type WebhookRecordRequest,
+  type WebhookRecordResult,
+} from './webhook/store.js'
 export {
   signWebhook,
   verifyWebhook,
