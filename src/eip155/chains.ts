@@ -1,8 +1,7 @@
 import type { Address, Hex } from 'viem'
-import { decodeFunctionResult, hexToBigInt, numberToHex } from 'viem/utils'
+import { hexToBigInt, numberToHex } from 'viem/utils'
 import { ProviderError } from '../core/errors.js'
 import { fetchFailureReason, splitCredentials } from '../core/http.js'
-import { erc20Abi } from './erc20Abi.js'
 
 /**
  * A chain provider: anything with an EIP-1193 `request` — a viem client (`createPublicClient(...)`, over
@@ -63,8 +62,6 @@ export function httpProvider(url: string): Eip155ChainProvider {
     },
   }
 }
-
-const selectors = { symbol: '0x95d89b41', decimals: '0x313ce567' } as const
 
 const quantity = (value: unknown): bigint => {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
@@ -163,31 +160,6 @@ export class ChainAccess {
 
   gasPrice(): Promise<bigint> {
     return this.#call(async () => quantity(await this.#request('eth_gasPrice', [])))
-  }
-
-  /**
-   * An ERC-20's `symbol()` and `decimals()`, for display. Undefined when the contract does not answer
-   * sensibly; a symbol is kept only if it is short plain text, so a token cannot inject look-alike text.
-   */
-  async tokenMetadata(token: Address): Promise<{ symbol: string; decimals: number } | undefined> {
-    try {
-      const view = async (functionName: keyof typeof selectors) =>
-        decodeFunctionResult({
-          abi: erc20Abi,
-          functionName,
-          data: (await this.#request('eth_call', [
-            { to: token, data: selectors[functionName] },
-            'latest',
-          ])) as Hex,
-        })
-      const [symbol, decimals] = await this.#call(() =>
-        Promise.all([view('symbol') as Promise<string>, view('decimals') as Promise<number>]),
-      )
-      if (!/^[A-Za-z0-9.$_-]{1,12}$/.test(symbol) || decimals > 36) return undefined
-      return { symbol, decimals }
-    } catch {
-      return undefined
-    }
   }
 
   /** Broadcasts once (no retry) and returns the hash the provider reports. */

@@ -3,7 +3,8 @@ import { decodeFunctionData, formatEther, formatGwei, formatUnits } from 'viem/u
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import type { ChainConfig } from '../env.js'
 import { erc20Abi } from '../erc20Abi.js'
-import { reviewSimulation } from '../simulation/reviewSimulation.js'
+import { defaultSimulationOptions, reviewSimulation } from '../simulation/reviewSimulation.js'
+import { tokenMetadata } from '../simulation/tokenMetadata.js'
 import type { TransactionDraft } from './request.js'
 
 /** What a review shows: a wallet-filled draft, or what a signed raw transaction decodes to (no estimate). */
@@ -43,7 +44,10 @@ export async function reviewTransaction(title: string, chain: ChainConfig, draft
   const erc20 = draft.to !== undefined && decodeKnownCall(draft.data)?.erc20Amount !== undefined
   const { access, simulation } = chain
   const [token, nextNonce, simulated] = await Promise.all([
-    erc20 && access ? access.tokenMetadata(draft.to!) : undefined,
+    // Shared (cached) with the simulation's reads, so a token is asked once.
+    erc20 && access
+      ? tokenMetadata(access, draft.to!, simulation ?? defaultSimulationOptions).then(knownMetadata)
+      : undefined,
     // The account's next nonce, for the review: a failed read only leaves it out.
     access ? access.pendingNonce(draft.from).catch(() => undefined) : undefined,
     access && simulation ? reviewSimulation(access, draft, chain.nativeSymbol, simulation) : undefined,
@@ -134,6 +138,11 @@ type DecodedCall = {
 
 /** A token's symbol and decimals as its contract reports them (display only, never trusted for policy). */
 type TokenMetadata = { symbol: string; decimals: number }
+
+function knownMetadata(metadata: { symbol: string | undefined; decimals: number | undefined }) {
+  const { symbol, decimals } = metadata
+  return symbol === undefined || decimals === undefined ? undefined : { symbol, decimals }
+}
 
 /** ERC-20 transfer/approve/transferFrom and setApprovalForAll, when the calldata decodes exactly. */
 function decodeKnownCall(data: Hex): DecodedCall | undefined {
