@@ -118,5 +118,13 @@ export async function reviewSimulation(
     notes.push(
       `${tokens.length - looked.length} tokens shown by address only (symbols read for ${looked.length})`,
     )
-  return balanceChangesSection({ nativeSymbol, nativeDecimals: 18, changes, approvals, notes })
+  const section = balanceChangesSection({ nativeSymbol, nativeDecimals: 18, changes, approvals, notes })
+  if (decoded.notDecoded > 0 || decoded.batchEntriesCut > 0) {
+    section.warnings.push({
+      code: 'tx.simulation_incomplete',
+      severity: 'caution',
+      message: `The transaction emits more events than the review decodes (${decoded.notDecoded + decoded.batchEntriesCut} left out): the balance changes shown may be incomplete.`,
+    })
+  }
+  return section
 }

@@ -67,7 +67,8 @@ async function write(to: Address, abi: Abi, functionName: string, args: unknown[
 const erc20 = openZeppelin('ERC20PresetMinterPauser')
 const erc721 = openZeppelin('ERC721PresetMinterPauserAutoId')
 const erc1155 = openZeppelin('ERC1155PresetMinterPauser')
-const greedy = committedFixture() as unknown as Artifact
+const greedy = committedFixture('GreedySwap') as unknown as Artifact
+const hostile = committedFixture('HostileToken') as unknown as Artifact
 
 beforeAll(async () => {
   anvil = await startAnvil()
@@ -224,6 +225,44 @@ describe('balance changes on anvil (eth_simulateV1)', () => {
       value: `-0.000000000000000001 ${token(tokens.fakeEth, 'ETH')}`,
     })
     expect(review.warnings.map((warning) => warning.code)).toEqual(['tx.token_symbol_lookalike'])
+  })
+})
+
+describe('hostile tokens on anvil (fixtures/HostileToken.sol)', () => {
+  const transferOf = async (kind: bigint, amount = 1_000_000n) => {
+    const address = await deploy(hostile, [kind])
+    const review = await reviewOf({ to: address, data: call(hostile.abi, 'transfer', [recipient, amount]) })
+    return { address: getAddress(address), review, changes: groupOf(review, 'Balance changes (simulated)') }
+  }
+
+  it('a 1 MiB symbol and absurd decimals: shown by address, in base units', async () => {
+    const { address, changes } = await transferOf(0n)
+    expect(changes?.[0]).toEqual({ label: 'You send', value: `-1000000 base units of token ${address}` })
+  })
+
+  it('a non-UTF-8, a look-alike and a multi-line symbol are not shown; decimals still apply', async () => {
+    for (const kind of [1n, 2n, 3n]) {
+      const { address, changes } = await transferOf(kind)
+      expect(changes?.[0]).toEqual({ label: 'You send', value: `-1 token ${address}` })
+    }
+  })
+
+  it('no symbol() nor decimals() at all: the address and base units', async () => {
+    const { address, changes } = await transferOf(4n, 5n)
+    expect(changes?.[0]).toEqual({ label: 'You send', value: `-5 base units of token ${address}` })
+  })
+
+  it('more events than the review decodes: counted, noted and cautioned', async () => {
+    const address = await deploy(hostile, [4n])
+    const review = await reviewOf({ to: address, data: call(hostile.abi, 'flood', [600n]) })
+    expect(groupOf(review, 'Balance changes (simulated)')).toEqual([
+      { label: 'You send', value: `-500 base units of token ${getAddress(address)}` },
+      { label: 'Note', value: 'network fee not included (see Max network fee)' },
+      { label: 'Note', value: '100 more events not decoded (the review decodes 500)' },
+    ])
+    expect(review.warnings.map((warning) => [warning.code, warning.severity])).toEqual([
+      ['tx.simulation_incomplete', 'caution'],
+    ])
   })
 })
 
