@@ -1,0 +1,61 @@
+import { base58, base64 } from '@scure/base'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { base64Decode, encodeBase58, encodeBase64 } from '../../src/solana/encoding.js'
+
+/** The signing path's own base58/base64 codecs against @scure/base's, byte for byte and verdict for verdict. */
+const scureDecode = (text: string) => {
+  try {
+    return base64.decode(text)
+  } catch {
+    return undefined
+  }
+}
+
+describe('solana encoding codecs against @scure/base', () => {
+  it('base58: the same string for any bytes, leading zeros included', () => {
+    const bytes = fc.tuple(fc.nat(4), fc.uint8Array({ maxLength: 100 })).map(([zeros, rest]) => {
+      const out = new Uint8Array(zeros + rest.length)
+      out.set(rest, zeros)
+      return out
+    })
+    fc.assert(
+      fc.property(bytes, (input) => {
+        expect(encodeBase58(input)).toBe(base58.encode(input))
+      }),
+      { numRuns: 2000 },
+    )
+    for (const length of [32, 64]) {
+      expect(encodeBase58(new Uint8Array(length).fill(255))).toBe(
+        base58.encode(new Uint8Array(length).fill(255)),
+      )
+      expect(encodeBase58(new Uint8Array(length))).toBe('1'.repeat(length))
+    }
+  })
+
+  it('base64: the same string for any bytes, and the bytes back', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (input) => {
+        const text = encodeBase64(input)
+        expect(text).toBe(base64.encode(input))
+        expect(base64Decode(text)).toEqual(input)
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('base64 decoding accepts and refuses what @scure/base does', () => {
+    const near = fc.string({ unit: fc.constantFrom(...'AQgw/+z9=é\n -_'.split('')), maxLength: 16 })
+    fc.assert(
+      fc.property(fc.oneof(near, fc.uint8Array({ maxLength: 12 }).map(encodeBase64)), (text) => {
+        expect(base64Decode(text), JSON.stringify(text)).toEqual(scureDecode(text))
+      }),
+      { numRuns: 5000 },
+    )
+    // Non-canonical: the bits the padding leaves over are not zero.
+    for (const text of ['QR==', 'QUJ=', 'Q===', '=QQQ', 'QQ=Q', 'QQ', 'QQQQ=']) {
+      expect(base64Decode(text), text).toBeUndefined()
+      expect(scureDecode(text), text).toBeUndefined()
+    }
+  })
+})
