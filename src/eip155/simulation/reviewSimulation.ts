@@ -1,6 +1,6 @@
 import { getAddress } from 'viem/utils'
 import { type AllowanceChange, type BalanceChange, balanceChangesSection } from '../../core/balanceChanges.js'
-import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { item, type ReviewItem, type ReviewWarning, type Severity } from '../../core/review.js'
 import type { ChainAccess } from '../chains.js'
 import { decodeBalanceChanges } from './decodeBalanceChanges.js'
 import { type SimulatedCall, simulate } from './simulate.js'
@@ -36,43 +36,28 @@ export async function reviewSimulation(
 ): Promise<{ items: ReviewItem[]; warnings: ReviewWarning[] }> {
   const outcome = await simulate(access, call, options)
   if (outcome.status === 'unavailable') {
-    return {
-      items: [item('Simulation', `unavailable: ${outcome.reason}`)],
-      warnings: [
-        {
-          code: 'tx.simulation_unavailable',
-          severity: 'caution',
-          message: `The transaction could not be simulated (${outcome.reason}); what it does to your balances is not shown.`,
-        },
-      ],
-    }
+    return simulationLine(
+      `unavailable: ${outcome.reason}`,
+      'tx.simulation_unavailable',
+      'caution',
+      `The transaction could not be simulated (${outcome.reason}); what it does to your balances is not shown.`,
+    )
   }
   if (outcome.status === 'reverted') {
-    return {
-      items: [item('Simulation', `reverts: ${outcome.reason}`)],
-      warnings: [
-        {
-          code: 'tx.simulation_reverted',
-          severity: 'danger',
-          message: `The transaction reverts when simulated (${outcome.reason}): it would fail and still cost its network fee.`,
-        },
-      ],
-    }
+    return simulationLine(
+      `reverts: ${outcome.reason}`,
+      'tx.simulation_reverted',
+      'danger',
+      `The transaction reverts when simulated (${outcome.reason}): it would fail and still cost its network fee.`,
+    )
   }
   if (outcome.via === 'eth_call') {
-    return {
-      items: [
-        item('Simulation', 'succeeds (eth_call); balance changes unavailable: the node lacks eth_simulateV1'),
-      ],
-      warnings: [
-        {
-          code: 'tx.balance_changes_unavailable',
-          severity: 'caution',
-          message:
-            'The node cannot simulate balance changes (no eth_simulateV1): the call succeeds, but what it does to your tokens is not shown.',
-        },
-      ],
-    }
+    return simulationLine(
+      'succeeds (eth_call); balance changes unavailable: the node lacks eth_simulateV1',
+      'tx.balance_changes_unavailable',
+      'caution',
+      'The node cannot simulate balance changes (no eth_simulateV1): the call succeeds, but what it does to your tokens is not shown.',
+    )
   }
 
   const decoded = decodeBalanceChanges(outcome.logs, call.from, { maxLogs: options.maxLogs })
@@ -127,4 +112,9 @@ export async function reviewSimulation(
     })
   }
   return section
+}
+
+/** One "Simulation" line and the warning that goes with it. */
+function simulationLine(shown: string, code: string, severity: Severity, message: string) {
+  return { items: [item('Simulation', shown)], warnings: [{ code, severity, message }] }
 }
