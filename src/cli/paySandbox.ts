@@ -1,4 +1,4 @@
-import { startPaySandbox } from '../pay/sandbox/index.js'
+import { type FaultPlan, parseFaultSpec, startPaySandbox } from '../pay/sandbox/index.js'
 import { UsageError } from './options.js'
 
 const usage = `wallet-rpc pay-sandbox [options]
@@ -12,6 +12,9 @@ Options:
   --rpc CHAIN=URL       check eth_sendTransaction results on this chain (e.g. eip155:31337=http://127.0.0.1:8545)
   --time-scale X        multiply webhook retry back-off by X (e.g. 0.001)
   --checkout-url URL    base of buyer payment links (default https://pay.sandbox.test)
+  --faults SPEC         fault mode, e.g. seed=7,duplicates=0.3,reorder=200,late=0.1,rotate=5,
+                        gateway=confirm:503@1,gateway=fetch:409~0.2,gateway=confirm:503@1!after,hold-long-polls
+                        (per test instead: PUT /_sandbox/faults with a JSON plan; GET shows the fault log)
 `
 
 type Parsed = {
@@ -21,6 +24,7 @@ type Parsed = {
   chains: Record<string, string>
   timeScale?: number
   checkoutUrl?: string
+  faults?: FaultPlan
 }
 
 export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
@@ -60,6 +64,13 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
       case '--checkout-url':
         parsed.checkoutUrl = value
         break
+      case '--faults':
+        try {
+          parsed.faults = parseFaultSpec(value)
+        } catch (error) {
+          throw new UsageError(error instanceof Error ? error.message : 'invalid --faults')
+        }
+        break
       default:
         throw new UsageError(`unknown option ${flag} (see --help)`)
     }
@@ -82,6 +93,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
       ...(parsed.webhookUrl === undefined ? {} : { webhookUrl: parsed.webhookUrl }),
       ...(parsed.timeScale === undefined ? {} : { timeScale: parsed.timeScale }),
       ...(parsed.checkoutUrl === undefined ? {} : { checkoutUrl: parsed.checkoutUrl }),
+      ...(parsed.faults === undefined ? {} : { faults: parsed.faults }),
       chains: parsed.chains,
     })
   } catch (error) {
@@ -101,6 +113,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
   lines.push(
     `  test controls: POST ${sandbox.url}/_sandbox/payments/<pay_id>/{succeed|fail|expire|cancel|settle}`,
   )
+  if (parsed.faults !== undefined) lines.push(`  faults:       ${JSON.stringify(sandbox.faults.plan())}`)
   process.stdout.write(`${lines.join('\n')}\nCtrl-C to stop.\n`)
   await new Promise<void>((resolve) => {
     const done = () => {

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { PublicClient } from 'viem'
 import type { Clock } from '../../core/clock.js'
+import type { Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
 import type { TokenConfig } from './model.js'
 import type { SandboxState } from './state.js'
@@ -28,6 +29,8 @@ export type SandboxContext = {
   config: SandboxConfig
   state: SandboxState
   webhooks: WebhookDispatcher
+  /** The fault mode (inactive unless `--faults`, the `faults` option or `PUT /_sandbox/faults` set a plan). */
+  faults: Faults
   readers: ReadonlyMap<number, PublicClient>
   /** Replies of POSTs that carried an Idempotency-Key, by route and key. */
   idempotency: Map<string, { fingerprint: string; reply: Reply }>

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Clock } from '../../core/clock.js'
 import type { SandboxConfig, SandboxContext } from './context.js'
 import { createControl, type PaySandboxControl } from './control.js'
+import { type FaultPlan, type FaultRecord, Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
 import { newId, newTestApiKey } from './ids.js'
 import { type EventType, eventTypes, type PaymentEvent, type TokenConfig } from './model.js'
@@ -14,6 +15,7 @@ import { type ChainReader, chainReaders } from './verifyResults.js'
 import { type WebhookDelivery, WebhookDispatcher, type WebhookEndpoint } from './webhookDelivery.js'
 
 export type { PaySandboxControl } from './control.js'
+export { type FaultPlan, type FaultRecord, type GatewayFault, parseFaultSpec } from './faults.js'
 export type { ActionLayout } from './gatewayOptions.js'
 export { knownTokens, sandboxCollector, sandboxSpender, sandboxTokenAddress } from './gatewayOptions.js'
 export type { EventType, PaymentEvent, PaymentStatus, TokenConfig } from './model.js'
@@ -84,6 +86,8 @@ export type PaySandboxOptions = {
   chains?: Readonly<Record<string, ChainReader>>
   /** Fee per payment (`base_plus_percent`); default none (`fee: null`). */
   fee?: FeeConfig | null
+  /** The fault mode: duplicates, reordering, late answers, rotations, gateway 5xx/409/410, held long polls. */
+  faults?: FaultPlan
 }
 
 export type PaySandbox = {
@@ -117,6 +121,14 @@ export type PaySandbox = {
     idle(): Promise<void>
     /** Queues a dashboard-style test event (sample data, live false). */
     sendTestEvent(type: EventType): PaymentEvent
+  }
+  /** The fault mode, per test (also over HTTP: `GET/PUT/DELETE /_sandbox/faults`). */
+  faults: {
+    /** Replaces the plan, resetting its counters and log; `{}` turns faults off. */
+    set(plan: FaultPlan): void
+    plan(): FaultPlan
+    /** Every fault injected since the plan was set, in order. */
+    log(): FaultRecord[]
   }
   /** Closes the server, cancels timers and deliveries, releases long polls. Safe to call twice. */
   stop(): Promise<void>
@@ -160,8 +172,10 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     anyEvmChain: options.anyEvmChain ?? true,
     actionLayout: options.actionLayout ?? 'approve-then-build',
   }
+  const faults = new Faults(options.faults)
   const webhooks = new WebhookDispatcher({
     clock,
+    faults,
     timeScale: options.timeScale ?? 1,
     timeoutMs: options.deliveryTimeoutMs ?? 15_000,
   })
@@ -192,6 +206,7 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     config,
     state,
     webhooks,
+    faults,
     readers: chainReaders(options.chains ?? {}),
     idempotency: new Map(),
     baseUrl: () => baseUrl,
@@ -234,6 +249,11 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
         webhooks.enqueue(event)
         return event
       },
+    },
+    faults: {
+      set: (plan) => faults.set(plan),
+      plan: () => faults.plan,
+      log: () => [...faults.log],
     },
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {

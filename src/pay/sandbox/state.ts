@@ -173,9 +173,20 @@ export class SandboxState {
   /** Resolves when the payment's state version moves past `version`, after `ms`, or on stop. */
   waitForChange(payment: Payment, version: number, ms: number): Promise<void> {
     if (payment.stateVersion !== version || ms <= 0) return Promise.resolve()
+    return this.wait(payment.id, ms)
+  }
+
+  /** Resolves after `ms` or on stop, whatever happens to the payment: the fault mode's long poll held to its limit. */
+  hold(ms: number): Promise<void> {
+    // No payment has the empty id, so no event wakes these waiters early.
+    return ms <= 0 ? Promise.resolve() : this.wait('', ms)
+  }
+
+  /** Resolves after `ms`, when an event of payment `key` fires, or on stop. */
+  private wait(key: string, ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const set = this.waiters.get(payment.id) ?? new Set()
-      this.waiters.set(payment.id, set)
+      const set = this.waiters.get(key) ?? new Set()
+      this.waiters.set(key, set)
       const done = () => {
         clearTimeout(timer)
         this.timers.delete(timer)

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js'
 import { signWebhook } from '../webhooks.js'
+import type { Faults } from './faults.js'
 import { iso, newId, newWebhookSecret } from './ids.js'
 import { type EventType, eventTypes, type PaymentEvent } from './model.js'
 
@@ -56,6 +57,8 @@ export type DispatcherOptions = {
   timeScale: number
   /** A delivery succeeds only on 2xx within this time (spec: 15 s). */
   timeoutMs: number
+  /** Duplicates, reordering, late answers and rotations on purpose (the fault mode). */
+  faults?: Faults
 }
 
 /**
@@ -72,6 +75,9 @@ export class WebhookDispatcher {
   private idleWaiters: Array<() => void> = []
   private failingSince: number | null = null
   private stopped = false
+  /** Enqueue order of each delivery: the stable key of the fault mode's decisions. */
+  private readonly sequences = new WeakMap<WebhookDelivery, number>()
+  private nextSequence = 0
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -130,19 +136,27 @@ export class WebhookDispatcher {
     const endpoint = this.endpointState
     if (this.stopped || endpoint === null || endpoint.disabled || !endpoint.events.includes(event.type))
       return
+    const delivery = this.queue(event, endpoint.url)
+    if (this.options.faults?.duplicate(this.sequences.get(delivery)!)) this.queue(event, endpoint.url)
+    return delivery
+  }
+
+  private queue(event: PaymentEvent, url: string): WebhookDelivery {
     const delivery: WebhookDelivery = {
       id: newId('msg_'),
       eventId: event.id,
       eventType: event.type,
-      url: endpoint.url,
+      url,
       createdAt: iso(this.options.clock()),
       body: JSON.stringify(event),
       state: 'pending',
       attempts: [],
       nextAttemptAt: iso(this.options.clock()),
     }
+    const sequence = this.nextSequence++
+    this.sequences.set(delivery, sequence)
     this.list.push(delivery)
-    this.schedule(delivery, 0)
+    this.schedule(delivery, this.options.faults?.firstAttemptDelay(sequence) ?? 0)
     return delivery
   }
 
@@ -265,13 +279,22 @@ export class WebhookDispatcher {
       this.inFlight.delete(controller)
     }
     if (this.stopped) return
+    const faults = this.options.faults
+    const number = delivery.attempts.length + 1
+    let durationMs = Date.now() - started
+    // Fault mode: the receiver got and handled it, but the answer counts as arriving after the limit.
+    if (error === null && faults?.late(this.sequences.get(delivery) ?? 0, number)) {
+      durationMs += this.options.timeoutMs
+      error = `no complete response within ${this.options.timeoutMs} ms (fault: late answer)`
+    }
+    if (faults?.rotateAfterAttempt()) this.rotateSecret()
     const ok = error === null && status !== null && status >= 200 && status < 300
     delivery.attempts.push({
-      attempt: delivery.attempts.length + 1,
+      attempt: number,
       at: iso(this.options.clock()),
       status,
       error: error ?? (ok ? null : `HTTP ${status}`),
-      durationMs: Date.now() - started,
+      durationMs,
     })
     if (ok) {
       this.failingSince = null

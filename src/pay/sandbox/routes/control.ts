@@ -1,6 +1,7 @@
 import { ok, type Route } from '../context.js'
 import type { PaySandboxControl } from '../control.js'
-import { PayHttpError } from '../errors.js'
+import { badRequest, PayHttpError } from '../errors.js'
+import { checkFaultPlan } from '../faults.js'
 
 type ActionName =
   | 'succeed'
@@ -59,3 +60,42 @@ export function controlRoutes(control: PaySandboxControl): Route[] {
     },
   ]
 }
+
+/**
+ * The fault mode per test: `PUT /_sandbox/faults` with a plan (see `FaultPlan`) replaces the active one and resets
+ * its counters and log; `GET` shows the plan and every fault injected since; `DELETE` turns faults off.
+ */
+export const faultRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/_sandbox/faults',
+    auth: 'apiKey',
+    handle: (context) => {
+      const { faults } = context.sandbox
+      return ok({ plan: faults.plan, active: faults.active, log: faults.log })
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/_sandbox/faults',
+    auth: 'apiKey',
+    handle: (context) => {
+      const { faults } = context.sandbox
+      try {
+        faults.set(checkFaultPlan(context.body ?? {}))
+      } catch (error) {
+        throw badRequest(error instanceof Error ? error.message : 'invalid fault plan')
+      }
+      return ok({ plan: faults.plan, active: faults.active })
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/_sandbox/faults',
+    auth: 'apiKey',
+    handle: (context) => {
+      context.sandbox.faults.set({})
+      return ok({ plan: context.sandbox.faults.plan, active: false })
+    },
+  },
+]

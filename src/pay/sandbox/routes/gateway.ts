@@ -228,7 +228,10 @@ export const gatewayConfirm: HttpRoute = {
         confirming.delete(payment)
       }
     }
-    if (!state.isFinal(payment)) await state.waitForChange(payment, payment.stateVersion, maxPollMs)
+    if (!state.isFinal(payment)) {
+      if (context.sandbox.faults.holdLongPoll(payment.id, maxPollMs)) await state.hold(maxPollMs)
+      else await state.waitForChange(payment, payment.stateVersion, maxPollMs)
+    }
     return ok(statusJson(context, payment))
   },
 }

@@ -1,7 +1,7 @@
 import type { Route } from '../context.js'
 import type { PaySandboxControl } from '../control.js'
 import { collectPage, collectSubmit } from './collect.js'
-import { controlRoutes } from './control.js'
+import { controlRoutes, faultRoutes } from './control.js'
 import {
   gatewayCancel,
   gatewayConfirm,
@@ -10,6 +10,7 @@ import {
   gatewayPaymentInfo,
   gatewayStatus,
 } from './gateway.js'
+import { withGatewayFaults } from './gatewayFaults.js'
 import { listPayments } from './listPayments.js'
 import {
   createCryptoSettlements,
@@ -45,12 +46,12 @@ export function routes(control: PaySandboxControl): Route[] {
     paymentStatus,
     createCheckoutPayment,
     checkoutPaymentStatus,
-    gatewayOptions,
-    gatewayFetch,
-    gatewayConfirm,
-    gatewayStatus,
-    gatewayPaymentInfo,
-    gatewayCancel,
+    withGatewayFaults('options', gatewayOptions),
+    withGatewayFaults('fetch', gatewayFetch),
+    withGatewayFaults('confirm', gatewayConfirm),
+    withGatewayFaults('status', gatewayStatus),
+    withGatewayFaults('info', gatewayPaymentInfo),
+    withGatewayFaults('cancel', gatewayCancel),
     putWebhookEndpoint,
     getWebhookEndpoint,
     deleteWebhookEndpoint,
@@ -64,5 +65,6 @@ export function routes(control: PaySandboxControl): Route[] {
     collectPage,
     collectSubmit,
     ...controlRoutes(control),
+    ...faultRoutes,
   ]
 }
