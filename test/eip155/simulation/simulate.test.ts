@@ -1,6 +1,8 @@
+import fc from 'fast-check'
 import { encodeErrorResult } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { ChainAccess } from '../../../src/eip155/chains.js'
+import { reviewSimulation } from '../../../src/eip155/simulation/reviewSimulation.js'
 import { simulate } from '../../../src/eip155/simulation/simulate.js'
 
 const call = {
@@ -164,5 +166,71 @@ describe('simulate', () => {
       status: 'unavailable',
       reason: 'the node did not answer within 50 ms',
     })
+  })
+})
+
+describe('reviewSimulation never throws, whatever the node answers (property)', () => {
+  it('random eth_simulateV1 answers and errors, random token metadata answers', async () => {
+    const log = fc.record({
+      address: fc.constantFrom(
+        '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+        '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee',
+      ),
+      topics: fc.array(
+        fc.constantFrom(
+          '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+          '0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925',
+          `0x${call.from.slice(2).toLowerCase().padStart(64, '0')}`,
+          `0x${'ff'.repeat(32)}`,
+        ),
+        { maxLength: 5 },
+      ),
+      data: fc.constantFrom('0x', `0x${'ff'.repeat(32)}`, `0x${'00'.repeat(31)}01`, '0x1'),
+    })
+    const callResult = fc.record(
+      {
+        status: fc.constantFrom('0x1', '0x0', '0x2', 1, null),
+        returnData: fc.oneof(fc.constantFrom('0x', nope, '0x08c379a0', 'zz'), fc.anything()),
+        gasUsed: fc.oneof(fc.constantFrom('0x7530', '0x1', '0x'), fc.anything()),
+        logs: fc.oneof(fc.array(fc.oneof(log, fc.anything()), { maxLength: 8 }), fc.anything()),
+        error: fc.anything(),
+      },
+      { requiredKeys: [] },
+    )
+    const answer = fc.oneof(
+      fc.array(fc.record({ calls: fc.array(callResult, { maxLength: 2 }) }), { maxLength: 2 }),
+      fc.anything(),
+    )
+    const failure = fc.oneof(
+      fc.record({ code: fc.constantFrom(-32601, 3, -32000, 'x'), message: fc.string(), data: fc.anything() }),
+      fc.anything(),
+    )
+    const metadata = fc.oneof(
+      fc.constantFrom('0x', `0x${'00'.repeat(31)}06`, `0x${'41'.repeat(32)}`),
+      fc.anything(),
+    )
+    await fc.assert(
+      fc.asyncProperty(answer, fc.option(failure), metadata, async (simulated, thrown, tokenAnswer) => {
+        const access = new ChainAccess(1, {
+          async request({ method }) {
+            if (method === 'eth_chainId') return '0x1'
+            if (method === 'eth_simulateV1') {
+              if (thrown !== null) throw thrown
+              return simulated
+            }
+            return tokenAnswer
+          },
+        })
+        const section = await reviewSimulation(access, call, 'ETH', {
+          timeoutMs: 1000,
+          maxLogs: 4,
+          maxTokenLookups: 2,
+        })
+        expect(section.items.length).toBeGreaterThan(0)
+        for (const warning of section.warnings)
+          expect(['info', 'caution', 'danger']).toContain(warning.severity)
+      }),
+      { numRuns: 300 },
+    )
   })
 })
