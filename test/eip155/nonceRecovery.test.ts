@@ -97,7 +97,9 @@ describe('nonces on anvil', () => {
 describe('the nonce in the review', () => {
   it("a send's review shows the account's next nonce; a dapp nonce that is not the next gets a caution", async () => {
     const asked = h.reviews.length
-    await h.result<Hex>('eth_sendTransaction', [{ from: account5, to: recipient, value: '0x9' }])
+    const hash = await h.result<Hex>('eth_sendTransaction', [{ from: account5, to: recipient, value: '0x9' }])
+    // anvil answers the send before it mines: the count is read once the receipt exists.
+    await chain.waitForTransactionReceipt({ hash, timeout: 10_000 })
     const next = await chain.getTransactionCount({ address: account5 })
     const shown = h.reviews[asked]!.items.find((entry) => entry.label === 'Nonce')
     expect(shown).toEqual({ label: 'Nonce', value: `${next - 1} (the account's next; fixed when signed)` })
