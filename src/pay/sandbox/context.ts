@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.js'
 import type { Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
 import type { TokenConfig } from './model.js'
+import type { SolanaTokenOption } from './solanaOption.js'
 import type { SandboxState } from './state.js'
 import type { WebhookDispatcher } from './webhookDelivery.js'
 
@@ -23,6 +24,8 @@ export type SandboxConfig = {
   tokens: Readonly<Record<string, TokenConfig>>
   anyEvmChain: boolean
   actionLayout: ActionLayout
+  /** The Solana option (an SPL token on a runtime the sandbox submits to), or none. */
+  solana: SolanaTokenOption | null
 }
 
 export type SandboxContext = {

@@ -10,7 +10,7 @@ import {
 } from 'viem'
 import { currencyOf, toTokenMinor } from './currencies.js'
 import { newId, randomHex } from './ids.js'
-import type { ExpectedResult, Payment, Route, TokenConfig, WalletRpcAction } from './model.js'
+import type { EvmRoute, ExpectedResult, Payment, TokenConfig, WalletRpcAction } from './model.js'
 
 /** How an option's actions are laid out: the approval up front and the signature behind a build, or both behind one build. */
 export type ActionLayout = 'approve-then-build' | 'single-build'
@@ -67,16 +67,19 @@ export function createRoute(input: {
   now: number
   routeTtlMs: number
   layout: ActionLayout
-}): Route {
+}): EvmRoute {
   const { payment, chainId, token, layout } = input
   const currency = currencyOf(payment.amount.unit)
   if (currency === undefined) throw new Error(`unsupported currency ${payment.amount.unit}`)
   const tokenValue = toTokenMinor(currency, BigInt(payment.amount.value), token.decimals)
   const buildData = newId('build_', 32)
-  const route: Route = {
+  const route: EvmRoute = {
+    kind: 'evm',
     optionId: newId('opt_'),
     account: input.account,
     chainId,
+    asset: caip19Of(chainId, token.address),
+    display: token,
     address: input.address,
     token,
     tokenValue,
@@ -96,7 +99,7 @@ export function createRoute(input: {
  * fetch: the walletRpc actions the build turns into (the signature, or approval and signature) and the checks
  * for every result confirm will receive, in execution order.
  */
-export function resolveBuild(route: Route, layout: ActionLayout): Route['resolved'] & {} {
+export function resolveBuild(route: EvmRoute, layout: ActionLayout): EvmRoute['resolved'] & {} {
   const chainNumber = Number(route.chainId.slice('eip155:'.length))
   const typedData = transferWithAuthorization(route, chainNumber)
   const signature: WalletRpcAction = {
@@ -123,7 +126,7 @@ export function resolveBuild(route: Route, layout: ActionLayout): Route['resolve
   }
 }
 
-function approvalData(route: Route): Hex {
+function approvalData(route: EvmRoute): Hex {
   return encodeFunctionData({
     abi: erc20Abi,
     functionName: 'approve',
@@ -131,7 +134,7 @@ function approvalData(route: Route): Hex {
   })
 }
 
-function approvalAction(route: Route): WalletRpcAction {
+function approvalAction(route: EvmRoute): WalletRpcAction {
   const transaction = {
     from: route.address,
     to: route.token.address,
@@ -156,7 +159,7 @@ const transferWithAuthorizationTypes = {
 } as const
 
 /** EIP-3009 `TransferWithAuthorization`, valid until the route expires, with a fresh random nonce. */
-function transferWithAuthorization(route: Route, chainId: number): TypedDataDefinition {
+function transferWithAuthorization(route: EvmRoute, chainId: number): TypedDataDefinition {
   return {
     domain: {
       name: route.token.domainName,

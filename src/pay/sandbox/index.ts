@@ -84,6 +84,20 @@ export type PaySandboxOptions = {
    * Without one, a hash is checked for form only.
    */
   chains?: Readonly<Record<string, ChainReader>>
+  /**
+   * Offer a Solana option beside the EVM one: an SPL token (USDC-style, 6 decimals unless said) on a Solana
+   * runtime at `rpcUrl` (e.g. the demo's litesvm facade). The wallet signs with `solana_signTransaction`; the
+   * sandbox checks the signed transaction is exactly the one it built and submits it itself.
+   */
+  solana?: {
+    rpcUrl: string
+    mint: string
+    chainId?: string
+    decimals?: number
+    symbol?: string
+    name?: string
+    networkName?: string
+  }
   /** Fee per payment (`base_plus_percent`); default none (`fee: null`). */
   fee?: FeeConfig | null
   /** The fault mode: duplicates, reordering, late answers, rotations, gateway 5xx/409/410, held long polls. */
@@ -171,6 +185,18 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     tokens: options.tokens ?? {},
     anyEvmChain: options.anyEvmChain ?? true,
     actionLayout: options.actionLayout ?? 'approve-then-build',
+    solana:
+      options.solana === undefined
+        ? null
+        : {
+            chainId: options.solana.chainId ?? 'solana:localnet',
+            rpcUrl: options.solana.rpcUrl,
+            mint: options.solana.mint,
+            decimals: options.solana.decimals ?? 6,
+            symbol: options.solana.symbol ?? 'USDC',
+            name: options.solana.name ?? 'USD Coin',
+            networkName: options.solana.networkName ?? 'Solana local runtime',
+          },
   }
   const faults = new Faults(options.faults)
   const webhooks = new WebhookDispatcher({

@@ -1,4 +1,5 @@
 import type { Address, Hex, TypedDataDefinition } from 'viem'
+import type { SolanaTokenOption } from './solanaOption.js'
 
 /** Every status a payment can have inside the sandbox (the general status endpoint's and webhooks' set). */
 export type PaymentStatus =
@@ -78,17 +79,48 @@ export type GatewayAction = WalletRpcAction | BuildAction
 export type ExpectedResult =
   | { kind: 'transaction'; chainId: number; from: Address; to: Address; data: Hex }
   | { kind: 'typedData'; from: Address; typedData: TypedDataDefinition }
+  | {
+      kind: 'solanaTransaction'
+      option: SolanaTokenOption
+      /** The exact message the payer must sign (built by fetch). */
+      message: Uint8Array
+      payer: Uint8Array
+      payee: Uint8Array
+      amount: bigint
+    }
+
+/** What a wallet shows for the option's token (the spec's TokenAmount `display`). */
+export type TokenDisplay = { symbol: string; name: string; decimals: number; networkName: string }
 
 /** One payment option offered to one account: its route expires before the payment does. */
-export type Route = {
+export type Route = EvmRoute | SolanaRoute
+
+/** An EVM option: an ERC-20 approval and an EIP-3009 TransferWithAuthorization signature. */
+export type EvmRoute = RouteBase & {
+  kind: 'evm'
+  address: Address
+  token: TokenConfig
+  payee: Address
+  spender: Address
+}
+
+/** A Solana option: one SPL `transferChecked` transaction the wallet signs and the sandbox submits. */
+export type SolanaRoute = RouteBase & {
+  kind: 'solana'
+  option: SolanaTokenOption
+  /** The payer's and the payee's public keys (32 bytes). */
+  payer: Uint8Array
+  payee: Uint8Array
+}
+
+type RouteBase = {
   optionId: string
   account: string
   chainId: string
-  address: Address
-  token: TokenConfig
+  /** CAIP-19 asset of the option, e.g. `eip155:1/erc20:0x…` or `solana:localnet/token:<mint>`. */
+  asset: string
+  display: TokenDisplay
   tokenValue: bigint
-  payee: Address
-  spender: Address
   expiresAt: number
   /** The option's actions as offered (walletRpc and build). */
   actions: GatewayAction[]
@@ -118,7 +150,7 @@ export type Payment = {
   cancellationReason: string | null
   routes: Map<string, Route>
   /** The option the buyer confirmed with. */
-  chosen?: { route: Route; transactionHash?: Hex }
+  chosen?: { route: Route; transactionHash?: string }
   settlement?: { settledAt: number; txHash: Hex; amount: MinorAmount }
   /** Data collection demanded by the test control `requireCollectData`. */
   collectData: boolean

@@ -272,7 +272,7 @@ export class SandboxState {
 
 /** The route's token amount (`caip19/` unit, minor units): the status `optionAmount`, the webhook `token_amount`. */
 export const tokenAmount = (route: Route): MinorAmount => ({
-  unit: `caip19/${route.chainId}/erc20:${route.token.address}`,
+  unit: `caip19/${route.asset}`,
   value: String(route.tokenValue),
 })
 
@@ -281,10 +281,10 @@ export function tokenAmountWithDisplay(route: Route): Record<string, unknown> {
   return {
     ...tokenAmount(route),
     display: {
-      assetSymbol: route.token.symbol,
-      assetName: route.token.name,
-      decimals: route.token.decimals,
-      networkName: route.token.networkName,
+      assetSymbol: route.display.symbol,
+      assetName: route.display.name,
+      decimals: route.display.decimals,
+      networkName: route.display.networkName,
     },
   }
 }

@@ -15,11 +15,13 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import type { ExpectedResult } from './model.js'
+import { checkAndSubmit } from './solanaOption.js'
 
 /** A chain the sandbox may read to check `eth_sendTransaction` results: an RPC URL or a viem public client. */
 export type ChainReader = string | PublicClient
 
-export type ResultCheck = { ok: true; transactionHash?: Hex } | { ok: false; reason: string }
+/** `transactionHash`: the EVM hash, or the Solana transaction's signature (base58), of the submitted transaction. */
+export type ResultCheck = { ok: true; transactionHash?: string } | { ok: false; reason: string }
 
 /**
  * Checks one confirm result against what the action asked for.
@@ -45,6 +47,10 @@ export async function checkResult(
     return isAddressEqual(signer, expected.from)
       ? { ok: true }
       : fail('typed-data signature is not the account')
+  }
+  if (expected.kind === 'solanaTransaction') {
+    const check = await checkAndSubmit(expected.option, expected, result)
+    return check.ok ? { ok: true, transactionHash: check.signature } : check
   }
   if (!isHex(result) || result.length !== 66) return fail('transaction hash is not 32 bytes of hex')
   if (/^0x0{64}$/.test(result)) return fail('transaction hash is the zero hash')

@@ -1,3 +1,4 @@
+import { base58 } from '@scure/base'
 import * as v from 'valibot'
 import { type Address, getAddress, isAddress } from 'viem'
 import { checkCollected, collectDataObject, collectedDataSchema } from '../collectData.js'
@@ -5,6 +6,12 @@ import { type Route as HttpRoute, ok, type RequestContext } from '../context.js'
 import { badRequest, PayHttpError } from '../errors.js'
 import { caip19Of, createRoute, resolveBuild, sandboxCollector, tokenFor } from '../gatewayOptions.js'
 import type { Payment, Route } from '../model.js'
+import {
+  createSolanaRoute,
+  resolveSolanaBuild,
+  sandboxSolanaCollector,
+  solanaAsset,
+} from '../solanaOption.js'
 import { fiatDisplay, tokenAmountWithDisplay } from '../state.js'
 import { validateBody } from '../validate.js'
 import { checkResult } from '../verifyResults.js'
@@ -96,6 +103,17 @@ export const gatewayOptions: HttpRoute = {
     const options = []
     for (const account of new Set(body.accounts)) {
       const [, namespace, reference, addressText] = caip10.exec(account)!
+      if (namespace === 'solana') {
+        const route = solanaRoute(
+          context,
+          payment,
+          `${namespace}:${reference}`,
+          addressText!,
+          body.refresh === true,
+        )
+        if (route !== undefined) options.push(optionJson(context, payment, route))
+        continue
+      }
       if (namespace !== 'eip155' || !/^[1-9][0-9]{0,15}$/.test(reference!)) continue
       if (!isAddress(addressText!, { strict: false })) {
         throw badRequest(`${account} is not an EVM address`, [
@@ -141,13 +159,59 @@ export const gatewayOptions: HttpRoute = {
   },
 }
 
+/** The Solana option for `owner` on `chainId`, when the sandbox offers one there; reused until it expires. */
+function solanaRoute(
+  context: RequestContext,
+  payment: Payment,
+  chainId: string,
+  owner: string,
+  refresh: boolean,
+): Route | undefined {
+  const { state, config } = context.sandbox
+  const option = config.solana
+  if (option === null || chainId !== option.chainId) return undefined
+  const payer = solanaKey(owner)
+  if (payer === undefined) {
+    throw badRequest(`${chainId}:${owner} is not a Solana address`, [
+      { field: 'accounts', message: `invalid ${chainId}:${owner}` },
+    ])
+  }
+  const now = state.now()
+  const account = `${chainId}:${owner}`
+  const existing = [...payment.routes.values()].find(
+    (route) => route.account === account && !route.forcedExpired && now < route.expiresAt,
+  )
+  if (existing !== undefined && !refresh) return existing
+  const asset = solanaAsset(option)
+  // Base58 is case-sensitive: the settlement entry must name the mint exactly.
+  const destination = state.merchants
+    .get(payment.merchantId)
+    ?.settlements.find((entry) => entry.asset === asset)
+    ?.destination.split(':')[2]
+  // A registered destination that is not a Solana key leaves nothing to pay to: no option.
+  const payee = solanaKey(destination ?? sandboxSolanaCollector)
+  if (payee === undefined) return undefined
+  const route = createSolanaRoute({ payment, option, payer, payee, now, routeTtlMs: config.routeTtlMs })
+  payment.routes.set(route.optionId, route)
+  return route
+}
+
+function solanaKey(text: string): Uint8Array | undefined {
+  try {
+    const key = base58.decode(text)
+    return key.length === 32 ? key : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const fetchBody = v.object({ optionId: v.pipe(v.string(), v.minLength(1)), data: v.string() })
 
 export const gatewayFetch: HttpRoute = {
   method: 'POST',
   path: '/v1/gateway/payment/:id/fetch',
   auth: 'wallet',
-  handle: (context) => {
+  handle: async (context) => {
     const payment = payablePayment(context)
     const body = validateBody(fetchBody, context.body)
     const route = liveRoute(context, payment, body.optionId)
@@ -156,7 +220,10 @@ export const gatewayFetch: HttpRoute = {
         { field: 'data', message: 'unknown build data' },
       ])
     }
-    route.resolved = resolveBuild(route, context.sandbox.config.actionLayout)
+    route.resolved =
+      route.kind === 'solana'
+        ? await resolveSolanaBuild(route)
+        : resolveBuild(route, context.sandbox.config.actionLayout)
     return ok({ actions: route.resolved.actions })
   },
 }
@@ -240,7 +307,7 @@ async function checkResults(
   route: Route,
   results: unknown[],
   readers: Parameters<typeof checkResult>[2],
-): Promise<{ ok: true; transactionHash?: `0x${string}` } | { ok: false; reason: string }> {
+): Promise<{ ok: true; transactionHash?: string } | { ok: false; reason: string }> {
   if (route.resolved === undefined)
     return { ok: false, reason: 'the option’s build action was never fetched' }
   const { expected } = route.resolved
@@ -250,7 +317,7 @@ async function checkResults(
       reason: `results do not match actions: ${results.length} results for ${expected.length} actions`,
     }
   }
-  let transactionHash: `0x${string}` | undefined
+  let transactionHash: string | undefined
   for (const [index, item] of results.entries()) {
     const parsed = v.safeParse(resultItem, item)
     if (!parsed.success)

@@ -205,7 +205,7 @@ function matches(payment: Payment, query: ListQuery): boolean {
   if (query.endTs !== undefined && payment.createdAt >= query.endTs) return false
   if (
     query.tokenSymbols.length > 0 &&
-    (route === undefined || !query.tokenSymbols.includes(route.token.symbol))
+    (route === undefined || !query.tokenSymbols.includes(route.display.symbol))
   ) {
     return false
   }
