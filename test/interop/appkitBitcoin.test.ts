@@ -63,6 +63,13 @@ describe(`@reown/appkit-adapter-bitcoin ${installedVersion('@reown/appkit-adapte
   it('signMessage (ecdsa, the default): the app gets a base64 BIP-137 signature that verifies for the account', async () => {
     const message = 'Hello from AppKit'
     const signature = await connector.signMessage({ message, address: account })
+    // The adapter adds the address as `account` (the spec's required field) and sends no protocol.
+    expect(dapp.received.at(-1)).toMatchObject({
+      chainId: dapp.networks.bitcoin.caipNetworkId,
+      method: 'signMessage',
+      params: { message, account, address: account },
+    })
+    expect(dapp.received.at(-1)?.params).toEqual({ message, account, address: account })
     expect(signature).toMatch(/^[A-Za-z0-9+/]{87}=$/)
     expect(Verifier.verifySignature(account, message, signature)).toBe(true)
     expect(Verifier.verifySignature(recipient, message, signature)).toBe(false)

@@ -126,6 +126,11 @@ describe(`@reown/appkit-adapter-solana ${installedVersion('@reown/appkit-adapter
   it('signTransaction (legacy): the app gets its transaction signed by us, and litesvm accepts it', async () => {
     const before = balance(stranger)
     const signed = await connector.signTransaction(legacyTransfer(1_000_000))
+    // Besides the spec's {transaction, pubkey}, the adapter sends the legacy transaction's parts decoded.
+    expect(dapp.received.at(-1)).toMatchObject({
+      method: 'solana_signTransaction',
+      params: { transaction: expect.any(String), pubkey: ours.toBase58(), feePayer: ours.toBase58() },
+    })
     expect(signed).toBeInstanceOf(Transaction)
     expect(signedByUs(signed)).toBe(true)
     await connection.sendRawTransaction(signed.serialize())

@@ -92,6 +92,12 @@ describe(`@reown/appkit-adapter-ton ${installedVersion('@reown/appkit-adapter-to
       messages: [{ address: destinationFriendly, amount: '100000000' }],
     }
     const answer = await connector.sendMessage(params)
+    // The adapter wraps the app's params in a one-element array and passes them on unchanged (camelCase validUntil).
+    expect(dapp.received.at(-1)).toMatchObject({
+      chainId: TON_TESTNET,
+      method: 'ton_sendMessage',
+      params: [params],
+    })
     expect(answer).toBe('')
     // What our wallet answered: the spec's base64 BoC string, which the chain accepted.
     const boc = rawAnswers.at(-1)

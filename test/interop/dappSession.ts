@@ -17,7 +17,12 @@ import { type SolanaLocalChain, startSolanaLocal } from '../../src/devchains/sol
 import { startTonSandbox, type TonSandbox } from '../../src/devchains/tonSandbox.js'
 import { solana, solanaKeys, solanaLocalnet, solanaRpc } from '../../src/solana/index.js'
 import { ton, tonKeys } from '../../src/ton/index.js'
-import { attachWalletKit, type WalletKitAdapter } from '../../src/walletkit/index.js'
+import {
+  attachWalletKit,
+  type SessionRequestEvent,
+  type WalletKitAdapter,
+  type WalletRpcLike,
+} from '../../src/walletkit/index.js'
 import { type LocalRelay, memoryStorage, startLocalRelay } from '../walletkit/localRelay.js'
 
 /**
@@ -111,6 +116,8 @@ export function activate(
   controllers.ChainController.setAccountProp('caipAddress', caipAddress, networks[0]!.chainNamespace)
 }
 
+export type ReceivedRequest = { chainId: string; method: string; params: unknown }
+
 export type DappSession = {
   relay: LocalRelay
   bitcoin: BitcoinRegtest
@@ -118,11 +125,15 @@ export type DappSession = {
   solanaChain: SolanaLocalChain
   wallet: WalletRpc
   reviews: Review[]
+  /** Every request the wallet received, as the dapp's library built it (after the SDK's transport). */
+  received: ReceivedRequest[]
   /** What `attachWalletKit` reported to `onError` (SDK failures); tests expect it empty. */
   walletErrors: unknown[]
   provider: UniversalProvider
   session: SessionTypes.Struct
   networks: { bitcoin: CaipNetwork; ton: CaipNetwork; solana: CaipNetwork }
+  /** Pairs the wallet with another dapp client (a `wc:` URI it displayed). */
+  pair(uri: string): Promise<void>
   /** The session's account on a chain (`chain:address` stripped to the address). */
   account(chainId: string): string
   stop(): Promise<void>
@@ -187,7 +198,21 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
     core: core(relay, 'wallet'),
     metadata: { name: 'wallet-rpc', description: '', url: 'https://wallet.example', icons: [] },
   })
-  const attached: WalletKitAdapter = attachWalletKit(walletKit, wallet, {
+  const received: ReceivedRequest[] = []
+  // The wallet as attachWalletKit sees it, recording each request exactly as WalletKit delivered it.
+  const observed: WalletRpcLike = {
+    supported: () => wallet.supported(),
+    accounts: (chainId) => wallet.accounts(chainId),
+    sessionProperties: () => wallet.sessionProperties(),
+    announceSession: (chainIds) => wallet.announceSession(chainIds),
+    on: (type, listener) => wallet.on(type, listener),
+    handle: (input) => {
+      const event = input as SessionRequestEvent
+      received.push({ chainId: event.params.chainId, ...event.params.request })
+      return wallet.handle(input)
+    },
+  }
+  const attached: WalletKitAdapter = attachWalletKit(walletKit, observed, {
     approveSession: () => true,
     onError: (error) => walletErrors.push(error),
   })
@@ -224,9 +249,13 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
     wallet,
     reviews,
     walletErrors,
+    received,
     provider,
     session,
     networks,
+    async pair(uri) {
+      await walletKit.pair({ uri })
+    },
     account(chainId) {
       const [namespace] = chainId.split(':')
       const found = session.namespaces[namespace!]?.accounts.find((account) =>
