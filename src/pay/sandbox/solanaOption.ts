@@ -2,6 +2,7 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { base58 } from '@scure/base'
+import { associatedTokenAccount, associatedTokenProgram, tokenProgram } from '../../solana/associatedToken.js'
 import { decodeBase64, encodeBase64, encodeShortVec, readU64Le } from '../../solana/encoding.js'
 import { decodeTransaction, type SolanaTransaction } from '../../solana/transaction.js'
 import { currencyOf, toTokenMinor } from './currencies.js'
@@ -30,41 +31,12 @@ export type SolanaTokenOption = {
   networkName: string
 }
 
-const tokenProgram = base58.decode('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
-const associatedTokenProgram = base58.decode('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL')
 const systemProgram = new Uint8Array(32)
 
 /** Where the transfer goes when the merchant registered no settlement for the mint. */
 export const sandboxSolanaCollector = base58.encode(
   sha256(utf8ToBytes('wallet-rpc pay sandbox: solana collector')),
 )
-
-/** The associated token account of `owner` for `mint` (the PDA of [owner, token program, mint]). */
-export function associatedTokenAccount(owner: Uint8Array, mint: Uint8Array): Uint8Array {
-  for (let bump = 255; bump >= 0; bump--) {
-    const candidate = sha256(
-      concatBytes(
-        owner,
-        tokenProgram,
-        mint,
-        Uint8Array.of(bump),
-        associatedTokenProgram,
-        utf8ToBytes('ProgramDerivedAddress'),
-      ),
-    )
-    if (!isOnCurve(candidate)) return candidate
-  }
-  throw new Error('no program address')
-}
-
-function isOnCurve(bytes: Uint8Array): boolean {
-  try {
-    ed25519.Point.fromBytes(bytes)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** The unsigned legacy transaction the payer signs: create the payee's token account if needed, then transferChecked. */
 export function buildTokenTransfer(input: {

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Review } from '../../../src/core/review.js'
 import { createWalletRpc } from '../../../src/createWalletRpc.js'
 import { type SolanaLocalChain, startSolanaLocal } from '../../../src/devchains/solanaLocal.js'
+import { createSplMint } from '../../../src/devchains/splToken.js'
 import { createPayClient } from '../../../src/pay/index.js'
 import { type PaySandbox, startPaySandbox } from '../../../src/pay/sandbox/index.js'
-import { associatedTokenAccount } from '../../../src/pay/sandbox/solanaOption.js'
+import { associatedTokenAccount } from '../../../src/solana/associatedToken.js'
 import { solana, solanaKeys, solanaLocalnet, solanaRpc } from '../../../src/solana/index.js'
 
 /**
@@ -25,54 +26,16 @@ const checkoutHost = 'pay.sandbox.test'
 
 let chain: SolanaLocalChain
 let sandbox: PaySandbox
+let token: ReturnType<typeof createSplMint>
+const tokenBalance = (owner: Address) => token.balance(owner)
 const [signer] = solanaKeys.fromMnemonic(mnemonic)
 const payer = address(base58.encode(signer!.publicKey))
-
-function u64(value: bigint): Uint8Array {
-  const out = new Uint8Array(8)
-  new DataView(out.buffer).setBigUint64(0, value, true)
-  return out
-}
-
-function tokenBalance(owner: Address): bigint {
-  const account = chain.svm.getAccount(
-    address(base58.encode(associatedTokenAccount(base58.decode(owner), base58.decode(mint)))),
-  )
-  if (!account.exists) return 0n
-  return new DataView(account.data.buffer, account.data.byteOffset).getBigUint64(64, true)
-}
 
 beforeAll(async () => {
   chain = await startSolanaLocal()
   chain.svm.airdrop(payer, lamports(10_000_000_000n))
-  const rent = chain.svm.minimumBalanceForRentExemption(165n)
-  // A mint with 6 decimals, and the payer's associated token account holding 100 tokens.
-  const mintData = new Uint8Array(82)
-  mintData.set(u64(1_000_000_000n), 36)
-  mintData[44] = 6
-  mintData[45] = 1
-  chain.svm.setAccount({
-    address: mint,
-    data: mintData,
-    executable: false,
-    lamports: lamports(rent),
-    programAddress: TOKEN_PROGRAM_ADDRESS,
-    space: 82n,
-  })
-  const tokenAccount = new Uint8Array(165)
-  tokenAccount.set(base58.decode(mint), 0)
-  tokenAccount.set(base58.decode(payer), 32)
-  tokenAccount.set(u64(100_000_000n), 64)
-  tokenAccount[108] = 1
-  const [payerAta] = await findAssociatedTokenPda({ owner: payer, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-  chain.svm.setAccount({
-    address: payerAta,
-    data: tokenAccount,
-    executable: false,
-    lamports: lamports(rent),
-    programAddress: TOKEN_PROGRAM_ADDRESS,
-    space: 165n,
-  })
+  token = createSplMint(chain, { address: mint })
+  token.fund(payer, 100_000_000n)
   sandbox = await startPaySandbox({
     checkoutUrl: `https://${checkoutHost}`,
     solana: { rpcUrl: chain.url, mint },
