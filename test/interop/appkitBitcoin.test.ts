@@ -121,6 +121,10 @@ describe(`@reown/appkit-adapter-bitcoin ${installedVersion('@reown/appkit-adapte
       purpose: 'payment',
     })
     expect(listed.every((entry) => typeof entry.address === 'object')).toBe(true)
+    // Every entry is labelled `payment`, whatever its intention in our answer.
+    expect(listed.every((entry) => entry.purpose === 'payment')).toBe(true)
+    const intentions = listed.map((entry) => (entry.address as { intention: string }).intention)
+    expect(intentions).toContain('ordinal')
   })
 
   it('signPSBT (no broadcast): the app gets the PSBT back with our input signed, valid for the prevout', async () => {
