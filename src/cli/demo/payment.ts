@@ -1,7 +1,12 @@
 import { performance } from 'node:perf_hooks'
+import { ed25519 } from '@noble/curves/ed25519.js'
+import { base58, base64 } from '@scure/base'
+import { address, lamports } from '@solana/kit'
 import { type Address, createPublicClient, getAddress, type Hex, http, recoverTypedDataAddress } from 'viem'
 import { createWalletRpc } from '../../createWalletRpc.js'
 import { startAnvil } from '../../devchains/anvil.js'
+import { type SolanaLocalChain, startSolanaLocal } from '../../devchains/solanaLocal.js'
+import { createSplMint } from '../../devchains/splToken.js'
 import { eip155, httpProvider, mnemonicKeys } from '../../eip155/index.js'
 import { createPayClient, type FetchLike, parsePaymentLink } from '../../pay/index.js'
 import {
@@ -10,12 +15,15 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '../../pay/sandbox/index.js'
+import { solana, solanaKeys, solanaLocalnet, solanaRpc } from '../../solana/index.js'
 
 /**
  * The demo's payment act (issue 10 §5): a merchant creates a payment on the local test-mode gateway, the
  * wallet parses the buyer link, pays through the Pay client and the router on an anvil account (ERC-20
  * approval transaction, then an EIP-3009 typed-data signature), the payment turns `succeeded` then
- * `settled`, and a local merchant receiver verifies the signature of every webhook it gets.
+ * `settled`, and a local merchant receiver verifies the signature of every webhook it gets. A second payment
+ * takes the Solana option: the wallet signs the gateway's SPL transfer with `solana_signTransaction`, the
+ * gateway submits it to the local Solana runtime, and the merchant's token balance there rises by the amount.
  * Each row is checked outside the code path that produced it (the receipt on anvil, the recovered signer,
  * the merchant's status endpoint, the receiver's HMAC check).
  */
@@ -25,6 +33,8 @@ export type PaymentDemoRow = { method: string; chain: string; verified: boolean;
 export type PaymentDemoOptions = {
   /** A running anvil (the demo's own). Without one the act starts one and stops it afterwards. */
   anvil?: { url: string; chainId: number }
+  /** A running local Solana runtime (the demo's own). Without one the act starts one and stops it afterwards. */
+  solana?: SolanaLocalChain
   /** Default: anvil's `test test … junk` dev mnemonic, whose first ten accounts anvil funds. */
   mnemonic?: string
   /** Payer account `m/44'/60'/0'/0/i`. Default 7, so the act does not share nonces with the eip155 act. */
@@ -39,6 +49,18 @@ const checkoutHost = 'pay.sandbox.test'
 export async function runPaymentDemoAct(options: PaymentDemoOptions = {}): Promise<PaymentDemoRow[]> {
   const ownAnvil = options.anvil === undefined ? await startAnvil() : undefined
   const anvil = options.anvil ?? ownAnvil!
+  const ownSolana = options.solana === undefined ? await startSolanaLocal() : undefined
+  const solanaChain = options.solana ?? ownSolana!
+  // A USDC-style mint on the runtime; the payer's token account holds 100 tokens and some SOL for fees.
+  const usdc = createSplMint(solanaChain, { address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' })
+  const merchantSolana = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'
+  const [solanaPayer] = solanaKeys.fromMnemonic(options.mnemonic ?? devMnemonic, { account: 7 })
+  const solanaOwner = base58.encode(solanaPayer!.publicKey)
+  solanaChain.svm.airdrop(
+    solanaOwner as Parameters<typeof solanaChain.svm.airdrop>[0],
+    1_000_000_000n as never,
+  )
+  usdc.fund(solanaOwner, 100_000_000n)
   const chain = `eip155:${anvil.chainId}`
   let sandbox: PaySandbox | undefined
   let receiver: WebhookReceiver | undefined
@@ -50,6 +72,11 @@ export async function runPaymentDemoAct(options: PaymentDemoOptions = {}): Promi
           addressIndex: options.addressIndex ?? 7,
         }),
         chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }],
+      }),
+      solana({
+        keys: solanaKeys.fromMnemonic(options.mnemonic ?? devMnemonic, { account: 7 }),
+        chains: [solanaLocalnet],
+        providers: { [solanaLocalnet]: solanaRpc(solanaChain.url) },
       }),
     ],
     // The demo's user approves every request; the review each approval shows carries the payment context.
@@ -69,6 +96,7 @@ export async function runPaymentDemoAct(options: PaymentDemoOptions = {}): Promi
       checkoutUrl: `https://${checkoutHost}`,
       webhookUrl: receiver.url,
       chains: { [chain]: anvil.url },
+      solana: { rpcUrl: solanaChain.url, mint: usdc.mint },
       processingMs: 200,
       settlementMs: 200,
       pollInMs: 100,
@@ -189,13 +217,75 @@ export async function runPaymentDemoAct(options: PaymentDemoOptions = {}): Promi
       ].every((type) => types.has(type))
       return [undefined, complete && inbox.received.every((entry) => entry.verified && entry.status === 200)]
     })
+    await solanaPayment({ gateway, client, timed, rows, usdc, payer: solanaOwner, merchant: merchantSolana })
     return rows
   } finally {
     await wallet.close()
     await sandbox?.stop()
     await receiver?.stop()
     await ownAnvil?.stop()
+    await ownSolana?.stop()
   }
+}
+
+type Timed = <T>(method: string, rowChain: string, run: () => Promise<[T, boolean]>) => Promise<T>
+
+/**
+ * The Solana option: the merchant registers its Solana destination, a 4.20 USD payment is paid with the
+ * gateway's SPL transfer signed by the wallet and submitted by the gateway; checked on the runtime.
+ */
+async function solanaPayment(input: {
+  gateway: PaySandbox
+  client: ReturnType<typeof createPayClient>
+  timed: Timed
+  rows: PaymentDemoRow[]
+  usdc: ReturnType<typeof createSplMint>
+  payer: string
+  merchant: string
+}): Promise<void> {
+  const { gateway, client, timed, usdc, payer, merchant } = input
+  const headers = {
+    'Api-Key': gateway.apiKey,
+    'Merchant-Id': gateway.merchantId,
+    'Content-Type': 'application/json',
+  }
+  const link = await timed('merchant: Solana settlement + POST /v1/payments', 'pay-sandbox', async () => {
+    const settlement = await fetch(`${gateway.url}/v1/merchants/${gateway.merchantId}/settlements/crypto`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        settlements: [
+          { asset: `${solanaLocalnet}/token:${usdc.mint}`, destination: `${solanaLocalnet}:${merchant}` },
+        ],
+      }),
+    })
+    const response = await fetch(`${gateway.url}/v1/payments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ referenceId: 'demo-order-2', amount: { unit: 'iso4217/USD', value: '420' } }),
+    })
+    const body = (await response.json()) as { paymentLink?: string }
+    return [body.paymentLink ?? '', settlement.status === 201 && response.status === 201]
+  })
+  const offered = await client.getOptions(link)
+  const option = offered.options.find((candidate) => candidate.account === `${solanaLocalnet}:${payer}`)
+  if (option === undefined) {
+    input.rows.push({ method: 'gateway: Solana option', chain: solanaLocalnet, verified: false, ms: 0 })
+    return
+  }
+  const before = usdc.balance(merchant)
+  const result = await timed('solana_signTransaction (SPL transfer)', solanaLocalnet, async () => {
+    const paid = await client.pay(link, option.id, { options: offered })
+    // The base64 signed transaction: the payer's signature over its message verifies (an independent check).
+    const signed = base64.decode(String(paid.results[0] ?? ''))
+    const signatureValid =
+      signed.length > 65 && ed25519.verify(signed.subarray(1, 65), signed.subarray(65), base58.decode(payer))
+    return [paid, signatureValid]
+  })
+  await timed('gateway: submitted, merchant +4.2 USDC on the runtime', solanaLocalnet, async () => [
+    undefined,
+    result.status === 'succeeded' && usdc.balance(merchant) - before === 4_200_000n,
+  ])
 }
 
 /** Recovers the signer of the EIP-712 signature from the typed data the gateway's fetch handed the wallet. */

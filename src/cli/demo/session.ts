@@ -744,6 +744,7 @@ async function paymentAct(chains: Chains, record: (row: DemoRow) => void): Promi
   try {
     const rows = await act.runPaymentDemoAct({
       anvil: { url: chains.anvil.url, chainId: chains.anvil.chainId },
+      solana: chains.solana,
     })
     for (const row of rows) record(row)
   } catch (error) {
