@@ -22,7 +22,13 @@ export type TonMessageRequest = {
   payload?: string
   stateInit?: string
 }
-export type TonSendMessageParams = { valid_until?: number; from?: string; messages: TonMessageRequest[] }
+export type TonSendMessageParams = {
+  valid_until?: number
+  /** AppKit's camelCase spelling of `valid_until`; the signed expiry must respect either. */
+  validUntil?: number
+  from?: string
+  messages: TonMessageRequest[]
+}
 
 export type VerifyTonSendMessageOptions = {
   /** `sessionProperties.ton_getPublicKey` (hex). */
@@ -85,10 +91,11 @@ export function verifyTonSendMessage(
     }
     const now = options.now ?? Math.floor(Date.now() / 1000)
     if (transfer.validUntil <= now) fail(`the message expired at ${transfer.validUntil}`)
-    if (request.valid_until !== undefined) {
-      if (typeof request.valid_until !== 'number' || !Number.isFinite(request.valid_until))
-        fail('valid_until is not a number')
-      const limit = request.valid_until > 1e10 ? Math.floor(request.valid_until / 1000) : request.valid_until
+    for (const key of ['valid_until', 'validUntil'] as const) {
+      const requested = request[key]
+      if (requested === undefined) continue
+      if (typeof requested !== 'number' || !Number.isFinite(requested)) fail(`${key} is not a number`)
+      const limit = requested > 1e10 ? Math.floor(requested / 1000) : requested
       if (transfer.validUntil > limit)
         fail(`signed valid until ${transfer.validUntil}, after the requested ${limit}`)
     }

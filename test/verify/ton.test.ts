@@ -130,6 +130,9 @@ describe('verifyTonSendMessage', () => {
     expect(verifyTonSendMessage({ ...sendRequest, valid_until: 1700000060000 }, golden.v5, v5)).toEqual({
       valid: true,
     })
+    expect(
+      verifyTonSendMessage({ messages: sendRequest.messages, validUntil: 1700000060 }, golden.v5, v5),
+    ).toEqual({ valid: true })
   })
   it('refuses another amount, destination, bounce flag, an earlier valid_until, expiry and another wallet', () => {
     const message = sendRequest.messages[0]!
@@ -154,6 +157,8 @@ describe('verifyTonSendMessage', () => {
       },
       { ...sendRequest, messages: [message, message] },
       { ...sendRequest, valid_until: 1700000059 },
+      // AppKit's camelCase spelling binds the signed expiry just the same.
+      { messages: sendRequest.messages, validUntil: 1700000059 },
     ]
     for (const request of variants) expect(verifyTonSendMessage(request, golden.v5, v5).valid).toBe(false)
     expect(verifyTonSendMessage(sendRequest, golden.v5, { ...v5, now: 1700000060 }).valid).toBe(false)
