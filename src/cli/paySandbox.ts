@@ -12,6 +12,8 @@ Options:
   --rpc CHAIN=URL       check eth_sendTransaction results on this chain (e.g. eip155:31337=http://127.0.0.1:8545)
   --time-scale X        multiply webhook retry back-off by X (e.g. 0.001)
   --checkout-url URL    base of buyer payment links (default https://pay.sandbox.test)
+  --solana URL=MINT     offer a Solana option: the SPL token MINT on the Solana JSON-RPC runtime at URL
+                        (e.g. the demo's litesvm facade); chain solana:localnet, 6 decimals
   --faults SPEC         fault mode, e.g. seed=7,duplicates=0.3,reorder=200,late=0.1,rotate=5,
                         gateway=confirm:503@1,gateway=fetch:409~0.2,gateway=confirm:503@1!after,hold-long-polls
                         (per test instead: PUT /_sandbox/faults with a JSON plan; GET shows the fault log)
@@ -25,6 +27,7 @@ type Parsed = {
   timeScale?: number
   checkoutUrl?: string
   faults?: FaultPlan
+  solana?: { rpcUrl: string; mint: string }
 }
 
 export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
@@ -64,6 +67,15 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
       case '--checkout-url':
         parsed.checkoutUrl = value
         break
+      case '--solana': {
+        const at = value.lastIndexOf('=')
+        if (at <= 0 || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(value.slice(at + 1)))
+          throw new UsageError(
+            '--solana takes URL=MINT, e.g. http://127.0.0.1:8899=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+          )
+        parsed.solana = { rpcUrl: value.slice(0, at), mint: value.slice(at + 1) }
+        break
+      }
       case '--faults':
         try {
           parsed.faults = parseFaultSpec(value)
@@ -94,6 +106,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
       ...(parsed.timeScale === undefined ? {} : { timeScale: parsed.timeScale }),
       ...(parsed.checkoutUrl === undefined ? {} : { checkoutUrl: parsed.checkoutUrl }),
       ...(parsed.faults === undefined ? {} : { faults: parsed.faults }),
+      ...(parsed.solana === undefined ? {} : { solana: parsed.solana }),
       chains: parsed.chains,
     })
   } catch (error) {
@@ -113,6 +126,8 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
   lines.push(
     `  test controls: POST ${sandbox.url}/_sandbox/payments/<pay_id>/{succeed|fail|expire|cancel|settle}`,
   )
+  if (parsed.solana !== undefined)
+    lines.push(`  solana:       token ${parsed.solana.mint} on ${parsed.solana.rpcUrl} (solana:localnet)`)
   if (parsed.faults !== undefined) lines.push(`  faults:       ${JSON.stringify(sandbox.faults.plan())}`)
   process.stdout.write(`${lines.join('\n')}\nCtrl-C to stop.\n`)
   await new Promise<void>((resolve) => {

@@ -19,7 +19,15 @@ describe('wallet-rpc pay-sandbox', () => {
       timeScale: 0.01,
     })
     expect(parsePaySandboxArgs(['--help'])).toBe('help')
+    expect(
+      parsePaySandboxArgs(['--solana', 'http://127.0.0.1:8899=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v']),
+    ).toEqual({
+      chains: {},
+      solana: { rpcUrl: 'http://127.0.0.1:8899', mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
+    })
     for (const argv of [
+      ['--solana', 'http://127.0.0.1:8899'],
+      ['--solana', 'http://127.0.0.1:8899=0xdead'],
       ['--port'],
       ['--port', '70000'],
       ['--port', 'x'],
