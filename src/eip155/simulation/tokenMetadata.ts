@@ -19,7 +19,8 @@ const cache = new WeakMap<ChainAccess, Map<string, Promise<TokenMetadata>>>()
 /**
  * `symbol()` and `decimals()` of `token`, read with eth_call and cached per chain and address. A method the
  * contract lacks (it reverts) or an answer that is not plain leaves that field undefined, and is cached
- * too; a node that fails or exceeds `timeoutMs` leaves both undefined and is asked again next time.
+ * too; a node that fails or exceeds `timeoutMs`, or an address without code (empty answer), leaves it
+ * undefined and is asked again next time.
  * `symbol` may be a `string` or, as in early tokens (MKR), a `bytes32`. Never throws.
  */
 export function tokenMetadata(
@@ -56,6 +57,8 @@ async function read(
         access.verifiedRequest('eth_call', [{ to: token, data: selector }, 'latest']),
         timeoutMs,
       )
+      // No code there yet (a token the transaction itself deploys): asked again next time.
+      if (answer === '0x') definitive = false
       return typeof answer === 'string' && /^0x([0-9a-fA-F]{2})*$/.test(answer)
         ? answer.toLowerCase()
         : undefined

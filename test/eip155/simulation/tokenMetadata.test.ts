@@ -108,6 +108,21 @@ describe('tokenMetadata', () => {
     expect(calls).toHaveLength(4)
   })
 
+  it('an address without code (empty answers) is not remembered: it may be deployed later', async () => {
+    let deployed = false
+    const { access, calls } = fakeChain(async (_token, selector) =>
+      !deployed ? '0x' : selector === '0x95d89b41' ? abiString('NEW') : toHex(18, { size: 32 }),
+    )
+    const token = '0x00000000000000000000000000000000000000cc'
+    expect(await tokenMetadata(access, token, { timeoutMs: 1000 })).toEqual({
+      symbol: undefined,
+      decimals: undefined,
+    })
+    deployed = true
+    expect(await tokenMetadata(access, token, { timeoutMs: 1000 })).toEqual({ symbol: 'NEW', decimals: 18 })
+    expect(calls).toHaveLength(4)
+  })
+
   it('the cache is bounded: past maxCachedTokens the oldest token is read again', async () => {
     const { access, calls } = fakeChain(async () => toHex(18, { size: 32 }))
     const address = (index: number) => `0x${index.toString(16).padStart(40, '0')}`
