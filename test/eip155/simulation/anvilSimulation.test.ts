@@ -69,6 +69,7 @@ const erc721 = openZeppelin('ERC721PresetMinterPauserAutoId')
 const erc1155 = openZeppelin('ERC1155PresetMinterPauser')
 const greedy = committedFixture('GreedySwap') as unknown as Artifact
 const hostile = committedFixture('HostileToken') as unknown as Artifact
+const weth = committedFixture('WrappedEther') as unknown as Artifact
 
 beforeAll(async () => {
   anvil = await startAnvil()
@@ -215,6 +216,29 @@ describe('balance changes on anvil (eth_simulateV1)', () => {
       { label: 'You send', value: `-20 ${token(tokens.tka, 'TKA')}` },
       { label: 'You receive', value: `+10 ${token(tokens.tkb, 'TKB')}` },
       { label: 'Note', value: 'network fee not included (see Max network fee)' },
+    ])
+  })
+
+  it('wrapping and unwrapping (WETH Deposit/Withdrawal, and the coin paid back inside the call)', async () => {
+    const wrapped = await deploy(weth, [])
+    const wrap = await reviewOf({
+      to: wrapped,
+      value: toHex(parseEther('2')),
+      data: call(weth.abi, 'deposit', []),
+    })
+    expect(groupOf(wrap, 'Balance changes (simulated)')?.slice(0, 2)).toEqual([
+      { label: 'You send', value: '-2 ETH' },
+      { label: 'You receive', value: `+2 ${token(wrapped, 'WETH')}` },
+    ])
+    const h = wallet()
+    const hash = await h.result<Hex>('eth_sendTransaction', [
+      { from: account0, to: wrapped, value: toHex(parseEther('2')), data: call(weth.abi, 'deposit', []) },
+    ])
+    await chain.waitForTransactionReceipt({ hash })
+    const unwrap = await reviewOf({ to: wrapped, data: call(weth.abi, 'withdraw', [parseEther('0.5')]) })
+    expect(groupOf(unwrap, 'Balance changes (simulated)')?.slice(0, 2)).toEqual([
+      { label: 'You receive', value: '+0.5 ETH' },
+      { label: 'You send', value: `-0.5 ${token(wrapped, 'WETH')}` },
     ])
   })
 

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 
 /** The Solidity test contracts in fixtures/, each compiled to fixtures/<name>.json (checked by compile.test.ts). */
-export const fixtureNames = ['GreedySwap', 'HostileToken'] as const
+export const fixtureNames = ['GreedySwap', 'HostileToken', 'WrappedEther'] as const
 export type FixtureName = (typeof fixtureNames)[number]
 
 export const fixtureSource = (name: FixtureName) => new URL(`./fixtures/${name}.sol`, import.meta.url)
