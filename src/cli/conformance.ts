@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import type { CaseResult, HandlerFactory } from '../conformance/index.js'
+import type { CaseResult, HandlerFactory, RunSummary, WalletConnectOptions } from '../conformance/index.js'
 import { UsageError } from './options.js'
 
 export const conformanceUsage = `wallet-rpc conformance [MODULE | --exec "CMD ARGS"] [options]
@@ -15,6 +15,11 @@ Wallet under test (default: the built-in handler):
   MODULE                   a file or package exporting createHandler(config) (named or default)
   --exec "CMD ARGS"        any program speaking wallet-rpc-conformance-exec/1 on stdin/stdout (one JSON line
                            in, one line out; see test-vectors/README.md), e.g. --exec "wallet-rpc handle --conformance"
+  --walletconnect          act as a dapp: print a wc: pairing URI and its QR code, wait for any wallet app to
+                           approve, then run the cases that work with any keys, verified against the accounts
+                           and session properties it announced (needs @walletconnect/sign-client; qrcode for the QR)
+  --relay URL              the WalletConnect relay (default the public relay, which needs --project-id)
+  --project-id ID          a Reown Cloud project id (or env WALLETCONNECT_PROJECT_ID)
 
 Options:
   --filter TEXT            only cases whose label contains TEXT (e.g. bip122/signPsbt)
@@ -43,6 +48,9 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
       vectors: { type: 'string' },
       offline: { type: 'boolean' },
       exec: { type: 'string' },
+      walletconnect: { type: 'boolean' },
+      relay: { type: 'string' },
+      'project-id': { type: 'string' },
       timeout: { type: 'string' },
       json: { type: 'string' },
       junit: { type: 'string' },
@@ -56,8 +64,12 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
     return 0
   }
   if (positionals.length > 1) throw new UsageError('conformance takes at most one MODULE')
-  if (positionals.length > 0 && values.exec !== undefined)
-    throw new UsageError('give MODULE or --exec, not both')
+  const transports = [positionals.length > 0, values.exec !== undefined, values.walletconnect === true]
+  if (transports.filter(Boolean).length > 1)
+    throw new UsageError('give one of MODULE, --exec, --walletconnect')
+  if (!values.walletconnect && (values.relay !== undefined || values['project-id'] !== undefined)) {
+    throw new UsageError('--relay and --project-id go with --walletconnect')
+  }
   if (values.exec !== undefined && values.exec.trim() === '') throw new UsageError('--exec needs a command')
   const timeoutMs = values.timeout === undefined ? undefined : secondsToMs(values.timeout)
   const { execTransport, jsonReport, junitReport, loadVectors, runConformance, verdictNames } = await import(
@@ -66,7 +78,13 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
   const exec = values.exec === undefined ? undefined : execTransport(values.exec)
   const createHandler =
     exec?.createHandler ?? (positionals[0] === undefined ? undefined : await loadFactory(positionals[0]))
-  const transport = exec ? 'exec' : positionals[0] === undefined ? 'builtin' : 'module'
+  const transport = values.walletconnect
+    ? 'walletconnect'
+    : exec
+      ? 'exec'
+      : positionals[0] === undefined
+        ? 'builtin'
+        : 'module'
   const vectors = loadVectors(values.vectors === undefined ? undefined : resolve(values.vectors))
   const print = (result: CaseResult) => {
     const reason = result.reason === undefined ? '' : `  — ${result.reason}`
@@ -76,14 +94,23 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
   const stray = straysOfTheWallet()
   let summary: Awaited<ReturnType<typeof runConformance>>
   try {
-    summary = await runConformance({
+    const common = {
       vectors,
       onResult: print,
-      ...(createHandler ? { createHandler } : {}),
       ...(values.filter === undefined ? {} : { filter: values.filter }),
-      ...(values.offline ? { skipChains: true } : {}),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    })
+    }
+    summary = values.walletconnect
+      ? await runWalletConnect(
+          common,
+          values.relay,
+          values['project-id'] ?? process.env.WALLETCONNECT_PROJECT_ID,
+        )
+      : await runConformance({
+          ...common,
+          ...(createHandler ? { createHandler } : {}),
+          ...(values.offline ? { skipChains: true } : {}),
+        })
   } finally {
     await exec?.stop()
     await stray.stop()
@@ -98,6 +125,43 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
   process.stdout.write(`${summary.passed} passed, ${summary.failed} failed${timedOut}${pending}${strays}\n`)
   const bad = summary.failed + summary.timedOut + stray.count
   return bad > 0 || summary.results.length === 0 ? 1 : 0
+}
+
+/** The WalletConnect run: the pairing URI and its QR code on stdout, then one line per case as usual. */
+async function runWalletConnect(
+  common: Pick<WalletConnectOptions, 'vectors' | 'onResult' | 'filter' | 'timeoutMs'>,
+  relayUrl: string | undefined,
+  projectId: string | undefined,
+): Promise<RunSummary> {
+  const { runOverWalletConnect, TransportError } = await import('../conformance/index.js')
+  try {
+    return await runOverWalletConnect({
+      ...common,
+      ...(relayUrl === undefined ? {} : { relayUrl }),
+      ...(projectId === undefined ? {} : { projectId }),
+      onUri: async (uri) => {
+        process.stdout.write(`Pair your wallet with this URI (or scan the QR code):\n\n${uri}\n\n`)
+        process.stdout.write(`${await terminalQr(uri)}\nWaiting for the wallet to approve the session…\n\n`)
+      },
+    })
+  } catch (error) {
+    // No session (no approval in time, a relay that refuses, a missing SDK): a usage-level failure.
+    if (error instanceof TransportError) throw new UsageError(error.message)
+    throw error
+  }
+}
+
+/** The URI as a QR code of terminal characters; without the optional `qrcode` package, a hint instead. */
+async function terminalQr(uri: string): Promise<string> {
+  try {
+    const name = 'qrcode'
+    const qrcode = (await import(name)) as {
+      toString(text: string, options: { type: 'terminal'; small: boolean }): Promise<string>
+    }
+    return await qrcode.toString(uri, { type: 'terminal', small: true })
+  } catch {
+    return '(install the npm package qrcode to see the URI as a QR code here)\n'
+  }
 }
 
 function secondsToMs(text: string): number {

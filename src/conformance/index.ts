@@ -16,8 +16,10 @@ export { type JsonReport, type JsonReportRecord, jsonReport, junitReport, verdic
 export {
   type CaseOutcome,
   type CaseResult,
+  caseLabel,
   defaultCaseTimeoutMs,
   judge,
+  type PreparedCase,
   type RunOptions,
   type RunSummary,
   runConformance,
@@ -37,3 +39,10 @@ export {
   vectorFormat,
   type WalletConfig,
 } from './vectors.js'
+export {
+  conformanceDappUrl,
+  publicRelayUrl,
+  runOverWalletConnect,
+  runsOverWalletConnect,
+  type WalletConnectOptions,
+} from './walletconnect.js'

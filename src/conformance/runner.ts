@@ -51,6 +51,12 @@ export type RunOptions = {
   skipChains?: boolean
   /** Only the cases this accepts are run (and reported); e.g. the WalletConnect transport's any-key cases. */
   select?: (vector: VectorFile, testCase: VectorCase) => boolean
+  /**
+   * Adapts a case to the wallet under test before it runs (the WalletConnect transport puts the announced
+   * account in the request and the real clock in the configuration); a string instead reports the case
+   * PENDING with that reason (e.g. a chain the wallet did not approve).
+   */
+  prepare?: (prepared: PreparedCase, vector: VectorFile) => Promise<PreparedCase | string>
   /** Longest wait for the wallet in one case (its answers, not a chain's start); then the case is TIMEOUT. */
   timeoutMs?: number
 }
@@ -68,20 +74,23 @@ export const defaultCaseTimeoutMs = 60_000
 export async function runConformance(options: RunOptions = {}): Promise<RunSummary> {
   const factory = options.createHandler ?? createBuiltinHandler
   const vectors = options.vectors ?? loadVectors()
-  let clockSeconds = 0
-  const chains = createChainPool({ now: () => clockSeconds * 1000 })
+  // The local chains' clock is the running case's wallet clock.
+  const clock = { seconds: 0 }
+  const chains = createChainPool({ now: () => clock.seconds * 1000 })
   const results: CaseResult[] = []
   let nextId = 1
   try {
     for (const { file, vector } of vectors) {
       for (const [index, testCase] of vector.cases.entries()) {
-        const label = `${caseGroup(file, vector)} #${index + 1} ${testCase.name}`
+        const label = caseLabel(file, vector, index)
         if (options.filter && !label.includes(options.filter)) continue
         if (options.select && !options.select(vector, testCase)) continue
-        const wallet = { ...vector.wallet, ...testCase.wallet }
-        clockSeconds = wallet.now
         const started = performance.now()
-        const verdict = await runCase(testCase, wallet, factory, chains, nextId++, options)
+        const prepared = await prepareCase(vector, testCase, options)
+        const verdict =
+          typeof prepared === 'string'
+            ? { outcome: 'pending' as const, reason: prepared }
+            : await runCase(prepared, factory, chains, clock, nextId++, options)
         const result: CaseResult = {
           id: `${caseGroup(file, vector)}#${index + 1}`,
           label,
@@ -114,6 +123,11 @@ export async function runConformance(options: RunOptions = {}): Promise<RunSumma
   }
 }
 
+/** `bip122/signPsbt #3 SIGHASH_NONE is refused`: what --filter matches and the reports show. */
+export function caseLabel(file: string, vector: VectorFile, index: number): string {
+  return `${caseGroup(file, vector)} #${index + 1} ${vector.cases[index]?.name}`
+}
+
 /**
  * `bip122/signPsbt` for the method's own file; a file named otherwise (e.g. `bip122/interop.json`, more
  * sendTransfer cases) keeps its name in front: `bip122/interop:sendTransfer`, so labels and ids stay unique.
@@ -129,19 +143,36 @@ function caseGroup(file: string, vector: LoadedVectors['vector']): string {
     : `${vector.namespace}/${stem}:${vector.method}`
 }
 
+export type PreparedCase = { testCase: VectorCase; wallet: Omit<WalletConfig, 'providers'> }
+
+async function prepareCase(
+  vector: VectorFile,
+  testCase: VectorCase,
+  options: RunOptions,
+): Promise<PreparedCase | string> {
+  const prepared = { testCase, wallet: { ...vector.wallet, ...testCase.wallet } }
+  if (options.prepare === undefined) return prepared
+  try {
+    return await options.prepare(prepared, vector)
+  } catch (error) {
+    return `not run: ${messageOf(error)}`
+  }
+}
+
 type Verdict = { outcome: CaseOutcome; reason?: string; got?: unknown }
 
 /** Rejects when the case's time for the wallet is up. */
 class CaseTimeout extends Error {}
 
 async function runCase(
-  testCase: VectorCase,
-  wallet: Omit<WalletConfig, 'providers'>,
+  { testCase, wallet }: PreparedCase,
   factory: HandlerFactory,
   chains: ChainPool,
+  clock: { seconds: number },
   id: number,
   options: RunOptions,
 ): Promise<Verdict> {
+  clock.seconds = wallet.now
   const providers: Record<string, string> = {}
   let chain: Awaited<ReturnType<ChainPool['get']>> | undefined
   if (testCase.chain !== undefined) {

@@ -122,16 +122,26 @@ function isVectorFile(value: unknown): value is VectorFile {
 
 /**
  * What a case needs of the wallet's keys. The rule: exact expected values (`result`, `resultIncludes`, in any
- * `oneOf` branch) or another account, key set or wallet contract than the file's need the fixed keys; everything
- * else is checked by verifiers or error codes and works with any keys. An explicit `keys` field wins.
+ * `oneOf` branch), another account, key set or wallet contract than the file's, or a transaction built over the
+ * fixed wallet (PSBTs, Solana transactions) need the fixed keys; everything else is checked by verifiers or
+ * error codes and works with any keys. An explicit `keys` field wins.
  */
 export function keysOf(vector: VectorFile, testCase: VectorCase): KeyNeed {
   if (testCase.keys !== undefined) return testCase.keys
   const overrides = testCase.wallet ?? {}
   const ownKeys = ['mnemonic', 'tonMnemonic', 'tonWallet', 'account'] as const
   if (ownKeys.some((key) => key in overrides && overrides[key] !== vector.wallet[key])) return 'fixed'
+  if (transactionsOverFixedKeys.has(testCase.request.method)) return 'fixed'
   return exactValues(testCase.expect) ? 'fixed' : 'any'
 }
+
+/** Methods whose request carries a transaction built over the fixed wallet's coins or as its fee payer. */
+const transactionsOverFixedKeys = new Set([
+  'signPsbt',
+  'solana_signTransaction',
+  'solana_signAllTransactions',
+  'solana_signAndSendTransaction',
+])
 
 function exactValues(expect: Expectation): boolean {
   return 'result' in expect || expect.resultIncludes !== undefined || (expect.oneOf ?? []).some(exactValues)

@@ -817,7 +817,6 @@ total += write({
   cases: [
     {
       name: 'one P2WPKH input',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n }]), [
         { address: addr.p2wpkh, index: 0 },
       ]),
@@ -825,19 +824,16 @@ total += write({
     },
     {
       name: 'one P2TR key-path input (tweaked key, DEFAULT sighash)',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2tr', amount: 50_000n }]), [{ address: addr.p2tr, index: 0 }]),
       expect: verifyPsbt,
     },
     {
       name: 'one P2SH-P2WPKH input',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2sh', amount: 50_000n }]), [{ address: addr.p2sh, index: 0 }]),
       expect: verifyPsbt,
     },
     {
       name: 'one P2PKH input (full previous transaction)',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2pkh', amount: 50_000n }]), [
         { address: addr.p2pkh, index: 0 },
       ]),
@@ -845,7 +841,6 @@ total += write({
     },
     {
       name: 'three of our inputs of different types',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(
         psbt([
           { kind: 'p2wpkh', amount: 10_000n },
@@ -862,13 +857,11 @@ total += write({
     },
     {
       name: 'multi-party: the foreign input, already signed, stays untouched',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(multiParty, [{ address: addr.p2wpkh, index: 0 }]),
       expect: verifyPsbt,
     },
     {
       name: 'only the listed input of two of ours is signed',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(
         psbt([
           { kind: 'p2wpkh', amount: 10_000n },
@@ -880,7 +873,6 @@ total += write({
     },
     {
       name: 'SIGHASH_ALL|ANYONECANPAY when listed',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 0x81 }]), [
         { address: addr.p2wpkh, index: 0, sighashTypes: [0x81] },
       ]),
@@ -888,7 +880,6 @@ total += write({
     },
     {
       name: 'an input sighash the request did not allow',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 0x81 }]), [
         { address: addr.p2wpkh, index: 0 },
       ]),
@@ -896,7 +887,6 @@ total += write({
     },
     {
       name: 'SIGHASH_NONE is refused',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 2 }]), [
         { address: addr.p2wpkh, index: 0, sighashTypes: [2] },
       ]),
@@ -904,19 +894,16 @@ total += write({
     },
     {
       name: 'our address named for a foreign input',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(multiParty, [{ address: addr.p2wpkh, index: 1 }]),
       expect: { error: { code: -32602 } },
     },
     {
       name: 'an address of another wallet',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(multiParty, [{ address: foreignPayment.address!, index: 1 }]),
       expect: { error: { code: 4100 } },
     },
     {
       name: 'an index out of range',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n }]), [
         { address: addr.p2wpkh, index: 3 },
       ]),
@@ -924,6 +911,7 @@ total += write({
     },
     {
       name: 'not a PSBT',
+      keys: 'any', // refused before any key is involved
       request: signPsbtRequest(base64.encode(new TextEncoder().encode('not a psbt')), [
         { address: addr.p2wpkh, index: 0 },
       ]),
@@ -931,7 +919,6 @@ total += write({
     },
     {
       name: 'the user rejects',
-      keys: 'fixed', // a PSBT over the fixed wallet's coins
       wallet: { approve: 'none' },
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n }]), [
         { address: addr.p2wpkh, index: 0 },

@@ -58,11 +58,9 @@ describe('wallet-rpc conformance', () => {
       refusal: 'any',
       gapLimit: 'any',
     })
-    const counts = [...need.values()].reduce((n, keys) => ({ ...n, [keys]: n[keys] + 1 }), {
-      fixed: 0,
-      any: 0,
-    })
-    expect(counts.any).toBeGreaterThan(counts.fixed)
+    const values = [...need.values()]
+    const count = (keys: string) => values.filter((value) => value === keys).length
+    expect(count('any')).toBeGreaterThan(count('fixed'))
   })
 
   it('the built-in handler passes every vector, local chains included', { timeout: 240_000 }, async () => {

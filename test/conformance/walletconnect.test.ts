@@ -1,0 +1,264 @@
+// `wallet-rpc conformance --walletconnect`: the suite as a dapp over WalletConnect (a real SignClient and a
+// real @reown/walletkit through the local relay), against our own wallet on keys the vectors do not know, and
+// against a deliberately broken one.
+import { randomUUID } from 'node:crypto'
+import { WalletKit } from '@reown/walletkit'
+import { Core } from '@walletconnect/core'
+import type { ICore } from '@walletconnect/types'
+import jsQRModule from 'jsqr'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { runConformanceCommand } from '../../src/cli/conformance.js'
+import { createCliWallet } from '../../src/cli/wallet.js'
+import {
+  type CaseResult,
+  keysOf,
+  loadVectors,
+  runOverWalletConnect,
+  runsOverWalletConnect,
+} from '../../src/conformance/index.js'
+import type { WalletRpc } from '../../src/createWalletRpc.js'
+import { attachWalletKit } from '../../src/walletkit/index.js'
+import { type LocalRelay, memoryStorage, startLocalRelay } from '../walletkit/localRelay.js'
+
+// jsqr is CommonJS with `export default` types: the default import is the function at run time.
+const jsQR = jsQRModule as unknown as typeof import('jsqr')['default']
+
+// Keys the vectors were not written for: every case run here must hold with any keys.
+const mnemonic = 'legal winner thank year wave sausage worth useful legal winner thank yellow'
+// Made with @ton/crypto mnemonicNew(24) for this test.
+const tonMnemonic =
+  'again insect dwarf balcony autumn solution awkward iron close puzzle capable alley next squeeze tattoo sort fatal whisper stand deny tourist gain under invite'
+
+let relay: LocalRelay
+beforeAll(async () => {
+  relay = await startLocalRelay()
+})
+afterAll(async () => {
+  await relay?.close()
+})
+
+const failing = (results: CaseResult[]) =>
+  results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome}: ${r.label.replace(/ #\d+ /, ': ')}`)
+
+/** Runs the suite over WalletConnect against `wallet` attached to a real WalletKit. */
+async function runAgainst(wallet: WalletRpc, filter?: string) {
+  const walletKit = await WalletKit.init({
+    // The SDK's Core class and its ICore declaration disagree under exactOptionalPropertyTypes only.
+    core: new Core({
+      projectId: 'local-test',
+      relayUrl: relay.url,
+      storage: memoryStorage(),
+      customStoragePrefix: `wallet-${randomUUID()}`,
+      telemetryEnabled: false,
+      logger: 'silent',
+    }) as unknown as ICore,
+    metadata: { name: 'Wallet under test', description: '', url: 'https://wallet.example', icons: [] },
+  })
+  const adapter = attachWalletKit(walletKit, wallet, { approveSession: () => true })
+  const uris: string[] = []
+  try {
+    const summary = await runOverWalletConnect({
+      relayUrl: relay.url,
+      projectId: 'local-test',
+      onUri: async (uri) => {
+        uris.push(uri)
+        await walletKit.pair({ uri })
+      },
+      ...(filter === undefined ? {} : { filter }),
+    })
+    expect(uris).toHaveLength(1)
+    expect(uris[0]).toMatch(/^wc:[0-9a-f]{64}@2\?/)
+    return summary
+  } finally {
+    adapter.detach()
+    await wallet.close()
+    await walletKit.core.relayer.transportClose().catch(() => {})
+    walletKit.core.heartbeat.stop()
+  }
+}
+
+const ourWallet = () =>
+  createCliWallet(
+    {
+      mnemonic,
+      tonMnemonic,
+      tonWallet: 'v5r1',
+      account: 0,
+      approve: 'all',
+      now: undefined,
+      esplora: new Map(),
+      toncenter: new Map(),
+      rpc: new Map(),
+    },
+    () => {},
+  )
+
+describe('wallet-rpc conformance --walletconnect', () => {
+  it('runs only the cases that work with any keys and need no local chain, refusal or other origin', () => {
+    const vectors = loadVectors()
+    const all = vectors.flatMap(({ vector }) => vector.cases.map((c) => ({ vector, c })))
+    const chosen = all.filter(({ vector, c }) => runsOverWalletConnect(vector, c))
+    expect(chosen.every(({ vector, c }) => keysOf(vector, c) === 'any' && c.chain === undefined)).toBe(true)
+    expect(chosen.length).toBeGreaterThanOrEqual(50)
+    expect(chosen.length).toBeLessThan(all.length)
+  })
+
+  it('our wallet (attachWalletKit on a real WalletKit, keys the vectors do not know) passes every case', {
+    timeout: 300_000,
+  }, async () => {
+    const summary = await runAgainst(await ourWallet())
+    expect(failing(summary.results)).toEqual([])
+    const session = summary.results.filter((r) => r.namespace === 'walletconnect').map((r) => r.name)
+    expect(session).toEqual([
+      'bip122:000000000019d6689c085ae165831e93: one account, the first external P2WPKH address',
+      'bip122:000000000019d6689c085ae165831e93: bip122_addressesChanged right after approval, in the getAccountAddresses format',
+      'bip122:0f9188f13cb7b2c71f2a335e3a4fc328: one account, the first external P2WPKH address',
+      'bip122:0f9188f13cb7b2c71f2a335e3a4fc328: bip122_addressesChanged right after approval, in the getAccountAddresses format',
+      'bip122:000000000933ea01ad0ee984209779ba: one account, the first external P2WPKH address',
+      'bip122:000000000933ea01ad0ee984209779ba: bip122_addressesChanged right after approval, in the getAccountAddresses format',
+      'ton:-239: ton_getPublicKey and ton_getStateInit in the session properties, for the announced account',
+      'ton:-3: ton_getPublicKey and ton_getStateInit in the session properties, for the announced account',
+    ])
+    expect(summary.passed).toBe(summary.results.length)
+    expect(summary.results.length).toBeGreaterThanOrEqual(50)
+  })
+
+  it('a broken wallet (drops ton_getStateInit, ignores the intentions filter) fails exactly those cases', {
+    timeout: 300_000,
+  }, async () => {
+    const inner = await ourWallet()
+    const broken: WalletRpc = {
+      ...inner,
+      sessionProperties: async (chainIds) => {
+        const { ton_getStateInit: _, ...rest } = await inner.sessionProperties(chainIds)
+        return rest
+      },
+      handle: async (input) => {
+        const response = await inner.handle(input)
+        const request = (
+          input as { params?: { request?: { method?: string; params?: { intentions?: unknown } } } }
+        ).params?.request
+        if (
+          request?.method !== 'getAccountAddresses' ||
+          !request.params?.intentions ||
+          !('result' in response)
+        ) {
+          return response
+        }
+        // Its payment addresses whatever the filter, without `intention` fields.
+        const all = (await inner.handle({
+          ...(input as object),
+          params: {
+            ...(input as { params: object }).params,
+            request: { ...request, params: { ...request.params, intentions: undefined } },
+          },
+        })) as { result?: { address: string; intention?: string }[] }
+        const payment = (all.result ?? [])
+          .filter((e) => e.intention === 'payment')
+          .map(({ intention: _, ...e }) => e)
+        return { ...response, result: payment }
+      },
+    }
+    const summary = await runAgainst(broken, undefined)
+    const tonCases = summary.results
+      .filter((r) => r.namespace === 'ton')
+      .map((r) => `fail: ${r.label.replace(/ #\d+ /, ': ')}`)
+    expect(tonCases.length).toBeGreaterThanOrEqual(5)
+    expect(failing(summary.results)).toEqual([
+      'fail: walletconnect/session: ton:-239: ton_getPublicKey and ton_getStateInit in the session properties, for the announced account',
+      'fail: walletconnect/session: ton:-3: ton_getPublicKey and ton_getStateInit in the session properties, for the announced account',
+      'fail: bip122/getAccountAddresses: intentions ["ordinal"]',
+      ...tonCases,
+    ])
+  })
+})
+
+/** Reads back the small terminal QR code `qrcode` prints (half blocks, black on white) with jsQR. */
+function decodeTerminalQr(text: string): string | undefined {
+  const rows = text
+    .split('\n')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes
+    .map((line) => line.replace(/\u001b\[\d+m/g, ''))
+    .filter((line) => /[█▀▄]/.test(line) && !/^▀+$/.test(line))
+    .flatMap((line) => {
+      const cells = [...line]
+      return [cells.map((c) => c === '█' || c === '▀'), cells.map((c) => c === '█' || c === '▄')]
+    })
+  const scale = 4
+  const margin = 4
+  const width = (Math.max(...rows.map((r) => r.length)) + 2 * margin) * scale
+  const height = (rows.length + 2 * margin) * scale
+  const pixels = new Uint8ClampedArray(width * height * 4).fill(255)
+  for (const [y, row] of rows.entries()) {
+    for (const [x, black] of row.entries()) {
+      if (!black) continue
+      for (let dy = 0; dy < scale; dy++)
+        for (let dx = 0; dx < scale; dx++) {
+          const at = (((y + margin) * scale + dy) * width + (x + margin) * scale + dx) * 4
+          pixels.fill(0, at, at + 3)
+        }
+    }
+  }
+  return jsQR(pixels, width, height)?.data
+}
+
+describe('wallet-rpc conformance --walletconnect (the command)', () => {
+  it('prints the wc: URI and a QR code of it, runs over the relay given, and writes the usual reports', {
+    timeout: 300_000,
+  }, async () => {
+    const wallet = await ourWallet()
+    const walletKit = await WalletKit.init({
+      core: new Core({
+        projectId: 'local-test',
+        relayUrl: relay.url,
+        storage: memoryStorage(),
+        customStoragePrefix: `wallet-${randomUUID()}`,
+        telemetryEnabled: false,
+        logger: 'silent',
+      }) as unknown as ICore,
+      metadata: { name: 'Wallet under test', description: '', url: 'https://wallet.example', icons: [] },
+    })
+    const adapter = attachWalletKit(walletKit, wallet, { approveSession: () => true })
+    let out = ''
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out += String(chunk)
+      const uri = /^(wc:\S+)$/m.exec(out)?.[1]
+      if (uri && !paired) {
+        paired = true
+        void walletKit.pair({ uri })
+      }
+      return true
+    })
+    let paired = false
+    let code: number
+    try {
+      code = await runConformanceCommand([
+        '--walletconnect',
+        '--relay',
+        relay.url,
+        '--project-id',
+        'local-test',
+        '--filter',
+        'bip122/signMessage',
+      ])
+    } finally {
+      spy.mockRestore()
+      adapter.detach()
+      await wallet.close()
+      await walletKit.core.relayer.transportClose().catch(() => {})
+      walletKit.core.heartbeat.stop()
+    }
+    const uri = /^(wc:\S+)$/m.exec(out)?.[1]
+    expect(uri).toMatch(/^wc:[0-9a-f]{64}@2\?/)
+    expect(decodeTerminalQr(out.slice(out.indexOf(uri!) + uri!.length))).toBe(uri)
+    expect(out).toMatch(/^PASS {4}walletconnect\/session #1 /m)
+    expect(out).toMatch(/^PASS {4}bip122\/signMessage #5 bip322, P2WPKH/m)
+    expect(out).not.toMatch(/^FAIL/m)
+    expect(code).toBe(0)
+  })
+
+  it('without a session to make: a usage error, exit code 2 (no relay reachable, no project id)', async () => {
+    await expect(runConformanceCommand(['--walletconnect'])).rejects.toThrow(/--project-id/)
+    await expect(runConformanceCommand(['--walletconnect', '--exec', 'x'])).rejects.toThrow(/one of MODULE/)
+  })
+})
