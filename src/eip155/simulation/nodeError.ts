@@ -1,5 +1,5 @@
 import { WalletRpcError } from '../../core/errors.js'
-import { printable } from './revertReason.js'
+import { printable, revertReason } from './revertReason.js'
 
 /** A node's JSON-RPC error as far as it can be read from what a provider threw. */
 export type NodeError = { code: number | undefined; message: string; data: unknown }
@@ -35,4 +35,10 @@ export function nodeErrorOf(error: unknown): NodeError {
 /** A call that ran and reverted (JSON-RPC code 3, or a node that only says so in words). */
 export function isRevert(error: NodeError): boolean {
   return error.code === 3 || /execution reverted|\brevert(ed)?\b/i.test(error.message)
+}
+
+/** The reason of a revert error: its revert data decoded, else the node's words after "execution reverted". */
+export function revertReasonOf(error: NodeError): string {
+  if (typeof error.data === 'string' && error.data !== '0x') return revertReason(error.data)
+  return error.message.replace(/^execution reverted:?\s*/i, '') || 'reverted without a reason'
 }

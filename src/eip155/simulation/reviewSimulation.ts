@@ -44,12 +44,10 @@ export async function reviewSimulation(
     )
   }
   if (outcome.status === 'reverted') {
-    return simulationLine(
-      `reverts: ${outcome.reason}`,
-      'tx.simulation_reverted',
-      'danger',
-      `The transaction reverts when simulated (${outcome.reason}): it would fail and still cost its network fee.`,
-    )
+    return {
+      items: [item('Simulation', `reverts: ${outcome.reason}`)],
+      warnings: [revertedWarning(outcome.reason)],
+    }
   }
   if (outcome.via === 'eth_call') {
     return simulationLine(
@@ -117,4 +115,13 @@ export async function reviewSimulation(
 /** One "Simulation" line and the warning that goes with it. */
 function simulationLine(shown: string, code: string, severity: Severity, message: string) {
   return { items: [item('Simulation', shown)], warnings: [{ code, severity, message }] }
+}
+
+/** The `danger` warning of a transaction that reverts (in the simulation, or in eth_call before it). */
+export function revertedWarning(reason: string): ReviewWarning {
+  return {
+    code: 'tx.simulation_reverted',
+    severity: 'danger',
+    message: `The transaction reverts when simulated (${reason}): it would fail and still cost its network fee.`,
+  }
 }

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
 import { numberToHex } from 'viem/utils'
 import type { ChainAccess } from '../chains.js'
-import { isRevert, nodeErrorOf } from './nodeError.js'
+import { isRevert, nodeErrorOf, revertReasonOf } from './nodeError.js'
 import { printable, revertReason } from './revertReason.js'
 import { SimulationTimeout, within } from './within.js'
 
@@ -59,11 +59,7 @@ export async function simulate(
     if (error instanceof SimulationTimeout) return timedOut(options.timeoutMs)
     const node = nodeErrorOf(error)
     if (!isRevert(node)) return { status: 'unavailable', reason: `eth_call failed: ${node.message}` }
-    const reason =
-      typeof node.data === 'string' && node.data !== '0x'
-        ? revertReason(node.data)
-        : node.message.replace(/^execution reverted:?\s*/i, '') || 'reverted without a reason'
-    return { status: 'reverted', via: 'eth_call', reason }
+    return { status: 'reverted', via: 'eth_call', reason: revertReasonOf(node) }
   }
 }
 

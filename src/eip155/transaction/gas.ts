@@ -1,7 +1,7 @@
 import { InvalidParamsError } from '../../core/errors.js'
 import type { EstimateRequest } from '../chains.js'
 import type { Eip155Env } from '../env.js'
-import { isRevert, nodeErrorOf } from '../simulation/nodeError.js'
+import { isRevert, nodeErrorOf, revertReasonOf } from '../simulation/nodeError.js'
 import type { ChainState } from './fees.js'
 import type { TransactionRequest } from './request.js'
 
@@ -21,7 +21,7 @@ export async function fillGas(
   request: TransactionRequest,
   estimate: EstimateRequest,
   options: { revertReviewed: boolean },
-): Promise<{ gas: bigint; gasEstimate: bigint | undefined }> {
+): Promise<{ gas: bigint; gasEstimate: bigint | undefined; callReverted?: string }> {
   // Signing-only chain: planTransaction required every field.
   if (node === undefined) return { gas: request.gas!, gasEstimate: undefined }
   const blockGasLimit = node.block.gasLimit
@@ -34,8 +34,9 @@ export async function fillGas(
   try {
     await node.access.simulate(estimate)
   } catch (error) {
-    if (request.gas !== undefined && options.revertReviewed && isRevert(nodeErrorOf(error)))
-      return { gas: request.gas, gasEstimate: undefined }
+    const node = nodeErrorOf(error)
+    if (request.gas !== undefined && options.revertReviewed && isRevert(node))
+      return { gas: request.gas, gasEstimate: undefined, callReverted: revertReasonOf(node) }
     throw error
   }
   const estimated = await node.access.estimateGas(estimate)

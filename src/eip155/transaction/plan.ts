@@ -84,7 +84,7 @@ export async function planTransaction(
   // One read of the latest block serves both the fee choice and the gas cap.
   const node = access === undefined ? undefined : { access, block: await access.latestBlock() }
   const fees = await fillFees(node, request)
-  const { gas, gasEstimate } = await fillGas(
+  const { gas, gasEstimate, callReverted } = await fillGas(
     env,
     node,
     request,
@@ -103,5 +103,6 @@ export async function planTransaction(
     accessList: request.accessList,
     nonce: request.nonce === undefined ? undefined : Number(request.nonce),
     gasEstimate,
+    ...(callReverted === undefined ? {} : { callReverted }),
   }
 }

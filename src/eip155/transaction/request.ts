@@ -61,6 +61,11 @@ export type TransactionDraft = {
   nonce: number | undefined
   /** What the node estimated, when a provider was asked (a dapp-set gas below it is flagged). */
   gasEstimate: bigint | undefined
+  /**
+   * Why eth_call reverted, when the wallet went on anyway (the dapp set gas and reviews simulate): the
+   * review shows it as a `danger` warning even if the simulation itself cannot run.
+   */
+  callReverted?: string
 }
 
 export function dataOf(request: TransactionRequest): Hex {

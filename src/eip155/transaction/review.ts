@@ -3,7 +3,11 @@ import { decodeFunctionData, formatEther, formatGwei, formatUnits } from 'viem/u
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import type { ChainConfig } from '../env.js'
 import { erc20Abi } from '../erc20Abi.js'
-import { defaultSimulationOptions, reviewSimulation } from '../simulation/reviewSimulation.js'
+import {
+  defaultSimulationOptions,
+  revertedWarning,
+  reviewSimulation,
+} from '../simulation/reviewSimulation.js'
 import { tokenMetadata } from '../simulation/tokenMetadata.js'
 import type { TransactionDraft } from './request.js'
 
@@ -57,6 +61,12 @@ export async function reviewTransaction(title: string, chain: ChainConfig, draft
     review.items.push(...simulated.items)
     review.warnings.push(...simulated.warnings)
   }
+  // eth_call reverted while planning: dangerous even when the simulation could not run or saw otherwise.
+  if (
+    draft.callReverted !== undefined &&
+    !review.warnings.some((warning) => warning.code === 'tx.simulation_reverted')
+  )
+    review.warnings.push(revertedWarning(draft.callReverted))
   return review
 }
 

@@ -388,6 +388,29 @@ describe('nodes without eth_simulateV1, and simulations that cannot run', () => 
     ])
   })
 
+  it('a revert found by eth_call stays a danger when the simulation itself fails', async () => {
+    const failing = provider(async () => {
+      throw Object.assign(new Error('invalid params'), { code: -32602 })
+    })
+    const tx = {
+      from: account0,
+      to: tokens.swap,
+      data: call(greedy.abi, 'failWithReason', []),
+      gas: '0x30000',
+    }
+    expect(errorOf(await wallet(failing).call('eth_signTransaction', [tx]))).toMatchObject({
+      code: -32602,
+      data: { rule: 'tx.simulation_reverted' },
+    })
+    const allowing = wallet(failing, { allowDangerous: ['tx.simulation_reverted'] })
+    await allowing.result<Hex>('eth_signTransaction', [tx])
+    expect(allowing.reviews.at(-1)!.warnings.map((warning) => [warning.code, warning.severity])).toEqual([
+      ['tx.simulation_unavailable', 'caution'],
+      ['tx.simulation_reverted', 'danger'],
+    ])
+    expect(allowing.reviews.at(-1)!.warnings[1]?.message).toContain('(swap is closed)')
+  })
+
   it('a node that never answers the simulation: bounded by timeoutMs, then a caution', async () => {
     const h = harness({
       keys: mnemonicKeys({ mnemonic: devMnemonic }),
