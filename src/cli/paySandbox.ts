@@ -14,6 +14,8 @@ Options:
   --checkout-url URL    base of buyer payment links (default https://pay.sandbox.test)
   --solana URL=MINT     offer a Solana option: the SPL token MINT on the Solana JSON-RPC runtime at URL
                         (e.g. the demo's litesvm facade); chain solana:localnet, 6 decimals
+  --data DIR            keep the state in DIR (fsynced append-only journal) and take it over at start;
+                        without it the state lives in memory and is lost on exit
   --faults SPEC         fault mode, e.g. seed=7,duplicates=0.3,reorder=200,late=0.1,rotate=5,
                         gateway=confirm:503@1,gateway=fetch:409~0.2,gateway=confirm:503@1!after,hold-long-polls
                         (per test instead: PUT /_sandbox/faults with a JSON plan; GET shows the fault log)
@@ -28,6 +30,7 @@ type Parsed = {
   checkoutUrl?: string
   faults?: FaultPlan
   solana?: { rpcUrl: string; mint: string }
+  dataDir?: string
 }
 
 export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
@@ -76,6 +79,9 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
         parsed.solana = { rpcUrl: value.slice(0, at), mint: value.slice(at + 1) }
         break
       }
+      case '--data':
+        parsed.dataDir = value
+        break
       case '--faults':
         try {
           parsed.faults = parseFaultSpec(value)
@@ -107,6 +113,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
       ...(parsed.checkoutUrl === undefined ? {} : { checkoutUrl: parsed.checkoutUrl }),
       ...(parsed.faults === undefined ? {} : { faults: parsed.faults }),
       ...(parsed.solana === undefined ? {} : { solana: parsed.solana }),
+      ...(parsed.dataDir === undefined ? {} : { dataDir: parsed.dataDir }),
       chains: parsed.chains,
     })
   } catch (error) {
@@ -128,6 +135,12 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
   )
   if (parsed.solana !== undefined)
     lines.push(`  solana:       token ${parsed.solana.mint} on ${parsed.solana.rpcUrl} (solana:localnet)`)
+  const restored = sandbox.restored
+  lines.push(
+    sandbox.dataDir === null
+      ? '  state:        in memory only: lost when this process ends (--data DIR keeps it)'
+      : `  state:        ${sandbox.dataDir} (fsynced journal)${restored === null || restored.events === 0 ? ', new' : `, restored ${restored.payments} payments, ${restored.events} events, ${restored.pendingDeliveries} pending deliveries${restored.tornTail ? ' (a torn last write was dropped)' : ''}`}`,
+  )
   if (parsed.faults !== undefined) lines.push(`  faults:       ${JSON.stringify(sandbox.faults.plan())}`)
   process.stdout.write(`${lines.join('\n')}\nCtrl-C to stop.\n`)
   await new Promise<void>((resolve) => {

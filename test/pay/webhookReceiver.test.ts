@@ -329,17 +329,22 @@ describe('createWebhookReceiver', () => {
       secrets: () => {
         throw new Error('vault sealed')
       },
+      clock: () => start,
       onPayment: () => undefined,
     })
     expect(await noSecrets.handle(delivery(event('evt_1', 'pay_1', 2, 'succeeded')))).toMatchObject({
       status: 500,
     })
-    const badSecret = createWebhookReceiver({ secrets: 'whsec_***', onPayment: () => undefined })
+    const badSecret = createWebhookReceiver({
+      secrets: 'whsec_***',
+      clock: () => start,
+      onPayment: () => undefined,
+    })
     const answer = await badSecret.handle(delivery(event('evt_1', 'pay_1', 2, 'succeeded')))
     expect(answer).toMatchObject({ status: 500 })
     expect(answer.body).not.toContain('whsec')
     expect(calls).toEqual([])
-    const weird = createWebhookReceiver({ secrets: secret, onPayment: () => undefined })
+    const weird = createWebhookReceiver({ secrets: secret, clock: () => start, onPayment: () => undefined })
     expect(await weird.handle({ headers: {}, rawBody: '' })).toMatchObject({ status: 400 })
   })
 

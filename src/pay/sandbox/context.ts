@@ -3,6 +3,7 @@ import type { PublicClient } from 'viem'
 import type { Clock } from '../../core/clock.js'
 import type { Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
+import type { Persist } from './journal.js'
 import type { TokenConfig } from './model.js'
 import type { SolanaTokenOption } from './solanaOption.js'
 import type { SandboxState } from './state.js'
@@ -39,6 +40,8 @@ export type SandboxContext = {
   idempotency: Map<string, { fingerprint: string; reply: Reply }>
   /** The sandbox's own base URL (for collectData web-view pages). */
   baseUrl: () => string
+  /** Writes to the durable journal (`--data DIR`); absent when the sandbox runs in memory. */
+  persist?: Persist
 }
 
 export type RequestContext = {

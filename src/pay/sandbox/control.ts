@@ -36,12 +36,15 @@ export function createControl(state: SandboxState): PaySandboxControl {
     process: (id) => state.transition(get(id), 'processing'),
     settle: (id) => state.settle(get(id)),
     expireRoutes: (id) => {
-      for (const route of get(id).routes.values()) route.forcedExpired = true
+      const payment = get(id)
+      for (const route of payment.routes.values()) route.forcedExpired = true
+      state.save(payment)
     },
     requireCollectData: (id, required = true) => {
       const payment = get(id)
       if (state.isFinal(payment)) throw new PayHttpError(409, 'invalid_transition', 'the payment is final')
       payment.collectData = required
+      state.save(payment)
     },
     payment: (id) => {
       const payment = get(id)

@@ -6,6 +6,7 @@ import { createControl, type PaySandboxControl } from './control.js'
 import { type FaultPlan, type FaultRecord, Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
 import { newId, newTestApiKey } from './ids.js'
+import { Journal, type Persist, type RestoredState } from './journal.js'
 import { type EventType, eventTypes, type PaymentEvent, type TokenConfig } from './model.js'
 import { routes } from './routes/index.js'
 import { sampleEvent } from './routes/sampleEvent.js'
@@ -100,6 +101,11 @@ export type PaySandboxOptions = {
   }
   /** Fee per payment (`base_plus_percent`); default none (`fee: null`). */
   fee?: FeeConfig | null
+  /**
+   * Keep the state (keys, merchants, payments, idempotency keys, webhook endpoint, secrets, pending deliveries) in
+   * an fsynced append-only journal in this directory, and take it over at start. Default: in memory only.
+   */
+  dataDir?: string
   /** The fault mode: duplicates, reordering, late answers, rotations, gateway 5xx/409/410, held long polls. */
   faults?: FaultPlan
 }
@@ -136,6 +142,10 @@ export type PaySandbox = {
     /** Queues a dashboard-style test event (sample data, live false). */
     sendTestEvent(type: EventType): PaymentEvent
   }
+  /** The journal's directory, or null when the state lives in memory only. */
+  dataDir: string | null
+  /** What was taken over from `dataDir` at start (counts), or null. */
+  restored: { payments: number; events: number; pendingDeliveries: number; tornTail: boolean } | null
   /** The fault mode, per test (also over HTTP: `GET/PUT/DELETE /_sandbox/faults`). */
   faults: {
     /** Replaces the plan, resetting its counters and log; `{}` turns faults off. */
@@ -162,7 +172,12 @@ function whenIdle(server: Server & { inFlight?: number }, limitMs: number): Prom
 
 /** Starts the test-mode payment service on 127.0.0.1. */
 export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<PaySandbox> {
-  const apiKey = options.apiKey ?? newTestApiKey()
+  let journal: Journal | undefined
+  let restored: RestoredState | undefined
+  if (options.dataDir !== undefined) ({ journal, restored } = Journal.open(options.dataDir))
+  const persist: Persist | undefined =
+    journal === undefined ? undefined : (...records) => journal.append(...records)
+  const apiKey = options.apiKey ?? restored?.identity?.apiKey ?? newTestApiKey()
   if (!/^svc_test_[A-Za-z0-9_]{8,128}$/.test(apiKey)) throw new TypeError('apiKey must be a svc_test_ key')
   const versions = options.versions ?? [sandboxApiVersion]
   const pinnedVersion = options.pinnedVersion ?? versions[versions.length - 1]
@@ -172,7 +187,7 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
   const clock = options.clock ?? Date.now
   const config: SandboxConfig = {
     apiKey,
-    appId: options.appId ?? newId('app_test_'),
+    appId: options.appId ?? restored?.identity?.appId ?? newId('app_test_'),
     clock,
     versions,
     pinnedVersion,
@@ -202,6 +217,7 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
   const webhooks = new WebhookDispatcher({
     clock,
     faults,
+    ...(persist === undefined ? {} : { persist }),
     timeScale: options.timeScale ?? 1,
     timeoutMs: options.deliveryTimeoutMs ?? 15_000,
   })
@@ -211,6 +227,7 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     paymentTtlMs: options.paymentTtlMs ?? 15 * 60_000,
     checkoutUrl: config.checkoutUrl,
     fee: options.fee ?? null,
+    ...(persist === undefined ? {} : { persist }),
     onEvent: (event) => {
       webhooks.enqueue(event)
       // Test mode: a succeeded payment settles automatically.
@@ -224,9 +241,17 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
       }
     },
   })
+  if (restored !== undefined) {
+    state.restore(restored)
+    webhooks.restore(restored)
+    rearmTimers(state, config)
+  }
   if (options.webhookUrl !== undefined)
     webhooks.setEndpoint(options.webhookUrl, options.webhookEvents ?? eventTypes)
-  const merchant = state.createMerchant(options.merchantName ?? 'Sandbox Merchant', 'merchant@sandbox.test')
+  const merchant =
+    state.merchants.get(restored?.identity?.merchantId ?? '') ??
+    state.createMerchant(options.merchantName ?? 'Sandbox Merchant', 'merchant@sandbox.test')
+  persist?.({ k: 'identity', v: { apiKey, appId: config.appId, merchantId: merchant.id } })
   let baseUrl = ''
   const context: SandboxContext = {
     config,
@@ -234,8 +259,9 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     webhooks,
     faults,
     readers: chainReaders(options.chains ?? {}),
-    idempotency: new Map(),
+    idempotency: restored?.idempotency ?? new Map(),
     baseUrl: () => baseUrl,
+    ...(persist === undefined ? {} : { persist }),
   }
   const control = createControl(state)
   const server = createSandboxServer(routes(control), context)
@@ -258,6 +284,16 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     checkoutUrl: config.checkoutUrl,
     apiVersion: pinnedVersion,
     control,
+    dataDir: options.dataDir ?? null,
+    restored:
+      restored === undefined
+        ? null
+        : {
+            payments: restored.payments.size,
+            events: restored.events.size,
+            pendingDeliveries: [...restored.deliveries.values()].filter((d) => d.state === 'pending').length,
+            tornTail: restored.tornTail,
+          },
     webhooks: {
       setEndpoint: (url, events) => webhooks.setEndpoint(url, events ?? eventTypes),
       endpoint: () => webhooks.endpoint,
@@ -286,11 +322,29 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
         server.close(() => resolve())
         server.closeIdleConnections()
         webhooks.stop()
+        journal?.close()
         // Releasing held long polls lets their replies go out before the remaining sockets are closed.
         state.stop()
         whenIdle(server, 2000).then(() => server.closeAllConnections())
       })
       return stopping
     },
+  }
+}
+
+/** After a restart, the test-mode transitions that were waiting on a timer wait again (from now). */
+function rearmTimers(state: SandboxState, config: SandboxConfig): void {
+  const { processingMs, settlementMs } = config
+  for (const payment of state.payments.values()) {
+    if (payment.status === 'processing' && processingMs !== null) {
+      state.after(processingMs, () => {
+        if (payment.status === 'processing') state.transition(payment, 'succeeded')
+      })
+    }
+    if (payment.status === 'succeeded' && payment.settlement === undefined && settlementMs !== null) {
+      state.after(settlementMs, () => {
+        if (payment.settlement === undefined) state.settle(payment)
+      })
+    }
   }
 }

@@ -79,7 +79,23 @@ async function handle(
   } catch (error) {
     if (error instanceof PayHttpError) return errorReply(error)
     throw error
+  } finally {
+    if (method !== 'GET') journalTouched(context)
   }
+}
+
+/**
+ * With `--data`, the payment or merchant a changing request named is journaled before its reply goes out (the
+ * changes that emit no event: options offered, build fetched, data collected, settlement configuration).
+ */
+function journalTouched(context: RequestContext): void {
+  const { state, persist } = context.sandbox
+  if (persist === undefined) return
+  const payment = context.params.id === undefined ? undefined : state.payments.get(context.params.id)
+  if (payment !== undefined) state.save(payment)
+  const merchant =
+    context.params.merchantId === undefined ? undefined : state.merchants.get(context.params.merchantId)
+  if (merchant !== undefined) state.saveMerchant(merchant)
 }
 
 function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {

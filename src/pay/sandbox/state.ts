@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock.js'
 import { currencyOf } from './currencies.js'
 import { PayHttpError } from './errors.js'
 import { iso, newId, randomHex } from './ids.js'
+import type { Persist, RestoredState } from './journal.js'
 import {
   type EventType,
   finalStatuses,
@@ -27,6 +28,8 @@ export type StateOptions = {
   checkoutUrl: string
   fee: FeeConfig | null
   onEvent: (event: PaymentEvent) => void
+  /** Writes changed entities to the durable journal (`--data`); absent in memory. */
+  persist?: Persist
 }
 
 /** Allowed transitions. Settlement is a stage of `succeeded`, handled by `settle`, not a status. */
@@ -70,7 +73,33 @@ export class SandboxState {
       settlements: [],
     }
     this.merchants.set(merchant.id, merchant)
+    this.saveMerchant(merchant)
     return merchant
+  }
+
+  /** Journals a merchant after a change made outside this class (settlement configuration). */
+  saveMerchant(merchant: Merchant): void {
+    this.options.persist?.({ k: 'merchant', v: merchant })
+  }
+
+  /** Journals a payment after a change that emits no event (options offered, build fetched, data collected). */
+  save(payment: Payment): void {
+    this.options.persist?.({ k: 'payment', v: payment })
+  }
+
+  /**
+   * Takes over a journal's merchants, payments and events, and re-arms the payment-window timers (the other
+   * timers belong to the caller: processing and settlement).
+   */
+  restore(restored: RestoredState): void {
+    for (const [id, merchant] of restored.merchants) this.merchants.set(id, merchant)
+    for (const [id, payment] of restored.payments) {
+      this.payments.set(id, payment)
+      if (payment.status === 'requires_action') {
+        this.after(payment.expiresAt - this.now(), () => this.refresh(payment))
+      }
+    }
+    this.events.push(...restored.events.values())
   }
 
   createPayment(input: {
@@ -264,6 +293,8 @@ export class SandboxState {
       data: this.snapshot(payment),
     }
     this.events.push(event)
+    // On disk before anyone hears of it: a delivered event is never forgotten by a restart.
+    this.options.persist?.({ k: 'payment', v: payment }, { k: 'event', v: event })
     this.options.onEvent(event)
     const set = this.waiters.get(payment.id)
     if (set !== undefined) for (const done of [...set]) done()

@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock.js'
 import { signWebhook } from '../webhooks.js'
 import type { Faults } from './faults.js'
 import { iso, newId, newWebhookSecret } from './ids.js'
+import type { Persist, RestoredState } from './journal.js'
 import { type EventType, eventTypes, type PaymentEvent } from './model.js'
 
 /**
@@ -59,6 +60,8 @@ export type DispatcherOptions = {
   timeoutMs: number
   /** Duplicates, reordering, late answers and rotations on purpose (the fault mode). */
   faults?: Faults
+  /** Writes the endpoint, secrets and every delivery change to the durable journal (`--data`). */
+  persist?: Persist
 }
 
 /**
@@ -92,6 +95,7 @@ export class WebhookDispatcher {
     if (this.secrets.length === 0) this.secrets = [{ value: newWebhookSecret(), validUntil: null }]
     this.endpointState = { url, events: [...events], createdAt: this.options.clock(), disabled: false }
     this.failingSince = null
+    this.saveEndpoint()
     return this.endpoint!
   }
 
@@ -99,6 +103,34 @@ export class WebhookDispatcher {
   deleteEndpoint(): void {
     this.endpointState = null
     this.secrets = []
+    this.saveEndpoint()
+  }
+
+  /**
+   * Takes over a journal's endpoint, secrets and deliveries; a pending delivery is attempted again at its
+   * `nextAttemptAt` (one whose attempt was cut short by the crash goes again now: at least once).
+   */
+  restore(restored: RestoredState): void {
+    if (restored.webhooks !== undefined) {
+      this.endpointState = restored.webhooks.endpoint
+      this.secrets = restored.webhooks.secrets
+    }
+    const now = this.options.clock()
+    for (const delivery of restored.deliveries.values()) {
+      this.sequences.set(delivery, this.nextSequence++)
+      this.list.push(delivery)
+      if (delivery.state !== 'pending') continue
+      const due = delivery.nextAttemptAt === null ? now : Date.parse(delivery.nextAttemptAt)
+      this.schedule(delivery, Math.max(0, due - now))
+    }
+  }
+
+  private saveEndpoint(): void {
+    this.options.persist?.({ k: 'webhooks', v: { endpoint: this.endpointState, secrets: this.secrets } })
+  }
+
+  private saveDelivery(delivery: WebhookDelivery): void {
+    this.options.persist?.({ k: 'delivery', v: delivery })
   }
 
   /** The current signing secret (reveal). */
@@ -124,6 +156,7 @@ export class WebhookDispatcher {
         validUntil: Math.min(validUntil, secret.validUntil ?? validUntil),
       })),
     ]
+    this.saveEndpoint()
     return { secret: current, previousSecretExpiresAt: iso(validUntil) }
   }
 
@@ -156,6 +189,7 @@ export class WebhookDispatcher {
     const sequence = this.nextSequence++
     this.sequences.set(delivery, sequence)
     this.list.push(delivery)
+    this.saveDelivery(delivery)
     this.schedule(delivery, this.options.faults?.firstAttemptDelay(sequence) ?? 0)
     return delivery
   }
@@ -165,6 +199,7 @@ export class WebhookDispatcher {
     const delivery = this.list.find((entry) => entry.id === deliveryId)
     if (delivery === undefined || this.stopped) return undefined
     delivery.state = 'pending'
+    this.saveDelivery(delivery)
     this.schedule(delivery, 0, true)
     return delivery
   }
@@ -306,6 +341,7 @@ export class WebhookDispatcher {
     if (delay === undefined || endpoint.disabled) return this.finish(delivery, 'failed')
     const scaled = delay * this.options.timeScale
     delivery.nextAttemptAt = iso(this.options.clock() + scaled)
+    this.saveDelivery(delivery)
     this.schedule(delivery, scaled)
   }
 
@@ -313,12 +349,16 @@ export class WebhookDispatcher {
   private noteFailure(endpoint: WebhookEndpoint): void {
     const now = this.options.clock()
     this.failingSince ??= now
-    if (now - this.failingSince >= disableAfterMs * this.options.timeScale) endpoint.disabled = true
+    if (!endpoint.disabled && now - this.failingSince >= disableAfterMs * this.options.timeScale) {
+      endpoint.disabled = true
+      this.saveEndpoint()
+    }
   }
 
   private finish(delivery: WebhookDelivery, state: 'delivered' | 'failed'): void {
     delivery.state = state
     delivery.nextAttemptAt = null
+    this.saveDelivery(delivery)
     if (this.pendingCount() === 0) this.releaseIdle()
   }
 

@@ -57,7 +57,11 @@ function idempotent(context: RequestContext, required: boolean, create: () => Re
     return { ...previous.reply, headers: { ...previous.reply.headers, 'idempotent-replayed': 'true' } }
   }
   const reply = create()
-  if (reply.status < 300) context.sandbox.idempotency.set(slot, { fingerprint, reply })
+  if (reply.status < 300) {
+    const entry = { fingerprint, reply }
+    context.sandbox.idempotency.set(slot, entry)
+    context.sandbox.persist?.({ k: 'idempotency', id: slot, v: entry })
+  }
   return reply
 }
 
