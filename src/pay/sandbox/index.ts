@@ -336,7 +336,8 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
 function rearmTimers(state: SandboxState, config: SandboxConfig): void {
   const { processingMs, settlementMs } = config
   for (const payment of state.payments.values()) {
-    if (payment.status === 'processing' && processingMs !== null) {
+    // Only a confirmed payment (one with a chosen option) was waiting on the processing timer.
+    if (payment.status === 'processing' && payment.chosen !== undefined && processingMs !== null) {
       state.after(processingMs, () => {
         if (payment.status === 'processing') state.transition(payment, 'succeeded')
       })

@@ -108,7 +108,8 @@ export class WebhookDispatcher {
 
   /**
    * Takes over a journal's endpoint, secrets and deliveries; a pending delivery is attempted again at its
-   * `nextAttemptAt` (one whose attempt was cut short by the crash goes again now: at least once).
+   * `nextAttemptAt` (one whose attempt was cut short by the crash goes again now: at least once). An event
+   * journaled with no delivery record was cut off between the two writes, before any send: it is queued now.
    */
   restore(restored: RestoredState): void {
     if (restored.webhooks !== undefined) {
@@ -122,6 +123,12 @@ export class WebhookDispatcher {
       if (delivery.state !== 'pending') continue
       const due = delivery.nextAttemptAt === null ? now : Date.parse(delivery.nextAttemptAt)
       this.schedule(delivery, Math.max(0, due - now))
+    }
+    const queued = new Set([...restored.deliveries.values()].map((delivery) => delivery.eventId))
+    const endpoint = this.endpointState
+    for (const event of restored.events.values()) {
+      if (endpoint === null || queued.has(event.id)) continue
+      if (Date.parse(event.created_at) >= endpoint.createdAt) this.enqueue(event)
     }
   }
 

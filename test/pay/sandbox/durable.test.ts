@@ -71,6 +71,9 @@ type Seen = { id: string; type: string; paymentId: string; version: number; stat
 async function merchantEndpoint(secret: () => string) {
   const seen: Seen[] = []
   const fulfilled: string[] = []
+  // While held, requests wait unanswered (and unprocessed): the deliveries in flight when the sandbox dies.
+  let held: Promise<void> | undefined
+  let release = () => {}
   const receiver = createWebhookReceiver({
     secrets: () => [secret()],
     mode: 'test',
@@ -82,8 +85,7 @@ async function merchantEndpoint(secret: () => string) {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const rawBody = Buffer.concat(chunks)
-    // A merchant that takes a moment: deliveries are in flight when the sandbox dies.
-    await sleep(30)
+    if (held !== undefined) await held
     const result = await receiver.handle({ headers: req.headers, rawBody })
     if (result.status === 200) {
       const event = JSON.parse(rawBody.toString('utf8'))
@@ -105,7 +107,20 @@ async function merchantEndpoint(secret: () => string) {
         server.closeAllConnections()
       }),
   )
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, seen, fulfilled }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    seen,
+    fulfilled,
+    hold: () => {
+      held = new Promise((resolve) => {
+        release = resolve
+      })
+    },
+    release: () => {
+      held = undefined
+      release()
+    },
+  }
 }
 
 async function call(
@@ -178,11 +193,23 @@ describe('durable state (--data DIR)', () => {
       }
     }
     const workers = [0, 1, 2, 3].map(worker)
-    while (operations < 40) await sleep(5)
+    const burstDeadline = Date.now() + 60_000
+    let holding = false
+    while (operations < 40) {
+      if (operations >= 30 && !holding) {
+        merchant.hold()
+        holding = true
+      }
+      if (Date.now() > burstDeadline) throw new Error(`burst stuck at ${operations}: ${first.output()}`)
+      await sleep(5)
+    }
+    const exited = new Promise((resolve) => first.child.once('exit', resolve))
     first.child.kill('SIGKILL')
     stopBurst = true
     await Promise.all(workers)
-    await new Promise((resolve) => first.child.once('exit', resolve))
+    await exited
+    // The held requests now reach the merchant, whose answers go nowhere: the sandbox must send them again.
+    merchant.release()
     const seenBeforeRestart = merchant.seen.length
 
     // Restart on the same directory, without --webhook-url: the endpoint, its secret and the keys come back.
@@ -195,7 +222,9 @@ describe('durable state (--data DIR)', () => {
     expect((await call(second, 'GET', '/v1/webhook-endpoint/secret')).body.secret).toBe(secret)
 
     // Let the restored timers (settlement follows success after 1 s) and the deliveries finish: quiet for 2 polls.
+    const settleDeadline = Date.now() + 60_000
     for (let quiet = 0, lastCount = -1; quiet < 2; ) {
+      if (Date.now() > settleDeadline) throw new Error(`never quiet: ${second.output()}`)
       const deliveries = (await call(second, 'GET', '/v1/webhook-endpoint/deliveries')).body.data as Array<{
         state: string
       }>
@@ -321,6 +350,38 @@ describe('durable state (--data DIR)', () => {
       'payment.processing',
       'payment.succeeded',
     ])
+  })
+
+  it('an event journaled without its delivery record (killed between the two writes) is delivered after the restart', async () => {
+    const dir = tempDir()
+    let secret = ''
+    const merchant = await merchantEndpoint(() => secret)
+    const one = await startPaySandbox({ dataDir: dir, processingMs: null, settlementMs: null })
+    const id = await createPayment(one)
+    await one.stop()
+    // Now the endpoint: the payment's event predates it and is not for it; the next one is, but its delivery
+    // record is cut off, as a kill between the event's write and the delivery's write leaves the journal.
+    const path = join(dir, 'journal.jsonl')
+    const two = await startPaySandbox({
+      dataDir: dir,
+      processingMs: null,
+      settlementMs: null,
+      webhookUrl: merchant.url,
+    })
+    secret = two.webhooks.secret()!
+    merchant.hold()
+    two.control.process(id)
+    await two.stop()
+    const lines = readFileSync(path, 'utf8').split('\n')
+    writeFileSync(path, lines.filter((line) => !line.includes('"k":"delivery"')).join('\n'))
+    merchant.release()
+    const three = await startPaySandbox({ dataDir: dir, processingMs: null, settlementMs: null })
+    cleanup.push(() => three.stop())
+    expect(three.webhooks.secret()).toBe(secret)
+    const deliveries = three.webhooks.deliveries()
+    expect(deliveries.map((delivery) => delivery.eventType)).toEqual(['payment.processing'])
+    await three.webhooks.idle()
+    expect(three.webhooks.deliveries()[0]!.state).toBe('delivered')
   })
 
   it('the journal drops a torn last line, refuses a corrupt line elsewhere, and round-trips bigints and Maps', () => {
