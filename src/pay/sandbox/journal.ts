@@ -169,11 +169,17 @@ function liveRecords(state: RestoredState): JournalRecord[] {
   return records
 }
 
-/** JSON with the two non-JSON types the state holds: bigint (token values) and Map (a payment's routes). */
+/** JSON with the non-JSON types the state holds: bigint (token values), Map (a payment's routes), bytes (Solana). */
 function encode(record: JournalRecord): string {
   const json = JSON.stringify(record, (_key, value: unknown) => {
     if (typeof value === 'bigint') return { $bigint: value.toString() }
     if (value instanceof Map) return { $map: [...value.entries()] }
+    if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString('base64') }
+    // A Buffer reaches the replacer already turned into { type: 'Buffer', data } by its toJSON.
+    const buffer = value as { type?: unknown; data?: unknown }
+    if (buffer?.type === 'Buffer' && Array.isArray(buffer.data)) {
+      return { $bytes: Buffer.from(buffer.data as number[]).toString('base64') }
+    }
     return value
   })
   return `${checksum(json)} ${json}\n`
@@ -187,8 +193,9 @@ function decode(line: string): JournalRecord | undefined {
   try {
     return JSON.parse(json, (_key, value: unknown) => {
       if (typeof value === 'object' && value !== null) {
-        const tagged = value as { $bigint?: unknown; $map?: unknown }
+        const tagged = value as { $bigint?: unknown; $map?: unknown; $bytes?: unknown }
         if (typeof tagged.$bigint === 'string') return BigInt(tagged.$bigint)
+        if (typeof tagged.$bytes === 'string') return new Uint8Array(Buffer.from(tagged.$bytes, 'base64'))
         if (Array.isArray(tagged.$map)) return new Map(tagged.$map as Array<[unknown, unknown]>)
       }
       return value

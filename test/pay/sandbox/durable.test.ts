@@ -387,7 +387,15 @@ describe('durable state (--data DIR)', () => {
   it('the journal drops a torn last line, refuses a corrupt line elsewhere, and round-trips bigints and Maps', () => {
     const dir = tempDir()
     const { journal } = Journal.open(dir)
-    const payment = { id: 'pay_1', routes: new Map([['opt_1', { tokenValue: 12345678901234567890n }]]) }
+    const payment = {
+      id: 'pay_1',
+      routes: new Map([
+        [
+          'opt_1',
+          { tokenValue: 12345678901234567890n, payer: new Uint8Array([1, 2, 255]), raw: Buffer.from([7]) },
+        ],
+      ]),
+    }
     journal.append(
       { k: 'payment', v: payment as never },
       { k: 'identity', v: { apiKey: 'svc_test_x', appId: 'a', merchantId: 'm' } },
@@ -399,11 +407,12 @@ describe('durable state (--data DIR)', () => {
     reopened.journal.close()
     expect(reopened.restored.tornTail).toBe(true)
     expect(reopened.restored.identity?.apiKey).toBe('svc_test_x')
-    const route = reopened.restored.payments.get('pay_1')!.routes as unknown as Map<
-      string,
-      { tokenValue: bigint }
-    >
-    expect(route.get('opt_1')!.tokenValue).toBe(12345678901234567890n)
+    const route = reopened.restored.payments.get('pay_1')!.routes as unknown as Map<string, unknown>
+    expect(route.get('opt_1')).toEqual({
+      tokenValue: 12345678901234567890n,
+      payer: new Uint8Array([1, 2, 255]),
+      raw: new Uint8Array([7]),
+    })
     // Compacted: the torn line is gone from the file.
     expect(readFileSync(path, 'utf8')).not.toContain('svc_test_y')
     // A complete line whose checksum fails, followed by more lines, is corruption: no silent skipping.
