@@ -267,6 +267,12 @@ async function connectDapp(
           })
           return { jsonrpc: '2.0', id: input.request.id, result }
         } catch (error) {
+          // The SDK rejects pending requests with the session's deletion reason (6000 "User disconnected."):
+          // the session ended, it is no answer.
+          if (closedBy !== undefined || (error as { code?: unknown } | null)?.code === 6000) {
+            closedBy = 'the wallet closed the session'
+            throw new TransportError(closedBy)
+          }
           // The SDK rejects with the wallet's error object; anything else is the transport's.
           if (
             typeof error === 'object' &&

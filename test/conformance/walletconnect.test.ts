@@ -40,8 +40,8 @@ afterAll(async () => {
 const failing = (results: CaseResult[]) =>
   results.filter((r) => r.outcome !== 'pass').map((r) => `${r.outcome}: ${r.label.replace(/ #\d+ /, ': ')}`)
 
-/** Runs the suite over WalletConnect against `wallet` attached to a real WalletKit. */
-async function runAgainst(wallet: WalletRpc, filter?: string) {
+/** `wallet` behind a real WalletKit on the local relay, approving every session. */
+async function startWalletKit(wallet: WalletRpc) {
   const walletKit = await WalletKit.init({
     // The SDK's Core class and its ICore declaration disagree under exactOptionalPropertyTypes only.
     core: new Core({
@@ -55,6 +55,25 @@ async function runAgainst(wallet: WalletRpc, filter?: string) {
     metadata: { name: 'Wallet under test', description: '', url: 'https://wallet.example', icons: [] },
   })
   const adapter = attachWalletKit(walletKit, wallet, { approveSession: () => true })
+  return {
+    walletKit,
+    async stop() {
+      adapter.detach()
+      await wallet.close()
+      await walletKit.core.relayer.transportClose().catch(() => {})
+      walletKit.core.heartbeat.stop()
+    },
+  }
+}
+
+/** Runs the suite over WalletConnect against `wallet` attached to a real WalletKit. */
+async function runAgainst(
+  wallet: WalletRpc,
+  options: { filter?: string; timeoutMs?: number } = {},
+  onWalletKit?: (walletKit: InstanceType<typeof WalletKit>) => void,
+) {
+  const { walletKit, stop } = await startWalletKit(wallet)
+  onWalletKit?.(walletKit)
   const uris: string[] = []
   try {
     const summary = await runOverWalletConnect({
@@ -64,16 +83,13 @@ async function runAgainst(wallet: WalletRpc, filter?: string) {
         uris.push(uri)
         await walletKit.pair({ uri })
       },
-      ...(filter === undefined ? {} : { filter }),
+      ...options,
     })
     expect(uris).toHaveLength(1)
     expect(uris[0]).toMatch(/^wc:[0-9a-f]{64}@2\?/)
     return summary
   } finally {
-    adapter.detach()
-    await wallet.close()
-    await walletKit.core.relayer.transportClose().catch(() => {})
-    walletKit.core.heartbeat.stop()
+    await stop()
   }
 }
 
@@ -123,6 +139,51 @@ describe('wallet-rpc conformance --walletconnect', () => {
     expect(summary.results.length).toBeGreaterThanOrEqual(50)
   })
 
+  it('a wallet that closes the session mid-run, and one that never answers: a verdict per case, the run ends', {
+    timeout: 300_000,
+  }, async () => {
+    let walletKit: InstanceType<typeof WalletKit> | undefined
+    let requests = 0
+    const closing = await ourWallet()
+    const closes: WalletRpc = {
+      ...closing,
+      handle: async (input) => {
+        if (++requests === 2) {
+          const topic = (input as { topic: string }).topic
+          await walletKit!.disconnectSession({ topic, reason: { code: 6000, message: 'User disconnected.' } })
+          return new Promise(() => {}) // and never answers this one
+        }
+        return closing.handle(input)
+      },
+    }
+    const closed = await runAgainst(closes, { filter: 'bip122/signMessage', timeoutMs: 5_000 }, (kit) => {
+      walletKit = kit
+    })
+    const cases = closed.results.filter((r) => r.namespace === 'bip122' && r.method === 'signMessage')
+    expect(cases.length).toBeGreaterThanOrEqual(5)
+    expect(cases[0]?.outcome).toBe('pass')
+    for (const later of cases.slice(1)) {
+      expect({ outcome: later.outcome, reason: later.reason }).toEqual({
+        outcome: 'fail',
+        reason: 'the wallet closed the session',
+      })
+    }
+
+    const silent = await ourWallet()
+    const neverAnswers: WalletRpc = {
+      ...silent,
+      handle: (input) =>
+        (input as { params: { request: { method: string } } }).params.request.method === 'signMessage'
+          ? new Promise(() => {})
+          : silent.handle(input),
+    }
+    const hung = await runAgainst(neverAnswers, { filter: 'bip122/signMessage #5 ', timeoutMs: 2_000 })
+    expect(
+      hung.results.filter((r) => r.namespace === 'bip122').map((r) => `${r.outcome}: ${r.reason}`),
+    ).toEqual(['timeout: no answer from the wallet within 2000 ms'])
+    expect(hung.timedOut).toBe(1)
+  })
+
   it('a broken wallet (drops ton_getStateInit, ignores the intentions filter) fails exactly those cases', {
     timeout: 300_000,
   }, async () => {
@@ -159,7 +220,7 @@ describe('wallet-rpc conformance --walletconnect', () => {
         return { ...response, result: payment }
       },
     }
-    const summary = await runAgainst(broken, undefined)
+    const summary = await runAgainst(broken)
     const tonCases = summary.results
       .filter((r) => r.namespace === 'ton')
       .map((r) => `fail: ${r.label.replace(/ #\d+ /, ': ')}`)
@@ -206,19 +267,7 @@ describe('wallet-rpc conformance --walletconnect (the command)', () => {
   it('prints the wc: URI and a QR code of it, runs over the relay given, and writes the usual reports', {
     timeout: 300_000,
   }, async () => {
-    const wallet = await ourWallet()
-    const walletKit = await WalletKit.init({
-      core: new Core({
-        projectId: 'local-test',
-        relayUrl: relay.url,
-        storage: memoryStorage(),
-        customStoragePrefix: `wallet-${randomUUID()}`,
-        telemetryEnabled: false,
-        logger: 'silent',
-      }) as unknown as ICore,
-      metadata: { name: 'Wallet under test', description: '', url: 'https://wallet.example', icons: [] },
-    })
-    const adapter = attachWalletKit(walletKit, wallet, { approveSession: () => true })
+    const { walletKit, stop } = await startWalletKit(await ourWallet())
     let out = ''
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
       out += String(chunk)
@@ -243,10 +292,7 @@ describe('wallet-rpc conformance --walletconnect (the command)', () => {
       ])
     } finally {
       spy.mockRestore()
-      adapter.detach()
-      await wallet.close()
-      await walletKit.core.relayer.transportClose().catch(() => {})
-      walletKit.core.heartbeat.stop()
+      await stop()
     }
     const uri = /^(wc:\S+)$/m.exec(out)?.[1]
     expect(uri).toMatch(/^wc:[0-9a-f]{64}@2\?/)
