@@ -109,7 +109,8 @@ export function createWebhookReceiver(options: CreateWebhookReceiverOptions): We
     const ids = { eventId: event.id, ...(payment === undefined ? {} : { paymentId: payment.payment_id }) }
     const fulfillable =
       payment !== undefined && payment.status === 'succeeded' && (mode === 'test' || payment.live)
-    const claim: WebhookClaim = { eventId: event.id, token: claimToken() }
+    // Only an event that can fulfil can claim (a duplicate taking over a dead claim is fulfillable too).
+    const claim: WebhookClaim = { eventId: event.id, token: fulfillable ? claimToken() : '' }
     let recorded: Awaited<ReturnType<WebhookReceiverStore['record']>>
     try {
       recorded = await store.record({
