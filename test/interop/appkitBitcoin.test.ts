@@ -151,6 +151,10 @@ describe(`@reown/appkit-adapter-bitcoin ${installedVersion('@reown/appkit-adapte
     expect(signed.txid).toMatch(/^[0-9a-f]{64}$/)
     expect(paidTo(signed.txid!, recipient)).toBe(15_000n)
   })
+
+  it('the wallet side reported no SDK failure (attachWalletKit onError)', () => {
+    expect(dapp.walletErrors).toEqual([])
+  })
 })
 
 /** Satoshis the mempool or chain transaction `txid` pays to `address`. */

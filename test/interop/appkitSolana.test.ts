@@ -179,4 +179,8 @@ describe(`@reown/appkit-adapter-solana ${installedVersion('@reown/appkit-adapter
     expect(base58.decode(signature)).toHaveLength(64)
     expect(balance(stranger) - before).toBe(6_000_000n)
   })
+
+  it('the wallet side reported no SDK failure (attachWalletKit onError)', () => {
+    expect(dapp.walletErrors).toEqual([])
+  })
 })

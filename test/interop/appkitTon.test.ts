@@ -156,6 +156,10 @@ describe(`@reown/appkit-adapter-ton ${installedVersion('@reown/appkit-adapter-to
       valid: true,
     })
   })
+
+  it('the wallet side reported no SDK failure (attachWalletKit onError)', () => {
+    expect(dapp.walletErrors).toEqual([])
+  })
 })
 
 /**

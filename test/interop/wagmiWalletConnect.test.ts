@@ -208,4 +208,8 @@ describe(`@wagmi/connectors ${installedVersion('@wagmi/connectors')} walletConne
       provider.request({ method: 'personal_sign', params: [account, message] } as never),
     ).rejects.toMatchObject({ code: -32602 })
   })
+
+  it('the wallet side reported no SDK failure (attachWalletKit onError)', () => {
+    expect(dapp.walletErrors).toEqual([])
+  })
 })
