@@ -506,8 +506,8 @@ function describe(error: unknown): string {
   return text === '{}' ? 'an empty rejection' : (text ?? String(error))
 }
 
-/** In-memory storage for the dapp's Core: a conformance run leaves no files behind. */
-function memoryStorage() {
+/** In-memory storage for a WalletConnect Core: a conformance run (or a test) leaves no files behind. */
+export function memoryStorage() {
   const items = new Map<string, unknown>()
   return {
     getKeys: async () => [...items.keys()],

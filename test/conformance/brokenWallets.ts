@@ -103,6 +103,17 @@ function unusedReceivePage(mnemonic: string, chainId: string, account: number) {
   })
 }
 
+/** The ton_signData cases that expect a signature (the others expect a refusal). */
+const tonSignDataSigningCases = [
+  'ton/ton_signData: text "Hello, TON!"',
+  'ton/ton_signData: binary (spec example bytes)',
+  'ton/ton_signData: cell (spec jetton transfer, TEP-81 domain)',
+  'ton/ton_signData: params as a bare object (what @tonconnect/sdk sends)',
+  'ton/ton_signData: an origin with a port keeps the port in the domain',
+  'ton/ton_signData: testnet chain',
+  'ton/ton_signData: v4R2 wallet',
+]
+
 const typedDataMethods = new Set(['eth_signTypedData', 'eth_signTypedData_v3', 'eth_signTypedData_v4'])
 
 export const brokenWallets: Record<string, BrokenWallet> = {
@@ -289,13 +300,7 @@ export const brokenWallets: Record<string, BrokenWallet> = {
       }
     },
     fails: [
-      'ton/ton_signData: text "Hello, TON!"',
-      'ton/ton_signData: binary (spec example bytes)',
-      'ton/ton_signData: cell (spec jetton transfer, TEP-81 domain)',
-      'ton/ton_signData: params as a bare object (what @tonconnect/sdk sends)',
-      'ton/ton_signData: an origin with a port keeps the port in the domain',
-      'ton/ton_signData: testnet chain',
-      'ton/ton_signData: v4R2 wallet',
+      ...tonSignDataSigningCases,
       'ton/ton_signData: no verified origin',
       'ton/ton_signData: `from` another wallet',
       'ton/ton_signData: an unknown type',
@@ -311,15 +316,7 @@ export const brokenWallets: Record<string, BrokenWallet> = {
       if (!isMethod(input, 'ton_signData') || result?.address === undefined) return response
       return { ...response, result: { ...result, address: Address.parse(result.address).toString() } }
     }),
-    fails: [
-      'ton/ton_signData: text "Hello, TON!"',
-      'ton/ton_signData: binary (spec example bytes)',
-      'ton/ton_signData: cell (spec jetton transfer, TEP-81 domain)',
-      'ton/ton_signData: params as a bare object (what @tonconnect/sdk sends)',
-      'ton/ton_signData: an origin with a port keeps the port in the domain',
-      'ton/ton_signData: testnet chain',
-      'ton/ton_signData: v4R2 wallet',
-    ],
+    fails: [...tonSignDataSigningCases],
   },
   tonSignDataNoEcho: {
     rule: 'ton_signData: result payload echoes the signed payload',
@@ -330,15 +327,7 @@ export const brokenWallets: Record<string, BrokenWallet> = {
       const { payload: _, ...rest } = result
       return { ...response, result: rest }
     }),
-    fails: [
-      'ton/ton_signData: text "Hello, TON!"',
-      'ton/ton_signData: binary (spec example bytes)',
-      'ton/ton_signData: cell (spec jetton transfer, TEP-81 domain)',
-      'ton/ton_signData: params as a bare object (what @tonconnect/sdk sends)',
-      'ton/ton_signData: an origin with a port keeps the port in the domain',
-      'ton/ton_signData: testnet chain',
-      'ton/ton_signData: v4R2 wallet',
-    ],
+    fails: [...tonSignDataSigningCases],
   },
   typedDataIgnoresDomainChain: {
     rule: 'eip155 eth_signTypedData: a domain.chainId of another chain is refused',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { CoreTypes } from '@walletconnect/types'
+import { memoryStorage as conformanceMemoryStorage } from '../../src/conformance/walletconnect.js'
 
 /**
  * A WalletConnect relay small enough to read, on 127.0.0.1 and a random port, so the real
@@ -149,18 +150,7 @@ export async function startLocalRelay(): Promise<LocalRelay> {
   }
 }
 
-/** In-memory storage for a Core, so tests neither read nor write files. */
+/** In-memory storage for a Core, so tests neither read nor write files (the conformance dapp's own). */
 export function memoryStorage(): NonNullable<CoreTypes.Options['storage']> {
-  const items = new Map<string, unknown>()
-  return {
-    getKeys: async () => [...items.keys()],
-    getEntries: async <T = unknown>() => [...items.entries()] as [string, T][],
-    getItem: async <T = unknown>(key: string) => items.get(key) as T | undefined,
-    setItem: async <T = unknown>(key: string, value: T) => {
-      items.set(key, value)
-    },
-    removeItem: async (key: string) => {
-      items.delete(key)
-    },
-  }
+  return conformanceMemoryStorage()
 }
