@@ -1,14 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createWebhookReceiver } from '../../../src/pay/index.js'
 import { startPaySandbox } from '../../../src/pay/sandbox/index.js'
 import { Journal } from '../../../src/pay/sandbox/journal.js'
-import { api, createPayment, usd } from './helpers.js'
+import { api, createPayment, serveWebhooks, usd } from './helpers.js'
 
 /**
  * Issue 16 item 4: the sandbox on `--data DIR` is killed with SIGKILL in the middle of a burst of payments and
@@ -81,12 +79,9 @@ async function merchantEndpoint(secret: () => string) {
       fulfilled.push(payment.payment_id)
     },
   })
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const rawBody = Buffer.concat(chunks)
+  const { url, close } = await serveWebhooks(async (headers, rawBody) => {
     if (held !== undefined) await held
-    const result = await receiver.handle({ headers: req.headers, rawBody })
+    const result = await receiver.handle({ headers, rawBody })
     if (result.status === 200) {
       const event = JSON.parse(rawBody.toString('utf8'))
       seen.push({
@@ -97,18 +92,11 @@ async function merchantEndpoint(secret: () => string) {
         status: event.data.status,
       })
     }
-    res.writeHead(result.status).end(result.body)
+    return result
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  )
+  cleanup.push(close)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    url,
     seen,
     fulfilled,
     hold: () => {

@@ -1,9 +1,7 @@
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createWebhookReceiver, verifyWebhook } from '../../../src/pay/index.js'
 import { type FaultPlan, type PaySandbox, startPaySandbox } from '../../../src/pay/sandbox/index.js'
-import { createPayment } from './helpers.js'
+import { createPayment, serveWebhooks } from './helpers.js'
 
 /**
  * The proof of issue 16 item 3: the fault mode (duplicates, reordering, late answers that are retried, a secret
@@ -22,11 +20,8 @@ type Handler = (headers: Record<string, string | string[] | undefined>, rawBody:
 /** A merchant endpoint on 127.0.0.1 around `handler`, recording every arrival in order. */
 async function endpoint(handler: Handler) {
   const arrivals: Arrival[] = []
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const rawBody = Buffer.concat(chunks)
-    const status = await handler(req.headers, rawBody)
+  const { url, close } = await serveWebhooks(async (headers, rawBody) => {
+    const status = await handler(headers, rawBody)
     const event = JSON.parse(rawBody.toString('utf8'))
     arrivals.push({
       eventId: event.id,
@@ -35,17 +30,10 @@ async function endpoint(handler: Handler) {
       version: event.data.payment_state_version,
       status,
     })
-    res.writeHead(status).end()
+    return { status }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  )
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, arrivals }
+  cleanup.push(close)
+  return { url, arrivals }
 }
 
 const plan: FaultPlan = {
@@ -106,13 +94,21 @@ describe('fault mode against receivers', () => {
   it('createWebhookReceiver fulfils every succeeded payment exactly once across duplicates, reordering, late answers and rotation', async () => {
     const fulfilled: string[] = []
     const outcomes: string[] = []
+    const warehouseDownOnce = new Set<string>()
+    const firstTries = new Set<string>()
     const { sandbox, arrivals, succeeded, failed, firstSecret } = await run((_sandbox, secret) => {
       // The merchant knows only the secret it was given at the start: the rotation's overlap must carry it.
       const receiver = createWebhookReceiver({
         secrets: () => [secret()],
         mode: 'test',
         onPayment: (payment) => {
-          fulfilled.push(payment.payment_id)
+          // The merchant's own side fails once for every other payment: 500, and the sandbox's retry fulfils.
+          const id = payment.payment_id
+          if (!firstTries.has(id) && firstTries.add(id).size % 2 === 1) {
+            warehouseDownOnce.add(id)
+            throw new Error('warehouse down')
+          }
+          fulfilled.push(id)
         },
       })
       return async (headers, rawBody) => {
@@ -127,6 +123,8 @@ describe('fault mode against receivers', () => {
     expect(sandbox.webhooks.secrets()).not.toEqual([firstSecret])
     expect(sandbox.webhooks.secrets()).toContain(firstSecret)
     expect(outcomes).toContain('duplicate')
+    expect(warehouseDownOnce.size).toBe(Math.ceil(succeeded.length / 2))
+    expect(outcomes.filter((outcome) => outcome === 'error')).toHaveLength(warehouseDownOnce.size)
     expect(outcomes).toContain('stale')
     // Reordered: some payment had an event arrive after one with a higher version.
     const inversions = arrivals.filter((arrival, index) =>

@@ -110,3 +110,32 @@ export async function payByHand(
     body: { optionId: option.id, results },
   })
 }
+
+/**
+ * A merchant's webhook endpoint on 127.0.0.1 (port 0): the raw body bytes and headers go to `handle`, whose
+ * status and body are answered. Returns its URL and `close` (register it with the test's cleanup).
+ */
+export async function serveWebhooks(
+  handle: (
+    headers: Record<string, string | string[] | undefined>,
+    rawBody: Buffer,
+  ) => Promise<{ status: number; body?: string }>,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const { createServer } = await import('node:http')
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const { status, body } = await handle(req.headers, Buffer.concat(chunks))
+    res.writeHead(status).end(body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}
