@@ -53,7 +53,8 @@ const cases: Case[] = [
   ['personal_sign: message not a string', 'personal_sign', [42, owner], -32602, { path: '0' }],
   ['personal_sign: address malformed', 'personal_sign', ['hi', '0x1234'], -32602, { path: '1' }],
   ['personal_sign: bad EIP-55 checksum', 'personal_sign', ['hi', badChecksum], -32602, { path: '1' }],
-  ['personal_sign: swapped params', 'personal_sign', [owner, 'hi'], -32602, { path: '1' }],
+  // [address, message] is accepted only when the message cannot be read as an address (see personal_sign.ts).
+  ['personal_sign: swapped, message like an address', 'personal_sign', [owner, stranger.toLowerCase()], 4100],
   ['personal_sign: address not owned', 'personal_sign', ['hi', stranger], 4100, { account: stranger }],
   // eth_sign, disabled by default
   ['eth_sign: disabled by default', 'eth_sign', [owner, '0xdeadbeef'], 5101],
@@ -258,6 +259,15 @@ describe('refusals: every bad input answers its exact code', () => {
       expect(reviews).toEqual([])
     })
   }
+
+  it('personal_sign [address, message] as some dapps send it: the same signature and review as [message, address]', async () => {
+    const { result, reviews } = harness({ keys: privateKeyKeys(key), chains: [1] })
+    for (const message of ['hi', '0x68656c6c6f']) {
+      const straight = await result('personal_sign', [message, owner])
+      expect(await result('personal_sign', [owner, message])).toBe(straight)
+    }
+    expect(reviews[1]!.items).toEqual(reviews[0]!.items)
+  })
 
   it('a chain the wallet does not serve answers 5100', async () => {
     const { call } = harness({ keys: privateKeyKeys(key), chains: [1] })

@@ -1,15 +1,33 @@
 import * as v from 'valibot'
 import type { Address, Hex } from 'viem'
+import { isAddress } from 'viem/utils'
 import { defineMethod } from '../../core/namespace.js'
 import { type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { messageReview, type PersonalMessage, personalMessage } from '../message.js'
 import { addressSchema } from '../schemas.js'
 
 /**
- * `personal_sign [message, address]` (EIP-191 version 0x45). Strict order: no MetaMask-style swap guessing.
- * A Sign-In with Ethereum message is checked against the request (see `messageReview`).
+ * `personal_sign [message, address]` (EIP-191 version 0x45). Some dapps send `[address, message]`; that is read
+ * as such only when it cannot mean anything else: the first parameter is an address and the second does not
+ * even look like one (40 hex digits). Then the normal order would be invalid anyway, so nothing that could
+ * be signed changes. A Sign-In with Ethereum message is checked against the request (see `messageReview`).
  */
-export const personalSignParams = v.strictTuple([v.string('message must be a string'), addressSchema])
+export const personalSignParams = v.pipe(
+  v.unknown(),
+  v.transform((input) => (isReversed(input) ? [input[1], input[0]] : input)),
+  v.strictTuple([v.string('message must be a string'), addressSchema]),
+)
+
+function isReversed(input: unknown): input is [string, string] {
+  return (
+    Array.isArray(input) &&
+    input.length === 2 &&
+    typeof input[0] === 'string' &&
+    typeof input[1] === 'string' &&
+    isAddress(input[0], { strict: true }) &&
+    !isAddress(input[1], { strict: false })
+  )
+}
 
 type Plan = { address: Address; message: PersonalMessage }
 
