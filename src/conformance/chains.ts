@@ -8,12 +8,15 @@ export const localChainIds: Record<ChainKind, string> = {
   'ton-sandbox': 'ton:-3',
 }
 
+export type FundedOutput = { address: string; txid: string; vout: number; amount: bigint }
+
 export type LocalChain = {
   kind: ChainKind
   chainId: string
   /** The provider URL a wallet uses (Esplora, JSON-RPC, toncenter v2). */
   url: string
-  fund(steps: readonly FundingStep[]): Promise<void>
+  /** The outputs it created (bip122; other chains fund balances, not outputs). */
+  fund(steps: readonly FundingStep[]): Promise<FundedOutput[]>
   /** The raw transaction behind a txid/hash, for the verifiers (bip122, eip155). */
   rawTransaction(id: string): Promise<string | undefined>
   stop(): Promise<void>
@@ -56,6 +59,7 @@ const starters: Record<ChainKind, (options: { now?: () => number }) => Promise<L
         for (const step of steps) {
           await jsonRpc(node.url, 'anvil_setBalance', [step.address, `0x${BigInt(step.amount).toString(16)}`])
         }
+        return []
       },
       async rawTransaction(hash) {
         const raw = await jsonRpc(node.url, 'eth_getRawTransactionByHash', [hash])
@@ -72,7 +76,11 @@ const starters: Record<ChainKind, (options: { now?: () => number }) => Promise<L
       chainId: chain.chainId,
       url: chain.url,
       async fund(steps) {
-        for (const step of steps) chain.fund(step.address, BigInt(step.amount))
+        return steps.map((step) => ({
+          address: step.address,
+          amount: BigInt(step.amount),
+          ...chain.fund(step.address, BigInt(step.amount)),
+        }))
       },
       async rawTransaction(txid) {
         const response = await fetch(`${chain.url}/tx/${txid}/hex`)
@@ -92,6 +100,7 @@ const starters: Record<ChainKind, (options: { now?: () => number }) => Promise<L
       url: facade.url,
       async fund(steps) {
         for (const step of steps) await sandbox.fund(step.address, BigInt(step.amount))
+        return []
       },
       async rawTransaction() {
         return undefined

@@ -1,4 +1,10 @@
-export { type ChainPool, createChainPool, type LocalChain, localChainIds } from './chains.js'
+export {
+  type ChainPool,
+  createChainPool,
+  type FundedOutput,
+  type LocalChain,
+  localChainIds,
+} from './chains.js'
 export { type ExecTransport, execTransport } from './exec.js'
 export { type ExecAnswer, type ExecLine, execProtocol } from './execProtocol.js'
 export { serveConformanceExec } from './execServer.js'

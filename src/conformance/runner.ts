@@ -1,7 +1,9 @@
 // Runs conformance vectors against a handler factory: one result per case, never a pass without a check.
 import { isDeepStrictEqual } from 'node:util'
+import { base64 } from '@scure/base'
+import * as btc from '@scure/btc-signer'
 import { verifiersByName } from '../verify/table.js'
-import { type ChainPool, createChainPool } from './chains.js'
+import { type ChainPool, createChainPool, type FundedOutput } from './chains.js'
 import { asHandlerObject, createBuiltinHandler, type HandlerFactory, TransportError } from './handler.js'
 import {
   type Expectation,
@@ -165,13 +167,14 @@ type Verdict = { outcome: CaseOutcome; reason?: string; got?: unknown }
 class CaseTimeout extends Error {}
 
 async function runCase(
-  { testCase, wallet }: PreparedCase,
+  { testCase: vectorCase, wallet }: PreparedCase,
   factory: HandlerFactory,
   chains: ChainPool,
   clock: { seconds: number },
   id: number,
   options: RunOptions,
 ): Promise<Verdict> {
+  let testCase = vectorCase
   clock.seconds = wallet.now
   const providers: Record<string, string> = {}
   let chain: Awaited<ReturnType<ChainPool['get']>> | undefined
@@ -206,7 +209,8 @@ async function runCase(
       const steps = testCase.fund.map((step) =>
         step.address === '$wallet' ? { ...step, address: session.tonAddress ?? '' } : step,
       )
-      await chain.fund(steps)
+      const funded = await chain.fund(steps)
+      if (testCase.spendFunding) testCase = withFundingPsbt(testCase, testCase.spendFunding, funded)
     }
     const { chainId, origin, method, params } = testCase.request
     const request = { id, jsonrpc: '2.0' as const, method, ...(params === undefined ? {} : { params }) }
@@ -235,6 +239,33 @@ async function runCase(
       // A wallet that cannot close (or hangs closing) does not stop the run.
     }
   }
+}
+
+/** The case with `$fundingPsbt` in its params replaced by a PSBT spending what the run just funded. */
+function withFundingPsbt(
+  testCase: VectorCase,
+  spend: NonNullable<VectorCase['spendFunding']>,
+  funded: FundedOutput[],
+): VectorCase {
+  // Built with @scure/btc-signer, not with the wallet's own transaction code.
+  const network = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
+  const tx = new btc.Transaction()
+  for (const output of funded) {
+    const script = btc.OutScript.encode(btc.Address(network).decode(output.address))
+    tx.addInput({ txid: output.txid, index: output.vout, witnessUtxo: { script, amount: output.amount } })
+  }
+  const total = funded.reduce((sum, output) => sum + output.amount, 0n)
+  tx.addOutputAddress(spend.recipient, total - BigInt(spend.fee), network)
+  const psbt = base64.encode(tx.toPSBT())
+  const swap = (value: unknown): unknown =>
+    value === '$fundingPsbt'
+      ? psbt
+      : Array.isArray(value)
+        ? value.map(swap)
+        : typeof value === 'object' && value !== null
+          ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, swap(item)]))
+          : value
+  return { ...testCase, request: { ...testCase.request, params: swap(testCase.request.params) } }
 }
 
 function walletFailure(prefix: string, error: unknown): string {
@@ -340,6 +371,14 @@ async function meets(
     if (typeof options === 'string') return options
     const verdict = verifier(testCase.request.params, result, options)
     if (!verdict.valid) return `${expect.verify.function}: ${verdict.reason}`
+    const broadcastTxid = (result as { txid?: unknown } | null)?.txid
+    const askedBroadcast = (testCase.request.params as { broadcast?: unknown } | null)?.broadcast === true
+    if (askedBroadcast && typeof broadcastTxid === 'string' && context.chain) {
+      // The spec's "signed and broadcast": the txid must be on the chain, not only in the answer.
+      if ((await context.chain.rawTransaction(broadcastTxid)) === undefined) {
+        return `the chain does not know the broadcast transaction ${broadcastTxid}`
+      }
+    }
   }
   return undefined
 }

@@ -62,6 +62,11 @@ export type VectorCase = {
   chain?: ChainKind
   /** Coins sent to wallet addresses before the request (bip122: sats, ton: nanotons). */
   fund?: FundingStep[]
+  /**
+   * bip122: the runner builds a PSBT spending this case's funded outputs (all of them, P2WPKH, in funding order)
+   * to `recipient`, minus `fee` sats, and puts it (base64) wherever the request's params say `$fundingPsbt`.
+   */
+  spendFunding?: { recipient: string; fee: string }
   request: VectorRequest
   expect: Expectation
 }

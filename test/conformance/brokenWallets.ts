@@ -153,6 +153,18 @@ export const brokenWallets: Record<string, BrokenWallet> = {
     }),
     fails: ['bip122/signPsbt: multi-party: the foreign input, already signed, stays untouched'],
   },
+  ignoresBroadcast: {
+    rule: 'bip122 signPsbt: with broadcast, the transaction is broadcast and its txid returned',
+    filter: 'bip122/signPsbt',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'signPsbt')) return input
+      const { broadcast: _, ...params } = paramsOf(input)
+      return withParams(input, params)
+    }),
+    fails: [
+      'bip122/signPsbt: broadcast: the signed transaction is final, its txid returned and on the chain',
+    ],
+  },
   hexAsText: {
     rule: 'eip155 personal_sign: a 0x-hex message is signed as its bytes',
     filter: 'eip155/personal_sign',

@@ -925,6 +925,25 @@ total += write({
       ]),
       expect: { error: { code: 5000 } },
     },
+    {
+      // The spec: "txid … must be returned if broadcast". The PSBT spends a coin the run creates, so the
+      // runner builds it (spendFunding) and checks the chain has the transaction.
+      name: 'broadcast: the signed transaction is final, its txid returned and on the chain',
+      chain: 'bitcoin-regtest',
+      fund: [{ address: addr.regtest, amount: '100000' }],
+      spendFunding: { recipient: 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080', fee: '1000' },
+      request: {
+        chainId: REGTEST,
+        method: 'signPsbt',
+        params: {
+          account: addr.regtest,
+          psbt: '$fundingPsbt',
+          signInputs: [{ address: addr.regtest, index: 0 }],
+          broadcast: true,
+        },
+      },
+      expect: { verify: { function: 'verifySignPsbt', options: { network: 'regtest' } } },
+    },
   ],
 })
 
