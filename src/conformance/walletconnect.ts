@@ -95,6 +95,7 @@ export async function runOverWalletConnect(options: WalletConnectOptions): Promi
   const dapp = await connectDapp(namespaces, options)
   try {
     const session: SessionChecks = await checkSession(dapp, options)
+    for (const result of session.results) options.onResult?.(result)
     const prepare = accountSwapper(dapp)
     const createHandler: HandlerFactory = () => dapp.handler
     const summary = await runConformance({
@@ -107,7 +108,6 @@ export async function runOverWalletConnect(options: WalletConnectOptions): Promi
       ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
     })
     const results = [...session.results, ...summary.results]
-    for (const result of session.results) options.onResult?.(result)
     const count = (outcome: CaseResult['outcome']) => results.filter((r) => r.outcome === outcome).length
     return {
       results,
