@@ -35,3 +35,18 @@ export function fetchFailureReason(error: unknown): string {
   if (typeof code === 'string') return `network error ${code}`
   return error.message.includes('://') ? 'network error' : error.message.slice(0, 200)
 }
+
+/**
+ * A signal that aborts after `timeoutMs` with a `TimeoutError`. `AbortSignal.timeout` where it exists; React
+ * Native's AbortSignal polyfill lacks it, so there a timer aborts a controller instead.
+ */
+export function timeoutSignal(timeoutMs: number): AbortSignal {
+  if (typeof AbortSignal.timeout === 'function') return AbortSignal.timeout(timeoutMs)
+  const controller = new AbortController()
+  setTimeout(() => {
+    const error = new Error(`timed out after ${timeoutMs} ms`)
+    error.name = 'TimeoutError'
+    controller.abort(error)
+  }, timeoutMs)
+  return controller.signal
+}

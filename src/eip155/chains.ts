@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
 import { hexToBigInt, numberToHex } from 'viem/utils'
 import { ProviderError } from '../core/errors.js'
-import { fetchFailureReason, splitCredentials } from '../core/http.js'
+import { fetchFailureReason, splitCredentials, timeoutSignal } from '../core/http.js'
 
 /**
  * A chain provider: anything with an EIP-1193 `request` — a viem client (`createPublicClient(...)`, over
@@ -26,10 +26,16 @@ export class Eip155RpcError extends Error {
 
 /**
  * JSON-RPC over HTTP(S) with fetch and no retries: a broadcast is never retried behind the wallet's back.
- * Credentials in the URL (`user:pass@`) become a Basic authorization header; no error repeats the URL.
+ * Every call, body included, is bounded by `timeoutMs` (15 s by default), so a node that stops answering
+ * fails the request instead of holding it. Credentials in the URL (`user:pass@`) become a Basic
+ * authorization header; no error repeats the URL.
  */
-export function httpProvider(url: string): Eip155ChainProvider {
+export function httpProvider(url: string, options: { timeoutMs?: number } = {}): Eip155ChainProvider {
   const target = splitCredentials(url, 'eip155 httpProvider')
+  const timeoutMs = options.timeoutMs ?? 15_000
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError('eip155 httpProvider: timeoutMs must be a positive integer')
+  }
   let id = 0
   return {
     async request({ method, params }) {
@@ -42,12 +48,19 @@ export function httpProvider(url: string): Eip155ChainProvider {
             ...(target.authorization === undefined ? {} : { authorization: target.authorization }),
           },
           body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: params ?? [] }),
+          signal: timeoutSignal(timeoutMs),
         })
         if (!response.ok) throw new Eip155RpcError(`HTTP ${response.status}`)
         body = (await response.json()) as typeof body
       } catch (error) {
         if (error instanceof Eip155RpcError) throw error
-        throw new Eip155RpcError(fetchFailureReason(error))
+        // A broadcast that timed out or lost its connection may still have reached the node.
+        const reason = fetchFailureReason(error)
+        throw new Eip155RpcError(
+          method === 'eth_sendRawTransaction'
+            ? `broadcast outcome unknown (it may have been sent): ${reason}`
+            : reason,
+        )
       }
       if (body === null || typeof body !== 'object') throw new Eip155RpcError('not a JSON-RPC answer')
       if (body.error !== undefined && body.error !== null) {

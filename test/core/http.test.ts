@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { describe, expect, it } from 'vitest'
-import { fetchFailureReason, splitCredentials } from '../../src/core/http.js'
+import { describe, expect, it, vi } from 'vitest'
+import { fetchFailureReason, splitCredentials, timeoutSignal } from '../../src/core/http.js'
 
 describe('splitCredentials', () => {
   it('moves user:password@ into a Basic authorization header', () => {
@@ -50,3 +50,22 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve))
   return port
 }
+
+describe('timeoutSignal', () => {
+  it('aborts with a TimeoutError, also where AbortSignal.timeout is missing (React Native)', async () => {
+    const aborted = (signal: AbortSignal) =>
+      new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason)))
+    expect(await aborted(timeoutSignal(10))).toMatchObject({ name: 'TimeoutError' })
+    vi.stubGlobal(
+      'AbortSignal',
+      Object.assign(function AbortSignal() {}, { timeout: undefined }),
+    )
+    try {
+      const reason = await aborted(timeoutSignal(10))
+      expect(reason).toMatchObject({ name: 'TimeoutError', message: 'timed out after 10 ms' })
+      expect(fetchFailureReason(reason)).toBe('request timed out')
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+})

@@ -15,7 +15,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AnvilInstance, startAnvil } from '../../src/devchains/anvil.js'
 import { httpProvider, mnemonicKeys, privateKeyKeys } from '../../src/eip155/index.js'
-import { errorOf, type Harness, harness } from './helpers.js'
+import { errorOf, type Harness, harness, minedReceipt } from './helpers.js'
 
 /**
  * Real chain: anvil from the npm package @foundry-rs/anvil, on 127.0.0.1 with an OS-assigned port,
@@ -68,7 +68,7 @@ describe('eth_sendTransaction on anvil', () => {
     const hash = await h.result<Hex>('eth_sendTransaction', [
       { from: account0, to: recipient, value: toHex(value) },
     ])
-    const receipt = await chain.waitForTransactionReceipt({ hash })
+    const receipt = await minedReceipt(chain, hash)
     expect(receipt.status).toBe('success')
     expect(receipt.type).toBe('eip1559')
     const after = await Promise.all([
@@ -88,7 +88,7 @@ describe('eth_sendTransaction on anvil', () => {
     const hash = await h.result<Hex>('eth_sendTransaction', [
       { from: account1, to: recipient, value: toHex(value), type: '0x0' },
     ])
-    const receipt = await chain.waitForTransactionReceipt({ hash })
+    const receipt = await minedReceipt(chain, hash)
     expect(receipt.status).toBe('success')
     expect(receipt.type).toBe('legacy')
     expect((await chain.getBalance({ address: recipient })) - before).toBe(value)
@@ -103,7 +103,7 @@ describe('eth_sendTransaction on anvil', () => {
     const transaction = await chain.getTransaction({ hash })
     expect(transaction.gasPrice).toBe(parseGwei('3'))
     expect(transaction.gas).toBe(21000n)
-    expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await minedReceipt(chain, hash)).status).toBe('success')
   })
 
   it('a dapp gas limit below the estimate is flagged, and the simulation shows it runs out of gas', async () => {
@@ -157,7 +157,7 @@ describe('eth_sendTransaction on anvil', () => {
       ),
     )
     expect(new Set(hashes).size).toBe(50)
-    const receipts = await Promise.all(hashes.map((hash) => chain.waitForTransactionReceipt({ hash })))
+    const receipts = await Promise.all(hashes.map((hash) => minedReceipt(chain, hash)))
     expect(receipts.every((receipt) => receipt.status === 'success')).toBe(true)
     const nonces = await Promise.all(hashes.map(async (hash) => (await chain.getTransaction({ hash })).nonce))
     expect(new Set(nonces).size).toBe(50)
@@ -249,7 +249,7 @@ describe('eth_sendTransaction on anvil', () => {
     const review = h.reviews.at(-1)!
     expect(review.warnings.map((warning) => warning.code)).toContain('tx.contract_creation')
     expect(review.items).toContainEqual({ label: 'To', value: 'New contract (contract creation)' })
-    const receipt = await chain.waitForTransactionReceipt({ hash })
+    const receipt = await minedReceipt(chain, hash)
     expect(receipt.status).toBe('success')
     expect(await chain.getCode({ address: receipt.contractAddress! })).toBe(revertingRuntime)
   })
@@ -287,7 +287,7 @@ describe('eth_signTransaction then eth_sendRawTransaction on anvil', () => {
     await expect(chain.getTransaction({ hash })).rejects.toThrow()
     const before = await chain.getBalance({ address: recipient })
     expect(await h.result<Hex>('eth_sendRawTransaction', [raw])).toBe(hash)
-    expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await minedReceipt(chain, hash)).status).toBe('success')
     expect((await chain.getBalance({ address: recipient })) - before).toBe(value)
     // The next wallet-filled send continues after the raw transaction's nonce.
     const next = await h.result<Hex>('eth_sendTransaction', [{ from: account1, to: recipient, value: '0x1' }])
@@ -316,7 +316,7 @@ describe('eth_signTransaction then eth_sendRawTransaction on anvil', () => {
     })
     const hash = await relay.result<Hex>('eth_sendRawTransaction', [raw])
     expect(hash).toBe(keccak256(raw))
-    expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await minedReceipt(chain, hash)).status).toBe('success')
     expect(relay.reviews[0]?.account).toBe(outsider.address)
     expect(relay.reviews[0]?.warnings.map((warning) => warning.code)).toContain('raw_tx.foreign_sender')
   })
@@ -416,7 +416,7 @@ describe('a pre-London chain (anvil --hardfork berlin, no base fee)', () => {
       const hash = await w.result<Hex>('eth_sendTransaction', [
         { from: account0, to: recipient, value: '0x64' },
       ])
-      const receipt = await client.waitForTransactionReceipt({ hash })
+      const receipt = await minedReceipt(client, hash)
       expect(receipt.status).toBe('success')
       expect(receipt.type).toBe('legacy')
       expect(await client.getBalance({ address: recipient })).toBe(100n)

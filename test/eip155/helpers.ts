@@ -1,3 +1,4 @@
+import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
 import { type Eip155Options, eip155 } from '../../src/eip155/index.js'
@@ -63,4 +64,39 @@ export function errorOf(response: Record<string, unknown>): {
 } {
   if (!('error' in response)) throw new Error(`expected an error, got ${JSON.stringify(response)}`)
   return response.error as { code: number; message: string; data?: unknown }
+}
+
+/**
+ * The receipt of a transaction on an automining anvil, polled directly. viem's waitForTransactionReceipt
+ * checks again only when a new block appears, and automine makes none after the last send, so a receipt
+ * indexed a moment after the first look was waited for until the test timed out. On timeout this says what
+ * the node holds for the sender (a nonce gap shows as pending above latest).
+ */
+export async function minedReceipt(
+  chain: PublicClient,
+  hash: Hex,
+  timeoutMs = 20_000,
+): Promise<TransactionReceipt> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      return await chain.getTransactionReceipt({ hash })
+    } catch (error) {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error
+    }
+    if (Date.now() > deadline) break
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  const transaction = await chain.getTransaction({ hash }).catch(() => undefined)
+  if (transaction === undefined)
+    throw new Error(`${hash} not mined in ${timeoutMs} ms and unknown to the node`)
+  const [latest, pending] = await Promise.all(
+    (['latest', 'pending'] as const).map((blockTag) =>
+      chain.getTransactionCount({ address: transaction.from, blockTag }),
+    ),
+  )
+  throw new Error(
+    `${hash} (nonce ${transaction.nonce} from ${transaction.from}) not mined in ${timeoutMs} ms: ` +
+      `the node's count is ${latest} latest, ${pending} pending`,
+  )
 }

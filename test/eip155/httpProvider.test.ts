@@ -93,6 +93,28 @@ describe('httpProvider and ChainAccess over plain JSON-RPC', () => {
     expect(JSON.stringify({ error, message: String(error) })).not.toMatch(/s3cret|k3y|127\.0\.0\.1/)
     expect(error).toMatchObject({ code: -32603, data: { reason: expect.any(String) } })
   })
+
+  it('a node that never answers fails the call after timeoutMs; a broadcast says it may have been sent', async () => {
+    const silent = createServer(() => {}) // takes the request and never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const provider = httpProvider(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`, {
+        timeoutMs: 200,
+      })
+      await expect(provider.request({ method: 'eth_gasPrice' })).rejects.toMatchObject({
+        message: 'request timed out',
+      })
+      await expect(
+        provider.request({ method: 'eth_sendRawTransaction', params: ['0x02'] }),
+      ).rejects.toMatchObject({
+        message: 'broadcast outcome unknown (it may have been sent): request timed out',
+      })
+    } finally {
+      silent.closeAllConnections()
+      await new Promise<void>((resolve) => silent.close(() => resolve()))
+    }
+    expect(() => httpProvider(url, { timeoutMs: 0 })).toThrow('timeoutMs must be a positive integer')
+  })
 })
 
 describe('recoverTransactionSender', () => {

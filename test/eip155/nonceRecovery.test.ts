@@ -3,7 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AnvilInstance, startAnvil } from '../../src/devchains/anvil.js'
 import { httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
-import { errorOf, type Harness, harness } from './helpers.js'
+import { errorOf, type Harness, harness, minedReceipt } from './helpers.js'
 
 const devMnemonic = 'test test test test test test test test test test test junk'
 
@@ -42,7 +42,7 @@ describe('nonces on anvil', () => {
     const hash = await h.result<Hex>('eth_sendTransaction', [
       { from: account5, to: recipient, value: toHex(parseEther('1')) },
     ])
-    expect((await chain.waitForTransactionReceipt({ hash, timeout: 10_000 })).status).toBe('success')
+    expect((await minedReceipt(chain, hash)).status).toBe('success')
     expect((await chain.getBalance({ address: recipient })) - before).toBe(parseEther('1'))
     // The dapp broadcasting the stale signature later is refused cleanly by the node: its nonce was used.
     const late = await h.call('eth_sendRawTransaction', [signed])
@@ -58,9 +58,7 @@ describe('nonces on anvil', () => {
         h.result<Hex>('eth_sendTransaction', [{ from: account5, to: recipient, value: toHex(index + 1) }]),
       ),
     )
-    const receipts = await Promise.all(
-      hashes.map((hash) => chain.waitForTransactionReceipt({ hash, timeout: 20_000 })),
-    )
+    const receipts = await Promise.all(hashes.map((hash) => minedReceipt(chain, hash)))
     expect(receipts.every((receipt) => receipt.status === 'success')).toBe(true)
     const nonces = await Promise.all(hashes.map(async (hash) => (await chain.getTransaction({ hash })).nonce))
     expect([...nonces].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => start + i))
@@ -70,7 +68,7 @@ describe('nonces on anvil', () => {
     const first = await h.result<Hex>('eth_sendTransaction', [
       { from: account6, to: recipient, value: '0x3' },
     ])
-    await chain.waitForTransactionReceipt({ hash: first, timeout: 10_000 })
+    await minedReceipt(chain, first)
     const elsewhere = privateKeyToAccount(devKey6)
     expect(elsewhere.address).toBe(account6)
     const nonce = await chain.getTransactionCount({ address: account6 })
@@ -84,11 +82,11 @@ describe('nonces on anvil', () => {
       maxPriorityFeePerGas: 1n,
     })
     const outside = await chain.sendRawTransaction({ serializedTransaction: outsideRaw })
-    await chain.waitForTransactionReceipt({ hash: outside, timeout: 10_000 })
+    await minedReceipt(chain, outside)
     const second = await h.result<Hex>('eth_sendTransaction', [
       { from: account6, to: recipient, value: '0x5' },
     ])
-    const receipt = await chain.waitForTransactionReceipt({ hash: second, timeout: 10_000 })
+    const receipt = await minedReceipt(chain, second)
     expect(receipt.status).toBe('success')
     expect((await chain.getTransaction({ hash: second })).nonce).toBe(nonce + 1)
   })
@@ -99,7 +97,7 @@ describe('the nonce in the review', () => {
     const asked = h.reviews.length
     const hash = await h.result<Hex>('eth_sendTransaction', [{ from: account5, to: recipient, value: '0x9' }])
     // anvil answers the send before it mines: the count is read once the receipt exists.
-    await chain.waitForTransactionReceipt({ hash, timeout: 10_000 })
+    await minedReceipt(chain, hash)
     const next = await chain.getTransactionCount({ address: account5 })
     const shown = h.reviews[asked]!.items.find((entry) => entry.label === 'Nonce')
     expect(shown).toEqual({ label: 'Nonce', value: `${next - 1} (the account's next; fixed when signed)` })

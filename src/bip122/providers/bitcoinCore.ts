@@ -2,6 +2,7 @@ import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { base64 } from '@scure/base'
 import { address as bitcoinAddress, networks } from 'bitcoinjs-lib'
 import { ProviderError } from '../../core/errors.js'
+import { timeoutSignal } from '../../core/http.js'
 import { fromHex, toHex } from '../transaction/bytes.js'
 import { parseTransaction } from '../transaction/transaction.js'
 import type { AddressActivity, ChainProvider, FeeRates, Utxo } from '../types.js'
@@ -75,7 +76,7 @@ export function bitcoinCore(options: BitcoinCoreOptions): BitcoinCoreProvider {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: timeoutSignal(timeoutMs),
       })
     } catch (error) {
       const name = (error as Error).name

@@ -1,6 +1,6 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { ProviderError } from '../../core/errors.js'
-import { fetchFailureReason, splitCredentials } from '../../core/http.js'
+import { fetchFailureReason, splitCredentials, timeoutSignal } from '../../core/http.js'
 import type { AddressActivity, ChainProvider, FeeRates, Utxo } from '../types.js'
 
 export type EsploraOptions = {
@@ -34,7 +34,7 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
       return await fetchFn(`${root}${path}`, {
         ...init,
         ...(authorization ? { headers: { ...init.headers, authorization } } : {}),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: timeoutSignal(timeoutMs),
       })
     } catch (error) {
       // A POST that timed out or lost its connection may still have reached the node: say so, so nobody

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../core/errors.js'
-import { fetchFailureReason, splitCredentials } from '../../core/http.js'
+import { fetchFailureReason, splitCredentials, timeoutSignal } from '../../core/http.js'
 import type { TonAccountState, TonChainProvider } from '../provider.js'
 
 export type ToncenterOptions = {
@@ -58,7 +58,7 @@ export function toncenter(url: string, options: ToncenterOptions = {}): TonChain
         method: init.body === undefined ? 'GET' : 'POST',
         headers,
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: timeoutSignal(timeoutMs),
       })
     } catch (error) {
       throw new ProviderError(`toncenter ${method}: ${fetchFailureReason(error)}`)

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Review, ReviewItem } from '../../../src/core/review.js'
 import { type AnvilInstance, startAnvil } from '../../../src/devchains/anvil.js'
 import { type Eip155ChainProvider, httpProvider, mnemonicKeys } from '../../../src/eip155/index.js'
-import { errorOf, harness } from '../helpers.js'
+import { errorOf, harness, minedReceipt } from '../helpers.js'
 import { committedFixture } from './compileFixture.js'
 
 /**
@@ -49,7 +49,7 @@ async function deploy(artifact: Artifact, args: unknown[]): Promise<Address> {
     account: deployer,
     chain: null,
   })
-  const receipt = await chain.waitForTransactionReceipt({ hash })
+  const receipt = await minedReceipt(chain, hash)
   if (receipt.contractAddress == null) throw new Error('no contract deployed')
   return receipt.contractAddress
 }
@@ -61,7 +61,7 @@ async function write(to: Address, abi: Abi, functionName: string, args: unknown[
     account: from,
     chain: null,
   })
-  expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
+  expect((await minedReceipt(chain, hash)).status).toBe('success')
 }
 
 const erc20 = openZeppelin('ERC20PresetMinterPauser')
@@ -234,7 +234,7 @@ describe('balance changes on anvil (eth_simulateV1)', () => {
     const hash = await h.result<Hex>('eth_sendTransaction', [
       { from: account0, to: wrapped, value: toHex(parseEther('2')), data: call(weth.abi, 'deposit', []) },
     ])
-    await chain.waitForTransactionReceipt({ hash })
+    await minedReceipt(chain, hash)
     const unwrap = await reviewOf({ to: wrapped, data: call(weth.abi, 'withdraw', [parseEther('0.5')]) })
     expect(groupOf(unwrap, 'Balance changes (simulated)')?.slice(0, 2)).toEqual([
       { label: 'You receive', value: '+0.5 ETH' },
@@ -472,7 +472,7 @@ describe('nodes without eth_simulateV1, and simulations that cannot run', () => 
     const hash = await h.result<Hex>('eth_sendTransaction', [
       { from: account0, to: tokens.tka, data: call(erc20.abi, 'transfer', [recipient, parseEther('1')]) },
     ])
-    expect((await chain.waitForTransactionReceipt({ hash })).status).toBe('success')
+    expect((await minedReceipt(chain, hash)).status).toBe('success')
     expect(groupOf(h.reviews[0]!, 'Balance changes (simulated)')).toContainEqual({
       label: 'You send',
       value: `-1 ${token(tokens.tka, 'TKA')}`,
