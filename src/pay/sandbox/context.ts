@@ -61,7 +61,7 @@ export type RequestContext = {
 export type Reply = {
   status: number
   body: unknown
-  headers?: Record<string, string>
+  headers?: Record<string, string | string[]>
   /** Sent as text/html instead of JSON. */
   html?: boolean
 }

@@ -3,9 +3,7 @@ import { checkCollected, collectFields } from '../collectData.js'
 import { ok, type Route } from '../context.js'
 import { PayHttpError } from '../errors.js'
 import { validateBody } from '../validate.js'
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`)
+import { escapeHtml } from '../web/html.js'
 
 /**
  * The collectData web-view page: a plain form; on submit the data is stored on the payment and the page posts
