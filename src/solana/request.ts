@@ -6,8 +6,8 @@ import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } fr
 import { clusterName } from './chains.js'
 import {
   addressOf,
+  base64Decode,
   decodeBase58,
-  decodeBase64,
   encodeBase58,
   encodeBase64,
   parseAddress,
@@ -66,6 +66,8 @@ export type PreparedTransaction = {
   account: string
   /** Where the transaction sits in the params (`transaction`, `transactions.3`), for error paths. */
   path: string
+  /** The transaction as the dapp sent it (canonical: the decoders are strict). */
+  text: string
 }
 
 const base64Syntax = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
@@ -81,12 +83,16 @@ export function decodeTransactionText(
   path: string,
 ): { transaction: SolanaTransaction; encoding: TransactionEncoding } {
   let firstError: unknown
-  if (base64Syntax.test(text)) {
+  const base64Bytes = base64Decode(text)
+  if (base64Bytes !== undefined) {
     try {
-      return { transaction: decodeTransaction(decodeBase64(text, path), path), encoding: 'base64' }
+      return { transaction: decodeTransaction(base64Bytes, path), encoding: 'base64' }
     } catch (error) {
       firstError = error
     }
+  } else if (base64Syntax.test(text)) {
+    // Base64 in form but not canonical (bits left over after the padding): the base64 reading's error.
+    firstError = new InvalidParamsError('must be base64', { path })
   }
   if (base58Syntax.test(text)) {
     try {
@@ -114,7 +120,7 @@ export function prepareTransaction(
   const { message } = transaction
   const ourSlots: PreparedTransaction['ourSlots'] = []
   for (let slot = 0; slot < message.header.numRequiredSignatures; slot++) {
-    const address = addressOf(message.staticAccountKeys[slot]!)
+    const address = message.staticAddresses[slot]!
     if (wallet.signers.has(address)) ourSlots.push({ slot, address })
   }
   let account = ourSlots[0]?.address
@@ -130,9 +136,9 @@ export function prepareTransaction(
   }
   if (account === undefined) {
     // None of the transaction's required signers is ours: nothing to sign, and nothing to show as ours.
-    throw new UnauthorizedError(addressOf(message.staticAccountKeys[0]!))
+    throw new UnauthorizedError(message.staticAddresses[0]!)
   }
-  return { transaction, encoding, ourSlots, account, path: at('transaction') }
+  return { transaction, encoding, ourSlots, account, path: at('transaction'), text: params.transaction }
 }
 
 function checkLegacyCopy(
@@ -144,7 +150,7 @@ function checkLegacyCopy(
   const differs = (field: string, what: string): never => {
     throw new InvalidParamsError(`${what} differs from the serialized transaction`, { path: at(field) })
   }
-  if (params.feePayer !== undefined && params.feePayer !== addressOf(message.staticAccountKeys[0]!)) {
+  if (params.feePayer !== undefined && params.feePayer !== message.staticAddresses[0]) {
     differs('feePayer', 'the fee payer')
   }
   if (
@@ -160,7 +166,7 @@ function checkLegacyCopy(
   params.instructions.forEach((legacy, index) => {
     const compiled = message.instructions[index]!
     const path = `instructions.${index}`
-    if (legacy.programId !== addressOf(message.staticAccountKeys[compiled.programIdIndex]!)) {
+    if (legacy.programId !== message.staticAddresses[compiled.programIdIndex]) {
       differs(`${path}.programId`, 'the program id')
     }
     let data: Uint8Array
@@ -229,7 +235,7 @@ export function transactionReviewParts(
   const facts: InstructionFacts = {}
   let computeInstructions = 0
   message.instructions.forEach((instruction, index) => {
-    const programId = addressOf(message.staticAccountKeys[instruction.programIdIndex]!)
+    const programId = message.staticAddresses[instruction.programIdIndex]!
     const decoded = decodeInstruction(
       { programId, accounts: instruction.accountIndexes.map(name), data: instruction.data },
       index,
@@ -251,10 +257,10 @@ export function transactionReviewParts(
       defaultUnitsPerInstruction * (message.instructions.length - computeInstructions),
     )
   const priorityFee = ((facts.microLamportsPerUnit ?? 0n) * BigInt(units) + 999_999n) / 1_000_000n
-  const feePayer = addressOf(message.staticAccountKeys[0]!)
+  const feePayer = message.staticAddresses[0]!
   const signers: ReviewItem[] = []
   for (let slot = 0; slot < message.header.numRequiredSignatures; slot++) {
-    const address = addressOf(message.staticAccountKeys[slot]!)
+    const address = message.staticAddresses[slot]!
     const state = wallet.signers.has(address)
       ? 'you sign'
       : transaction.signatures[slot]!.some((byte) => byte !== 0)
@@ -324,12 +330,12 @@ export async function signPrepared(
   wallet: SolanaWallet,
   prepared: PreparedTransaction,
 ): Promise<{ signed: SolanaTransaction; bytes: Uint8Array; signature: Uint8Array }> {
-  const signatures = prepared.transaction.signatures.map((signature) => Uint8Array.from(signature))
+  const signatures = prepared.transaction.signatures.map((signature) => new Uint8Array(signature))
   let accountSignature: Uint8Array | undefined
   for (const { slot, address } of prepared.ourSlots) {
-    const signature = Uint8Array.from(
-      await ownedSigner(wallet, address).sign(prepared.transaction.message.bytes),
-    )
+    const answer = ownedSigner(wallet, address).sign(prepared.transaction.message.bytes)
+    // A copy (a Buffer from node:crypto becomes a plain Uint8Array); no extra turn for a synchronous signer.
+    const signature = new Uint8Array(answer instanceof Uint8Array ? answer : await answer)
     if (signature.length !== 64) throw new Error(`signer ${address} returned ${signature.length} bytes`)
     signatures[slot] = signature
     if (address === prepared.account) accountSignature = signature
@@ -338,6 +344,14 @@ export async function signPrepared(
   return { signed, bytes: encodeTransaction(signed), signature: accountSignature! }
 }
 
-export function encodeAs(encoding: TransactionEncoding, bytes: Uint8Array): string {
-  return encoding === 'base64' ? encodeBase64(bytes) : encodeBase58(bytes)
+/**
+ * The signed transaction `bytes` in the encoding `prepared` came in. Only the signature slots differ from the
+ * bytes received, so in base64 every character past the quantum holding the last slot byte is the request's
+ * own: those are copied, not re-encoded (byte-identical, as `encodeBase64(bytes)`; the decoder is canonical).
+ */
+export function encodeSigned(prepared: PreparedTransaction, bytes: Uint8Array): string {
+  if (prepared.encoding === 'base58') return encodeBase58(bytes)
+  const slotsEnd = bytes.length - prepared.transaction.message.bytes.length
+  const changed = Math.ceil(slotsEnd / 3) * 3
+  return encodeBase64(bytes.subarray(0, changed)) + prepared.text.slice((changed / 3) * 4)
 }

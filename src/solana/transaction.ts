@@ -1,5 +1,4 @@
-import { concatBytes } from '@noble/curves/utils.js'
-import { encodeShortVec, WireReader } from './encoding.js'
+import { addressOf, encodeShortVec, keyText, WireReader } from './encoding.js'
 
 export type MessageHeader = {
   numRequiredSignatures: number
@@ -26,6 +25,8 @@ export type SolanaMessage = {
   version: 'legacy' | 0
   header: MessageHeader
   staticAccountKeys: Uint8Array[]
+  /** The static account keys in base58, in the same order (computed once: every review names them). */
+  staticAddresses: string[]
   recentBlockhash: Uint8Array
   instructions: CompiledInstruction[]
   addressTableLookups: AddressTableLookup[]
@@ -94,7 +95,7 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
   const seen = new Set<string>()
   for (let index = 0; index < keyCount; index++) {
     const key = reader.take(32, at(`accountKeys.${index}`))
-    const text = String.fromCharCode(...key)
+    const text = keyText(key)
     if (seen.has(text)) reader.fail('duplicate account key', at(`accountKeys.${index}`))
     seen.add(text)
     staticAccountKeys.push(key)
@@ -160,6 +161,7 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
     version,
     header,
     staticAccountKeys,
+    staticAddresses: staticAccountKeys.map(addressOf),
     recentBlockhash,
     instructions: rawInstructions,
     addressTableLookups,
@@ -194,11 +196,19 @@ function checkHeader(reader: WireReader, header: MessageHeader, keyCount: number
 
 /** The wire transaction: the signature count, the signature slots, and the message bytes as received. */
 export function encodeTransaction(transaction: SolanaTransaction): Uint8Array {
-  return concatBytes(
-    encodeShortVec(transaction.signatures.length),
-    ...transaction.signatures,
-    transaction.message.bytes,
-  )
+  const { signatures, message } = transaction
+  const count = encodeShortVec(signatures.length)
+  let length = count.length + message.bytes.length
+  for (const signature of signatures) length += signature.length
+  const out = new Uint8Array(length)
+  out.set(count)
+  let offset = count.length
+  for (const signature of signatures) {
+    out.set(signature, offset)
+    offset += signature.length
+  }
+  out.set(message.bytes, offset)
+  return out
 }
 
 /** Whether static account `index` must sign. */

@@ -102,6 +102,30 @@ describe('solana_signTransaction', () => {
     expect(JSON.stringify(wallet.reviews[0]!.items)).toContain('someone else pays the fee')
   })
 
+  it('answers exactly the request bytes with our slot filled, in base64 (1, 2 and 3 signer slots)', async () => {
+    // 1 + 64·n bytes of count and slots: each n leaves the message at another offset modulo 3 in base64.
+    const others = [address('BPFLoaderUpgradeab1e11111111111111111111111'), stranger]
+    for (let cosigners = 0; cosigners <= 2; cosigners++) {
+      const wallet = harness()
+      const instructions = [
+        getTransferSolInstruction({ source: createNoopSigner(ours()), destination: stranger, amount: 5n }),
+        ...others.slice(0, cosigners).map((other) =>
+          getTransferSolInstruction({ source: createNoopSigner(other), destination: ours(), amount: 1n }),
+        ),
+      ]
+      const { base64: transaction, messageBytes } = kitTransaction({ feePayer: ours(), instructions })
+      const bytes = base64.decode(transaction)
+      const result = await wallet.result<{ transaction: string; signature: string }>(
+        'solana_signTransaction',
+        { transaction },
+      )
+      expect(bytes[0]).toBe(cosigners + 1)
+      bytes.set(base58.decode(result.signature), 1)
+      expect(result.transaction).toBe(base64.encode(bytes))
+      expect(noble.verify(base58.decode(result.signature), messageBytes, base58.decode(ours()))).toBe(true)
+    }
+  })
+
   it('refuses a transaction none of our keys must sign (4100), and a pubkey that is not a signer', async () => {
     const wallet = harness()
     const { base64: transaction } = kitTransaction({ feePayer: stranger })

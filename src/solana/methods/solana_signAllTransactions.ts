@@ -3,7 +3,7 @@ import { PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { group } from '../../core/review.js'
 import {
-  encodeAs,
+  encodeSigned,
   type PreparedTransaction,
   prepareTransaction,
   signPrepared,
@@ -62,7 +62,7 @@ export const solana_signAllTransactions = (wallet: SolanaWallet) =>
     async execute(_context, prepared: PreparedTransaction[]): Promise<SolanaSignAllTransactionsResult> {
       const transactions: string[] = []
       for (const one of prepared)
-        transactions.push(encodeAs(one.encoding, (await signPrepared(wallet, one)).bytes))
+        transactions.push(encodeSigned(one, (await signPrepared(wallet, one)).bytes))
       return { transactions }
     },
   })

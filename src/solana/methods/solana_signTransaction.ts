@@ -1,7 +1,7 @@
 import { defineMethod } from '../../core/namespace.js'
 import { encodeBase58 } from '../encoding.js'
 import {
-  encodeAs,
+  encodeSigned,
   type PreparedTransaction,
   prepareTransaction,
   signPrepared,
@@ -34,6 +34,6 @@ export const solana_signTransaction = (wallet: SolanaWallet) =>
     },
     async execute(_context, prepared: PreparedTransaction): Promise<SolanaSignTransactionResult> {
       const { bytes, signature } = await signPrepared(wallet, prepared)
-      return { signature: encodeBase58(signature), transaction: encodeAs(prepared.encoding, bytes) }
+      return { signature: encodeBase58(signature), transaction: encodeSigned(prepared, bytes) }
     },
   })
