@@ -109,9 +109,11 @@ describe('solana_signTransaction', () => {
       const wallet = harness()
       const instructions = [
         getTransferSolInstruction({ source: createNoopSigner(ours()), destination: stranger, amount: 5n }),
-        ...others.slice(0, cosigners).map((other) =>
-          getTransferSolInstruction({ source: createNoopSigner(other), destination: ours(), amount: 1n }),
-        ),
+        ...others
+          .slice(0, cosigners)
+          .map((other) =>
+            getTransferSolInstruction({ source: createNoopSigner(other), destination: ours(), amount: 1n }),
+          ),
       ]
       const { base64: transaction, messageBytes } = kitTransaction({ feePayer: ours(), instructions })
       const bytes = base64.decode(transaction)
