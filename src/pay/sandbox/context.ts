@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.js'
 import type { Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
 import type { Persist } from './journal.js'
+import type { LiveEngine } from './live/engine.js'
 import type { TokenConfig } from './model.js'
 import type { SolanaTokenOption } from './solanaOption.js'
 import type { SandboxState } from './state.js'
@@ -42,6 +43,8 @@ export type SandboxContext = {
   baseUrl: () => string
   /** Writes to the durable journal (`--data DIR`); absent when the sandbox runs in memory. */
   persist?: Persist
+  /** Live mode only: verifies payments on the chain and settles them with real transfers. */
+  live?: LiveEngine
 }
 
 export type RequestContext = {

@@ -1,4 +1,5 @@
 import { PayHttpError } from './errors.js'
+import type { LiveEngine } from './live/engine.js'
 import type { Payment, PaymentEvent } from './model.js'
 import type { SandboxState } from './state.js'
 
@@ -26,15 +27,34 @@ export type PaySandboxControl = {
   events(): PaymentEvent[]
 }
 
-export function createControl(state: SandboxState): PaySandboxControl {
+/**
+ * In live mode the chain decides: `succeed` and `process` are refused (a payment succeeds only when its transfer
+ * is verified on the chain) and `settle` asks for the real settlement transfer again (after a merchant registered
+ * its destination, or a failed attempt); failing, expiring and cancelling stay available.
+ */
+export function createControl(state: SandboxState, live?: LiveEngine): PaySandboxControl {
   const get = (id: string): Payment => state.payment(id)
+  const chainDecides = () => {
+    throw new PayHttpError(
+      409,
+      'invalid_transition',
+      'a live payment succeeds only when the chain shows its transfer',
+    )
+  }
   return {
-    succeed: (id) => state.transition(get(id), 'succeeded'),
+    succeed: (id) => (live === undefined ? state.transition(get(id), 'succeeded') : chainDecides()),
     fail: (id, reason) => state.transition(get(id), 'failed', reason === undefined ? {} : { reason }),
     expire: (id) => state.transition(get(id), 'expired', { reason: 'expired by the test control' }),
     cancel: (id, reason) => state.transition(get(id), 'cancelled', reason === undefined ? {} : { reason }),
-    process: (id) => state.transition(get(id), 'processing'),
-    settle: (id) => state.settle(get(id)),
+    process: (id) => (live === undefined ? state.transition(get(id), 'processing') : chainDecides()),
+    settle: (id) => {
+      const payment = get(id)
+      if (live === undefined) return state.settle(payment)
+      if (payment.status !== 'succeeded' || payment.settlement !== undefined) {
+        throw new PayHttpError(409, 'invalid_transition', 'only a succeeded, unsettled payment settles')
+      }
+      live.settle(payment)
+    },
     expireRoutes: (id) => {
       const payment = get(id)
       for (const route of payment.routes.values()) route.forcedExpired = true

@@ -24,6 +24,12 @@ export function newTestApiKey(): string {
   return newId('svc_test_', 32)
 }
 
+/** A live API key: `svc_` + 32 random base62 characters (never `svc_test_`: the first character is not 't'). */
+export function newLiveApiKey(): string {
+  const key = newId('svc_', 32)
+  return key.startsWith('svc_test_') ? newLiveApiKey() : key
+}
+
 export function randomHex(bytes: number): `0x${string}` {
   return `0x${randomBytes(bytes).toString('hex')}`
 }

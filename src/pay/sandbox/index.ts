@@ -1,16 +1,20 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import type { Clock } from '../../core/clock.js'
 import type { SandboxConfig, SandboxContext } from './context.js'
 import { createControl, type PaySandboxControl } from './control.js'
 import { type FaultPlan, type FaultRecord, Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
-import { newId, newTestApiKey } from './ids.js'
+import { newId, newLiveApiKey, newTestApiKey } from './ids.js'
 import { Journal, type Persist, type RestoredState } from './journal.js'
+import type { LiveEngine } from './live/engine.js'
+import { createLiveEngine, type LiveModeOptions, prepareTreasury } from './live/setup.js'
 import { type EventType, eventTypes, type PaymentEvent, type TokenConfig } from './model.js'
 import { routes } from './routes/index.js'
 import { sampleEvent } from './routes/sampleEvent.js'
 import { createSandboxServer } from './server.js'
+import type { SolanaTokenOption } from './solanaOption.js'
 import { type FeeConfig, SandboxState } from './state.js'
 import { type ChainReader, chainReaders } from './verifyResults.js'
 import { type WebhookDelivery, WebhookDispatcher, type WebhookEndpoint } from './webhookDelivery.js'
@@ -19,6 +23,9 @@ export type { PaySandboxControl } from './control.js'
 export { type FaultPlan, type FaultRecord, type GatewayFault, parseFaultSpec } from './faults.js'
 export type { ActionLayout } from './gatewayOptions.js'
 export { knownTokens, sandboxCollector, sandboxSpender, sandboxTokenAddress } from './gatewayOptions.js'
+export type { LiveEvmChain } from './live/engine.js'
+export type { LiveModeOptions } from './live/setup.js'
+export type { Treasury, TreasuryKeys } from './live/treasury.js'
 export type { EventType, PaymentEvent, PaymentStatus, TokenConfig } from './model.js'
 export {
   type ReceivedWebhook,
@@ -108,6 +115,31 @@ export type PaySandboxOptions = {
   dataDir?: string
   /** The fault mode: duplicates, reordering, late answers, rotations, gateway 5xx/409/410, held long polls. */
   faults?: FaultPlan
+  /**
+   * Live mode beside test mode: a `svc_…` key whose payments are real transfers on the given chains, checked on
+   * the chain before `succeeded`, settled by a real transfer from a sandbox-held treasury. Its own merchants,
+   * settlements, webhook endpoint and payments (journaled in `dataDir/live`). See the README's "Live mode".
+   */
+  live?: LiveModeOptions
+}
+
+/** Live mode's handles (`PaySandbox.live`). */
+export type PaySandboxLive = {
+  apiKey: string
+  appId: string
+  /** The live start merchant. */
+  merchantId: string
+  control: PaySandboxControl
+  webhooks: PaySandbox['webhooks']
+  /** Where buyers pay and settlements come from. */
+  treasury: { evm: string; solana: string }
+  /** CAIP-2 → the live ERC-20. */
+  tokens: Readonly<Record<string, TokenConfig>>
+  solanaMint: string | null
+  /** Live payments taken over from `dataDir/live` at start. */
+  restoredPayments: number
+  /** Resolves once queued settlements and webhook deliveries of live mode are done. */
+  idle(): Promise<void>
 }
 
 export type PaySandbox = {
@@ -146,6 +178,8 @@ export type PaySandbox = {
   dataDir: string | null
   /** What was taken over from `dataDir` at start (counts), or null. */
   restored: { payments: number; events: number; pendingDeliveries: number; tornTail: boolean } | null
+  /** Live mode (null without `options.live`); the fields above are test mode's. */
+  live: PaySandboxLive | null
   /** The fault mode, per test (also over HTTP: `GET/PUT/DELETE /_sandbox/faults`). */
   faults: {
     /** Replaces the plan, resetting its counters and log; `{}` turns faults off. */
@@ -170,24 +204,136 @@ function whenIdle(server: Server & { inFlight?: number }, limitMs: number): Prom
   })
 }
 
-/** Starts the test-mode payment service on 127.0.0.1. */
-export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<PaySandbox> {
+/** One mode's book: its state, deliveries, journal, control and start merchant (test, and live with `live`). */
+type Mode = {
+  context: SandboxContext
+  state: SandboxState
+  webhooks: WebhookDispatcher
+  journal: Journal | undefined
+  restored: RestoredState | undefined
+  control: PaySandboxControl
+  merchantId: string
+}
+
+/** Builds one mode from its own journal (`dataDir`, `dataDir/live` for live) with its own key and app id. */
+function createMode(input: {
+  kind: 'test' | 'live'
+  options: PaySandboxOptions
+  config: Omit<SandboxConfig, 'apiKey' | 'appId'>
+  faults: Faults
+  dataDir: string | undefined
+  apiKey: string | undefined
+  appId: string | undefined
+  chains: Readonly<Record<string, ChainReader>>
+  live?: (state: SandboxState, restored: RestoredState | undefined) => LiveEngine
+}): Mode {
+  const { options, faults, kind } = input
   let journal: Journal | undefined
   let restored: RestoredState | undefined
-  if (options.dataDir !== undefined) ({ journal, restored } = Journal.open(options.dataDir))
+  if (input.dataDir !== undefined) ({ journal, restored } = Journal.open(input.dataDir))
   const persist: Persist | undefined =
     journal === undefined ? undefined : (...records) => journal.append(...records)
-  const apiKey = options.apiKey ?? restored?.identity?.apiKey ?? newTestApiKey()
-  if (!/^svc_test_[A-Za-z0-9_]{8,128}$/.test(apiKey)) throw new TypeError('apiKey must be a svc_test_ key')
+  const apiKey =
+    input.apiKey ?? restored?.identity?.apiKey ?? (kind === 'live' ? newLiveApiKey() : newTestApiKey())
+  const keyPattern = kind === 'live' ? /^svc_(?!test_)[A-Za-z0-9_]{8,128}$/ : /^svc_test_[A-Za-z0-9_]{8,128}$/
+  if (!keyPattern.test(apiKey))
+    throw new TypeError(`apiKey must be a ${kind === 'live' ? 'svc_' : 'svc_test_'} key`)
+  const config: SandboxConfig = {
+    ...input.config,
+    apiKey,
+    appId: input.appId ?? restored?.identity?.appId ?? newId(kind === 'live' ? 'app_' : 'app_test_'),
+  }
+  const { clock, settlementMs } = config
+  const webhooks = new WebhookDispatcher({
+    clock,
+    faults,
+    ...(persist === undefined ? {} : { persist }),
+    timeScale: options.timeScale ?? 1,
+    timeoutMs: options.deliveryTimeoutMs ?? 15_000,
+  })
+  let engine: LiveEngine | undefined
+  const state: SandboxState = new SandboxState({
+    clock,
+    apiVersion: config.pinnedVersion,
+    paymentTtlMs: options.paymentTtlMs ?? 15 * 60_000,
+    checkoutUrl: config.checkoutUrl,
+    fee: options.fee ?? null,
+    live: kind === 'live',
+    ...(persist === undefined ? {} : { persist }),
+    onEvent: (event) => {
+      webhooks.enqueue(event)
+      if (event.type !== 'payment.succeeded') return
+      const payment = state.payments.get(String(event.data.payment_id))
+      if (payment === undefined) return
+      // Live: a real transfer from the treasury. Test mode: a succeeded payment settles automatically.
+      if (engine !== undefined) engine.settle(payment)
+      else if (settlementMs !== null) {
+        state.after(settlementMs, () => {
+          if (payment.settlement === undefined) state.settle(payment)
+        })
+      }
+    },
+  })
+  engine = input.live?.(state, restored)
+  if (restored !== undefined) {
+    state.restore(restored)
+    webhooks.restore(restored)
+    if (engine === undefined) rearmTimers(state, config)
+    else engine.resume()
+  }
+  if (options.webhookUrl !== undefined && kind === 'test')
+    webhooks.setEndpoint(options.webhookUrl, options.webhookEvents ?? eventTypes)
+  const merchant =
+    state.merchants.get(restored?.identity?.merchantId ?? '') ??
+    state.createMerchant(options.merchantName ?? 'Sandbox Merchant', 'merchant@sandbox.test')
+  persist?.({ k: 'identity', v: { apiKey, appId: config.appId, merchantId: merchant.id } })
+  const context: SandboxContext = {
+    config,
+    state,
+    webhooks,
+    faults,
+    readers: chainReaders(input.chains),
+    idempotency: restored?.idempotency ?? new Map(),
+    baseUrl: () => '',
+    ...(persist === undefined ? {} : { persist }),
+    ...(engine === undefined ? {} : { live: engine }),
+  }
+  const control = createControl(state, engine)
+  return { context, state, webhooks, journal, restored, control, merchantId: merchant.id }
+}
+
+/** The webhook operations of one mode, in code. */
+function webhookFacade(mode: Mode, pinnedVersion: string): PaySandbox['webhooks'] {
+  const { webhooks, state } = mode
+  return {
+    setEndpoint: (url, events) => webhooks.setEndpoint(url, events ?? eventTypes),
+    endpoint: () => webhooks.endpoint,
+    deleteEndpoint: () => webhooks.deleteEndpoint(),
+    secret: () => webhooks.secret(),
+    secrets: () => webhooks.validSecrets(),
+    rotateSecret: () => webhooks.rotateSecret(),
+    deliveries: () => webhooks.deliveries(),
+    resend: (id) => webhooks.resend(id),
+    resendFailed: (since) => webhooks.resendFailed(since),
+    replay: (since) => webhooks.replay(state.events, since),
+    idle: () => webhooks.idle(),
+    sendTestEvent: (type) => {
+      const event = sampleEvent(type, pinnedVersion, state.now())
+      webhooks.enqueue(event)
+      return event
+    },
+  }
+}
+
+/** Starts the payment service on 127.0.0.1: test mode, and live mode on local chains with `options.live`. */
+export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<PaySandbox> {
   const versions = options.versions ?? [sandboxApiVersion]
   const pinnedVersion = options.pinnedVersion ?? versions[versions.length - 1]
   if (pinnedVersion === undefined || !versions.includes(pinnedVersion)) {
     throw new TypeError('pinnedVersion must be one of versions')
   }
   const clock = options.clock ?? Date.now
-  const config: SandboxConfig = {
-    apiKey,
-    appId: options.appId ?? restored?.identity?.appId ?? newId('app_test_'),
+  const shared: Omit<SandboxConfig, 'apiKey' | 'appId'> = {
     clock,
     versions,
     pinnedVersion,
@@ -200,71 +346,59 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     tokens: options.tokens ?? {},
     anyEvmChain: options.anyEvmChain ?? true,
     actionLayout: options.actionLayout ?? 'approve-then-build',
-    solana:
-      options.solana === undefined
-        ? null
-        : {
-            chainId: options.solana.chainId ?? 'solana:localnet',
-            rpcUrl: options.solana.rpcUrl,
-            mint: options.solana.mint,
-            decimals: options.solana.decimals ?? 6,
-            symbol: options.solana.symbol ?? 'USDC',
-            name: options.solana.name ?? 'USD Coin',
-            networkName: options.solana.networkName ?? 'Solana local runtime',
-          },
+    solana: options.solana === undefined ? null : solanaTokenOption(options.solana),
   }
   const faults = new Faults(options.faults)
-  const webhooks = new WebhookDispatcher({
-    clock,
+  const test = createMode({
+    kind: 'test',
+    options,
+    config: shared,
     faults,
-    ...(persist === undefined ? {} : { persist }),
-    timeScale: options.timeScale ?? 1,
-    timeoutMs: options.deliveryTimeoutMs ?? 15_000,
+    dataDir: options.dataDir,
+    apiKey: options.apiKey,
+    appId: options.appId,
+    chains: options.chains ?? {},
   })
-  const state: SandboxState = new SandboxState({
-    clock,
-    apiVersion: pinnedVersion,
-    paymentTtlMs: options.paymentTtlMs ?? 15 * 60_000,
-    checkoutUrl: config.checkoutUrl,
-    fee: options.fee ?? null,
-    ...(persist === undefined ? {} : { persist }),
-    onEvent: (event) => {
-      webhooks.enqueue(event)
-      // Test mode: a succeeded payment settles automatically.
-      if (event.type === 'payment.succeeded' && config.settlementMs !== null) {
-        const payment = state.payments.get(String(event.data.payment_id))
-        if (payment !== undefined) {
-          state.after(config.settlementMs, () => {
-            if (payment.settlement === undefined) state.settle(payment)
-          })
-        }
-      }
-    },
-  })
-  if (restored !== undefined) {
-    state.restore(restored)
-    webhooks.restore(restored)
-    rearmTimers(state, config)
-  }
-  if (options.webhookUrl !== undefined)
-    webhooks.setEndpoint(options.webhookUrl, options.webhookEvents ?? eventTypes)
-  const merchant =
-    state.merchants.get(restored?.identity?.merchantId ?? '') ??
-    state.createMerchant(options.merchantName ?? 'Sandbox Merchant', 'merchant@sandbox.test')
-  persist?.({ k: 'identity', v: { apiKey, appId: config.appId, merchantId: merchant.id } })
+  const liveOptions = options.live
+  const live =
+    liveOptions === undefined
+      ? undefined
+      : createMode({
+          kind: 'live',
+          options,
+          config: {
+            ...shared,
+            // Live options exist only where the sandbox has a chain and a token to verify payments against.
+            tokens: Object.fromEntries(
+              Object.entries(liveOptions.evm ?? {}).map(([id, chain]) => [id, chain.token]),
+            ),
+            anyEvmChain: false,
+            solana: liveOptions.solana === undefined ? null : solanaTokenOption(liveOptions.solana),
+            processingMs: null,
+          },
+          // Live and test are separate books; live gets no fault plan of its own.
+          faults: new Faults(),
+          dataDir: options.dataDir === undefined ? undefined : join(options.dataDir, 'live'),
+          apiKey: liveOptions.apiKey,
+          appId: liveOptions.appId,
+          chains: {},
+          live: (state) =>
+            createLiveEngine(
+              state,
+              liveOptions,
+              liveOptions.solana === undefined ? null : solanaTokenOption(liveOptions.solana),
+              options.dataDir,
+            ),
+        })
+  if (live?.context.live !== undefined) await prepareTreasury(live.context.live, liveOptions!)
+  const apiKey = test.context.config.apiKey
+  const appId = test.context.config.appId
   let baseUrl = ''
-  const context: SandboxContext = {
-    config,
-    state,
-    webhooks,
-    faults,
-    readers: chainReaders(options.chains ?? {}),
-    idempotency: restored?.idempotency ?? new Map(),
-    baseUrl: () => baseUrl,
-    ...(persist === undefined ? {} : { persist }),
-  }
-  const control = createControl(state)
-  const server = createSandboxServer(routes(control), context)
+  for (const mode of [test, live]) if (mode !== undefined) mode.context.baseUrl = () => baseUrl
+  const server = createSandboxServer(
+    { routes: routes(test.control), context: test.context },
+    live === undefined ? undefined : { routes: routes(live.control), context: live.context },
+  )
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -274,16 +408,17 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
   })
   const port = (server.address() as AddressInfo).port
   baseUrl = `http://127.0.0.1:${port}`
+  const { restored } = test
   let stopping: Promise<void> | undefined
   return {
     url: baseUrl,
     port,
     apiKey,
-    appId: config.appId,
-    merchantId: merchant.id,
-    checkoutUrl: config.checkoutUrl,
+    appId,
+    merchantId: test.merchantId,
+    checkoutUrl: shared.checkoutUrl,
     apiVersion: pinnedVersion,
-    control,
+    control: test.control,
     dataDir: options.dataDir ?? null,
     restored:
       restored === undefined
@@ -294,24 +429,28 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
             pendingDeliveries: [...restored.deliveries.values()].filter((d) => d.state === 'pending').length,
             tornTail: restored.tornTail,
           },
-    webhooks: {
-      setEndpoint: (url, events) => webhooks.setEndpoint(url, events ?? eventTypes),
-      endpoint: () => webhooks.endpoint,
-      deleteEndpoint: () => webhooks.deleteEndpoint(),
-      secret: () => webhooks.secret(),
-      secrets: () => webhooks.validSecrets(),
-      rotateSecret: () => webhooks.rotateSecret(),
-      deliveries: () => webhooks.deliveries(),
-      resend: (id) => webhooks.resend(id),
-      resendFailed: (since) => webhooks.resendFailed(since),
-      replay: (since) => webhooks.replay(state.events, since),
-      idle: () => webhooks.idle(),
-      sendTestEvent: (type) => {
-        const event = sampleEvent(type, pinnedVersion, clock())
-        webhooks.enqueue(event)
-        return event
-      },
-    },
+    webhooks: webhookFacade(test, pinnedVersion),
+    live:
+      live?.context.live === undefined
+        ? null
+        : {
+            apiKey: live.context.config.apiKey,
+            appId: live.context.config.appId,
+            merchantId: live.merchantId,
+            control: live.control,
+            webhooks: webhookFacade(live, pinnedVersion),
+            treasury: {
+              evm: live.context.live.treasury.evmAddress,
+              solana: live.context.live.treasury.solanaAddress,
+            },
+            tokens: live.context.config.tokens,
+            solanaMint: live.context.config.solana?.mint ?? null,
+            restoredPayments: live.restored?.payments.size ?? 0,
+            idle: async () => {
+              await live.context.live?.idle()
+              await live.webhooks.idle()
+            },
+          },
     faults: {
       set: (plan) => faults.set(plan),
       plan: () => faults.plan,
@@ -321,14 +460,32 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
       stopping ??= new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeIdleConnections()
-        webhooks.stop()
-        journal?.close()
-        // Releasing held long polls lets their replies go out before the remaining sockets are closed.
-        state.stop()
+        for (const mode of [test, live]) {
+          if (mode === undefined) continue
+          mode.context.live?.stop()
+          mode.webhooks.stop()
+          mode.journal?.close()
+          // Releasing held long polls lets their replies go out before the remaining sockets are closed.
+          mode.state.stop()
+        }
         whenIdle(server, 2000).then(() => server.closeAllConnections())
       })
       return stopping
     },
+  }
+}
+
+function solanaTokenOption(
+  solana: Partial<SolanaTokenOption> & { rpcUrl: string; mint: string },
+): SolanaTokenOption {
+  return {
+    chainId: solana.chainId ?? 'solana:localnet',
+    rpcUrl: solana.rpcUrl,
+    mint: solana.mint,
+    decimals: solana.decimals ?? 6,
+    symbol: solana.symbol ?? 'USDC',
+    name: solana.name ?? 'USD Coin',
+    networkName: solana.networkName ?? 'Solana local runtime',
   }
 }
 

@@ -102,6 +102,8 @@ export type EvmRoute = RouteBase & {
   token: TokenConfig
   payee: Address
   spender: Address
+  /** Live mode: the chain's block number when the option was offered; the payment must be mined at or after it. */
+  sinceBlock?: bigint
 }
 
 /** A Solana option: one SPL `transferChecked` transaction the wallet signs and the sandbox submits. */
@@ -151,7 +153,12 @@ export type Payment = {
   routes: Map<string, Route>
   /** The option the buyer confirmed with. */
   chosen?: { route: Route; transactionHash?: string }
-  settlement?: { settledAt: number; txHash: Hex; amount: MinorAmount }
+  settlement?: { settledAt: number; txHash: string; amount: MinorAmount }
+  /**
+   * Live mode: the settlement transfer signed and journaled before it is broadcast (a restart broadcasts the same
+   * bytes again instead of paying twice). `wire` is the signed transaction (EVM hex, Solana base64).
+   */
+  settling?: { txHash: string; wire: string; amount: bigint; destination: string }
   /** Data collection demanded by the test control `requireCollectData`. */
   collectData: boolean
   collected?: Array<{ id: string; value: string }>

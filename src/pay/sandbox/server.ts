@@ -8,17 +8,42 @@ const maxBodyBytes = 1024 * 1024
 
 type CompiledRoute = Route & { segments: string[] }
 
+/** One mode's route table and state (test, and live with `--live`): the spec's modes share the endpoints only. */
+export type SandboxMode = { routes: readonly Route[]; context: SandboxContext }
+type CompiledMode = { routes: CompiledRoute[]; context: SandboxContext }
+
+const compile = (mode: SandboxMode): CompiledMode => ({
+  context: mode.context,
+  routes: mode.routes.map((route) => ({ ...route, segments: route.path.split('/').slice(1) })),
+})
+
+/**
+ * The mode follows from the credentials (the spec: "the mode follows from the API key"): a `svc_` key that is
+ * not `svc_test_`, or the live App-Id, selects live; a request without credentials (the collect page) goes to the
+ * mode holding the payment it names. Everything else is test mode, whose auth then refuses what it did not issue.
+ */
+function selectMode(request: IncomingMessage, path: string, test: CompiledMode, live?: CompiledMode) {
+  if (live === undefined) return test
+  const apiKey = request.headers['api-key']
+  if (typeof apiKey === 'string' && apiKey.length > 0) {
+    return apiKey.startsWith('svc_') && !apiKey.startsWith('svc_test_') ? live : test
+  }
+  const appId = request.headers['app-id']
+  if (typeof appId === 'string' && appId.length > 0) return appId === live.context.config.appId ? live : test
+  const id = path.split('/').find((segment) => segment.startsWith('pay_'))
+  return id !== undefined && live.context.state.payments.has(id) ? live : test
+}
+
 /** The HTTP face: route table lookup, body parsing, auth, version resolution, error bodies. */
-export function createSandboxServer(routes: readonly Route[], sandbox: SandboxContext): Server {
-  const compiled: CompiledRoute[] = routes.map((route) => ({
-    ...route,
-    segments: route.path.split('/').slice(1),
-  }))
+export function createSandboxServer(testMode: SandboxMode, liveMode?: SandboxMode): Server {
+  const test = compile(testMode)
+  const live = liveMode === undefined ? undefined : compile(liveMode)
   const server: Server & { inFlight: number } = Object.assign(createServer(), { inFlight: 0 })
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     server.inFlight++
     response.once('close', () => server.inFlight--)
-    handle(compiled, sandbox, request)
+    const mode = selectMode(request, (request.url ?? '/').split('?')[0]!, test, live)
+    handle(mode.routes, mode.context, request)
       .then((reply) => send(response, reply))
       .catch(() => send(response, errorReply(new PayHttpError(500, 'internal_error', 'internal error'))))
   })

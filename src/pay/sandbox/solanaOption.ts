@@ -118,7 +118,7 @@ export async function checkAndSubmit(
   const destination = base58.encode(associatedTokenAccount(expected.payee, base58.decode(option.mint)))
   const before = await tokenBalance(option.rpcUrl, destination)
   try {
-    await rpc(option.rpcUrl, 'sendTransaction', [result, { encoding: 'base64' }])
+    await runtimeRpc(option.rpcUrl, 'sendTransaction', [result, { encoding: 'base64' }])
   } catch (error) {
     return { ok: false, reason: `the runtime refused the transaction: ${(error as Error).message}` }
   }
@@ -133,13 +133,13 @@ export async function checkAndSubmit(
 }
 
 export async function latestBlockhash(rpcUrl: string): Promise<Uint8Array> {
-  const answer = (await rpc(rpcUrl, 'getLatestBlockhash', [])) as { value?: { blockhash?: string } }
+  const answer = (await runtimeRpc(rpcUrl, 'getLatestBlockhash', [])) as { value?: { blockhash?: string } }
   if (typeof answer.value?.blockhash !== 'string') throw new Error('getLatestBlockhash answered no blockhash')
   return base58.decode(answer.value.blockhash)
 }
 
 async function tokenBalance(rpcUrl: string, account: string): Promise<bigint> {
-  const answer = (await rpc(rpcUrl, 'getAccountInfo', [account, { encoding: 'base64' }])) as {
+  const answer = (await runtimeRpc(rpcUrl, 'getAccountInfo', [account, { encoding: 'base64' }])) as {
     value?: { data?: [string, string] } | null
   }
   const data = answer.value?.data?.[0]
@@ -149,7 +149,8 @@ async function tokenBalance(rpcUrl: string, account: string): Promise<bigint> {
 }
 
 let nextId = 0
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+/** One JSON-RPC call to the runtime, bounded (15 s); an error answer throws with its message. */
+export async function runtimeRpc(url: string, method: string, params: unknown[]): Promise<unknown> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -30,6 +30,8 @@ export type StateOptions = {
   onEvent: (event: PaymentEvent) => void
   /** Writes changed entities to the durable journal (`--data`); absent in memory. */
   persist?: Persist
+  /** Live mode: snapshots say `live: true` and carry the chain's transaction hash as `tx_id`. */
+  live?: boolean
 }
 
 /** Allowed transitions. Settlement is a stage of `succeeded`, handled by `settle`, not a status. */
@@ -54,6 +56,15 @@ export class SandboxState {
   private readonly timers = new Set<NodeJS.Timeout>()
 
   constructor(private readonly options: StateOptions) {}
+
+  get live(): boolean {
+    return this.options.live === true
+  }
+
+  /** The spec's `txId`: `test:<payment_id>` in test mode, the chain's transaction hash (null before one) live. */
+  txId(payment: Payment): string | null {
+    return this.live ? (payment.chosen?.transactionHash ?? null) : `test:${payment.id}`
+  }
 
   get feeConfig(): FeeConfig | null {
     return this.options.fee
@@ -168,7 +179,7 @@ export class SandboxState {
   }
 
   /** Settlement of a succeeded payment: status stays succeeded, the settlement object fills, payment.settled fires. */
-  settle(payment: Payment): void {
+  settle(payment: Payment, txHash?: string): void {
     if (payment.status !== 'succeeded') {
       throw new PayHttpError(409, 'invalid_transition', `a ${payment.status} payment cannot settle`)
     }
@@ -176,7 +187,8 @@ export class SandboxState {
       throw new PayHttpError(409, 'invalid_transition', 'the payment is already settled')
     }
     const net = this.netAmount(payment)
-    payment.settlement = { settledAt: this.now(), txHash: randomHex(32), amount: net }
+    // Test mode invents the hash (no funds move); live mode passes the settlement transfer's real one.
+    payment.settlement = { settledAt: this.now(), txHash: txHash ?? randomHex(32), amount: net }
     this.emit(payment, 'payment.settled')
   }
 
@@ -260,13 +272,13 @@ export class SandboxState {
       payment_id: payment.id,
       payment_state_version: payment.stateVersion,
       status: payment.status,
-      live: false,
+      live: this.live,
       merchant_id: payment.merchantId,
       reference_id: payment.referenceId,
       amount: payment.amount,
       token_amount: chosen === undefined ? null : tokenAmount(chosen),
       buyer: chosen === undefined ? null : { account_caip10: chosen.account },
-      tx_id: `test:${payment.id}`,
+      tx_id: this.txId(payment),
       created_at: iso(payment.createdAt),
       updated_at: iso(payment.updatedAt),
       expires_at: iso(payment.expiresAt),

@@ -5,6 +5,7 @@ import { checkCollected, collectDataObject, collectedDataSchema } from '../colle
 import { type Route as HttpRoute, ok, type RequestContext } from '../context.js'
 import { badRequest, PayHttpError } from '../errors.js'
 import { caip19Of, createRoute, resolveBuild, sandboxCollector, tokenFor } from '../gatewayOptions.js'
+import { createLiveEvmRoute } from '../live/evmOption.js'
 import type { Payment, Route } from '../model.js'
 import {
   createSolanaRoute,
@@ -88,7 +89,7 @@ export const gatewayOptions: HttpRoute = {
   method: 'POST',
   path: '/v1/gateway/payment/:id/options',
   auth: 'wallet',
-  handle: (context) => {
+  handle: async (context) => {
     const payment = payablePayment(context)
     const body = validateBody(optionsBody, context.body ?? {})
     const includeInfo = context.query.get('includePaymentInfo')
@@ -135,17 +136,32 @@ export const gatewayOptions: HttpRoute = {
         )?.destination
         const payee =
           destination === undefined ? sandboxCollector : getAddress(destination.split(':')[2]! as Address)
-        route = createRoute({
-          payment,
-          account: `${chainId}:${address}`,
-          chainId,
-          address,
-          token,
-          payee,
-          now,
-          routeTtlMs: config.routeTtlMs,
-          layout: config.actionLayout,
-        })
+        const live = context.sandbox.live
+        // Live: the buyer pays the treasury, which settles the net amount to the destination afterwards.
+        route =
+          live === undefined
+            ? createRoute({
+                payment,
+                account: `${chainId}:${address}`,
+                chainId,
+                address,
+                token,
+                payee,
+                now,
+                routeTtlMs: config.routeTtlMs,
+                layout: config.actionLayout,
+              })
+            : createLiveEvmRoute({
+                payment,
+                account: `${chainId}:${address}`,
+                chainId,
+                address,
+                token,
+                payee: live.treasury.evmAddress,
+                now,
+                routeTtlMs: config.routeTtlMs,
+                sinceBlock: await live.blockNumber(chainId),
+              })
         payment.routes.set(route.optionId, route)
       }
       options.push(optionJson(context, payment, route))
@@ -188,8 +204,8 @@ function solanaRoute(
     .get(payment.merchantId)
     ?.settlements.find((entry) => entry.asset === asset)
     ?.destination.split(':')[2]
-  // A registered destination that is not a Solana key leaves nothing to pay to: no option.
-  const payee = solanaKey(destination ?? sandboxSolanaCollector)
+  // A registered destination that is not a Solana key leaves nothing to pay to: no option. Live: the treasury.
+  const payee = context.sandbox.live?.treasury.solanaKey ?? solanaKey(destination ?? sandboxSolanaCollector)
   if (payee === undefined) return undefined
   const route = createSolanaRoute({ payment, option, payer, payee, now, routeTtlMs: config.routeTtlMs })
   payment.routes.set(route.optionId, route)
@@ -281,7 +297,9 @@ export const gatewayConfirm: HttpRoute = {
                 ? { route }
                 : { route, transactionHash: verdict.transactionHash }
             state.transition(payment, 'processing')
-            if (config.processingMs !== null) {
+            // Live: the chain decides (receipt and Transfer logs, bounded); test mode: a timer.
+            if (context.sandbox.live !== undefined) context.sandbox.live.verify(payment)
+            else if (config.processingMs !== null) {
               state.after(config.processingMs, () => {
                 if (payment.status === 'processing') state.transition(payment, 'succeeded')
               })

@@ -68,7 +68,7 @@ export function statusJson(context: RequestContext, payment: Payment) {
     isFinal: final,
     pollInMs: final ? null : context.sandbox.config.pollInMs,
     info: {
-      txId: `test:${payment.id}`,
+      txId: context.sandbox.state.txId(payment),
       optionAmount: route === undefined ? null : tokenAmount(route),
     },
   }

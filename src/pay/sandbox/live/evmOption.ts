@@ -1,0 +1,68 @@
+import { type Address, encodeFunctionData, erc20Abi } from 'viem'
+import { currencyOf, toTokenMinor } from '../currencies.js'
+import { caip19Of, sandboxSpender } from '../gatewayOptions.js'
+import { newId } from '../ids.js'
+import type { EvmRoute, Payment, TokenConfig, WalletRpcAction } from '../model.js'
+
+/**
+ * A live EVM option: one `eth_sendTransaction` of ERC-20 `transfer(treasury, amount)` that the wallet signs and
+ * broadcasts. Nothing to build, so it is resolved at once; confirm checks the returned hash for form only and the
+ * live engine then judges the payment by the transaction's receipt on the chain (its `Transfer` logs), not by
+ * the calldata the wallet claims to have sent.
+ */
+export function createLiveEvmRoute(input: {
+  payment: Payment
+  account: string
+  chainId: string
+  address: Address
+  token: TokenConfig
+  payee: Address
+  now: number
+  routeTtlMs: number
+  sinceBlock: bigint
+}): EvmRoute {
+  const { payment, chainId, token, address, payee } = input
+  const currency = currencyOf(payment.amount.unit)
+  if (currency === undefined) throw new Error(`unsupported currency ${payment.amount.unit}`)
+  const tokenValue = toTokenMinor(currency, BigInt(payment.amount.value), token.decimals)
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [payee, tokenValue] })
+  const transfer: WalletRpcAction = {
+    type: 'walletRpc',
+    data: {
+      chain_id: chainId,
+      method: 'eth_sendTransaction',
+      params: JSON.stringify([{ from: address, to: token.address, data, value: '0x0' }]),
+    },
+  }
+  return {
+    kind: 'evm',
+    optionId: newId('opt_'),
+    account: input.account,
+    chainId,
+    asset: caip19Of(chainId, token.address),
+    display: token,
+    address,
+    token,
+    tokenValue,
+    payee,
+    spender: sandboxSpender,
+    sinceBlock: input.sinceBlock,
+    expiresAt: Math.min(payment.expiresAt, input.now + input.routeTtlMs),
+    actions: [transfer],
+    // No build action: fetch has nothing to resolve, and this value is never handed out.
+    buildData: newId('build_', 32),
+    resolved: {
+      actions: [],
+      expected: [
+        {
+          kind: 'transaction',
+          chainId: Number(chainId.slice('eip155:'.length)),
+          from: address,
+          to: token.address,
+          data,
+        },
+      ],
+    },
+    forcedExpired: false,
+  }
+}

@@ -1,0 +1,223 @@
+import { type Address, createPublicClient, erc20Abi, type Hex, http, type PublicClient } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createWalletRpc } from '../../../src/createWalletRpc.js'
+import { eip155, httpProvider, mnemonicKeys } from '../../../src/eip155/index.js'
+import { createPayClient } from '../../../src/pay/index.js'
+import {
+  type PaySandbox,
+  startPaySandbox,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../../../src/pay/sandbox/index.js'
+import { devMnemonic, type LiveChains, startLiveChains } from '../../../src/pay/sandbox/live/chains.js'
+import { api, expectError, usd } from './helpers.js'
+
+/**
+ * Live mode on real local chains (anvil with the sandbox's LiveToken, litesvm): the mode follows from the key,
+ * test and live books are separate, and a live payment made by wallet-rpc's own wallet through wallet-rpc/pay
+ * is judged on the chain and settled with a real transfer, checked here with an independent viem client.
+ */
+
+const checkoutHost = 'pay.sandbox.test'
+const chainId = 'eip155:31337'
+let chains: LiveChains
+let sandbox: PaySandbox
+let receiver: WebhookReceiver
+let chain: PublicClient
+const merchantPayout = mnemonicToAccount(devMnemonic, { addressIndex: 9 }).address
+const buyerIndex = 3
+const buyer = mnemonicToAccount(devMnemonic, { addressIndex: buyerIndex }).address
+
+beforeAll(async () => {
+  chains = await startLiveChains({ solana: false })
+  chain = createPublicClient({ transport: http(chains.anvil.url) }) as PublicClient
+  receiver = await startWebhookReceiver({ secrets: () => sandbox?.live?.webhooks.secrets() ?? [] })
+  sandbox = await startPaySandbox({
+    checkoutUrl: `https://${checkoutHost}`,
+    pollInMs: 20,
+    live: { ...chains.live, pollMs: 20, confirmTimeoutMs: 10_000, log: () => {} },
+  })
+  sandbox.live!.webhooks.setEndpoint(receiver.url)
+}, 60_000)
+
+afterAll(async () => {
+  await sandbox?.stop()
+  await receiver?.stop()
+  await chains?.stop()
+})
+
+const liveApi = () =>
+  api(sandbox, { 'api-key': sandbox.live!.apiKey, 'merchant-id': sandbox.live!.merchantId })
+const testApi = () => api(sandbox, { 'merchant-id': sandbox.merchantId })
+const token = () => sandbox.live!.tokens[chainId]!
+
+const balance = (address: Address, tokenAddress: Address = token().address) =>
+  chain.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+
+function payClient(addressIndex = buyerIndex) {
+  const wallet = createWalletRpc({
+    namespaces: [
+      eip155({
+        keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex }),
+        chains: [{ chainId: 31337, provider: httpProvider(chains.anvil.url) }],
+      }),
+    ],
+    approve: () => true,
+  })
+  const client = createPayClient({
+    baseUrl: sandbox.url,
+    apiKey: sandbox.live!.apiKey,
+    wallet,
+    trustedHosts: [checkoutHost],
+    maxPollMs: 10_000,
+  })
+  return { wallet, client }
+}
+
+async function livePayment(cents = '1250', call = liveApi()) {
+  const reply = await call('POST', '/v1/payments', {
+    body: { referenceId: `live-${Math.random().toString(36).slice(2, 8)}`, amount: usd(cents) },
+  })
+  expect(reply.status).toBe(201)
+  return reply.body as { id: string; paymentLink: string }
+}
+
+async function settleTo(address: Address) {
+  const reply = await liveApi()('POST', `/v1/merchants/${sandbox.live!.merchantId}/settlements/crypto`, {
+    body: {
+      settlements: [{ asset: `${chainId}/erc20:${token().address}`, destination: `${chainId}:${address}` }],
+    },
+  })
+  expect(reply.status).toBe(201)
+}
+
+describe('modes: the key decides, the books are separate', () => {
+  it('prints two keys: svc_test_ for test, svc_ (not svc_test_) for live', () => {
+    expect(sandbox.apiKey).toMatch(/^svc_test_/)
+    expect(sandbox.live!.apiKey).toMatch(/^svc_(?!test_)/)
+    expect(sandbox.live!.merchantId).not.toBe(sandbox.merchantId)
+  })
+
+  it('a test key never sees live objects and a live key never sees test ones', async () => {
+    const live = await livePayment('300')
+    const test = await testApi()('POST', '/v1/payments', {
+      body: { referenceId: 'test-1', amount: usd('300') },
+    })
+    expect(test.status).toBe(201)
+    // Payments: each mode's status route answers 404 for the other mode's payment.
+    expectError(await testApi()('GET', `/v1/payments/${live.id}/status`), 404, 'payment_not_found')
+    // The live merchant does not exist for a test key, nor the test merchant for the live key.
+    expectError(
+      await api(sandbox)('GET', `/v1/payments/${live.id}/status`, {
+        headers: { 'merchant-id': sandbox.live!.merchantId },
+      }),
+      404,
+      'merchant_not_found',
+    )
+    expectError(
+      await liveApi()('GET', `/v1/payments/${test.body.id}/status`, {
+        headers: { 'merchant-id': sandbox.merchantId },
+      }),
+      404,
+      'merchant_not_found',
+    )
+    expectError(await liveApi()('GET', `/v1/payments/${test.body.id}/status`), 404, 'payment_not_found')
+    // The gateway too, with either credential.
+    expectError(
+      await api(sandbox)('POST', `/v1/gateway/payment/${live.id}/options`, {
+        body: { accounts: [`${chainId}:${buyer}`] },
+      }),
+      404,
+      'payment_not_found',
+    )
+    expectError(
+      await liveApi()('POST', `/v1/gateway/payment/${test.body.id}/options`, {
+        body: { accounts: [`${chainId}:${buyer}`] },
+      }),
+      404,
+      'payment_not_found',
+    )
+    const liveByAppId = await api(sandbox)('GET', `/v1/gateway/payment/${live.id}`, {
+      headers: { 'api-key': undefined, 'app-id': sandbox.live!.appId, 'client-id': 'c1' },
+    })
+    expect(liveByAppId.status).toBe(200)
+    expectError(
+      await api(sandbox)('GET', `/v1/gateway/payment/${live.id}`, {
+        headers: { 'api-key': undefined, 'app-id': sandbox.appId, 'client-id': 'c1' },
+      }),
+      404,
+      'payment_not_found',
+    )
+    // Lists and merchants.
+    const testList = await api(sandbox)('GET', '/v1/payments')
+    const liveList = await liveApi()('GET', '/v1/payments')
+    const ids = (reply: { body: { data: { paymentId: string }[] } }) =>
+      reply.body.data.map((item) => item.paymentId)
+    expect(ids(testList)).toContain(test.body.id)
+    expect(ids(testList)).not.toContain(live.id)
+    expect(ids(liveList)).toContain(live.id)
+    expect(ids(liveList)).not.toContain(test.body.id)
+    const testMerchants = (await api(sandbox)('GET', '/v1/merchants')).body.data.map(
+      (m: { id: string }) => m.id,
+    )
+    const liveMerchants = (await liveApi()('GET', '/v1/merchants')).body.data.map((m: { id: string }) => m.id)
+    expect(testMerchants).toEqual([sandbox.merchantId])
+    expect(liveMerchants).toEqual([sandbox.live!.merchantId])
+    // Webhook endpoints: live has the receiver, test has none.
+    expect((await liveApi()('GET', '/v1/webhook-endpoint')).body.endpoint.url).toBe(receiver.url)
+    expectError(await api(sandbox)('GET', '/v1/webhook-endpoint'), 404, 'webhook_endpoint_not_found')
+    // A live-form key the sandbox did not issue is refused, as a wrong test key is.
+    expectError(
+      await api(sandbox, { 'api-key': 'svc_notissued12345678' })('GET', '/v1/merchants'),
+      401,
+      'invalid_api_key',
+    )
+    // Live payments change state on the chain only: the test control that forces success is refused.
+    expectError(await liveApi()('POST', `/_sandbox/payments/${live.id}/succeed`), 409, 'invalid_transition')
+  })
+})
+
+describe('a live EVM payment, judged on the chain', () => {
+  it('paid by the wallet through wallet-rpc/pay: succeeded with the real hash, settled by a real transfer', async () => {
+    await settleTo(merchantPayout)
+    const payment = await livePayment('1250')
+    const buyerBefore = await balance(buyer)
+    const payoutBefore = await balance(merchantPayout)
+    const { wallet, client } = payClient()
+    try {
+      const offered = await client.getOptions(payment.paymentLink)
+      const option = offered.options.find((candidate) => candidate.account === `${chainId}:${buyer}`)
+      expect(option?.available).toBe(true)
+      const result = await client.pay(payment.paymentLink, option!.id, { options: offered })
+      expect(result.status).toBe('succeeded')
+      const hash = result.results[0] as Hex
+      // The chain, read independently: mined, from the buyer, 12.50 USDC moved.
+      const receipt = await chain.getTransactionReceipt({ hash })
+      expect(receipt.status).toBe('success')
+      expect(receipt.from.toLowerCase()).toBe(buyer.toLowerCase())
+      expect(buyerBefore - (await balance(buyer))).toBe(12_500_000n)
+      const status = await liveApi()('GET', `/v1/payments/${payment.id}/status`)
+      expect(status.body).toMatchObject({ status: 'succeeded', isFinal: true, info: { txId: hash } })
+      // Settlement: payment.settled with the hash of a real transfer to the merchant's destination.
+      const settled = await receiver.waitFor(
+        (entry) => entry.eventType === 'payment.settled' && entry.paymentId === payment.id,
+      )
+      expect(settled.verified).toBe(true)
+      // biome-ignore lint/suspicious/noExplicitAny: the snapshot is read field by field
+      const data = receiver.inbox.snapshot(payment.id) as Record<string, any>
+      expect(data).toMatchObject({
+        live: true,
+        status: 'succeeded',
+        tx_id: hash,
+        settlement: { settled: true },
+      })
+      const settlementReceipt = await chain.getTransactionReceipt({ hash: data.settlement.tx_hash })
+      expect(settlementReceipt.status).toBe('success')
+      expect(settlementReceipt.from.toLowerCase()).toBe(sandbox.live!.treasury.evm.toLowerCase())
+      expect((await balance(merchantPayout)) - payoutBefore).toBe(12_500_000n)
+    } finally {
+      await wallet.close()
+    }
+  }, 60_000)
+})
