@@ -1,5 +1,6 @@
 import type { Route } from '../context.js'
 import type { PaySandboxControl } from '../control.js'
+import { dashboardRoutes } from '../web/dashboard/index.js'
 import { collectPage, collectSubmit } from './collect.js'
 import { controlRoutes, faultRoutes } from './control.js'
 import {
@@ -66,5 +67,6 @@ export function routes(control: PaySandboxControl): Route[] {
     collectSubmit,
     ...controlRoutes(control),
     ...faultRoutes,
+    ...dashboardRoutes(control),
   ]
 }

@@ -62,6 +62,8 @@ export type PageOptions = {
   refreshSeconds?: number
   /** Extra CSP `connect-src` sources (the page's own origin is always allowed). */
   connectSources?: readonly string[]
+  /** Extra style sheets after the shared one (constants only); each one's sha256 goes into the CSP. */
+  styles?: readonly string[]
 }
 
 const styles = `
@@ -82,18 +84,19 @@ const styleHash = sha256Base64(styles)
 /** A whole document: language, viewport for phones, the shared style, hashed inline scripts. */
 export function page(options: PageOptions): { html: string; csp: string } {
   const scripts = options.scripts ?? []
+  const extraStyles = options.styles ?? []
   const refresh =
     options.refreshSeconds === undefined
       ? ''
       : `<meta http-equiv="refresh" content="${Math.max(1, Math.floor(options.refreshSeconds))}">`
   const document = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-${refresh}<title>${escapeHtml(options.title)}</title><style>${styles}</style></head>
+${refresh}<title>${escapeHtml(options.title)}</title><style>${styles}</style>${extraStyles.map((sheet) => `<style>${sheet}</style>`).join('')}</head>
 <body>${options.body.text}${scripts.map((script) => `<script>${script}</script>`).join('')}</body></html>`
   const csp = [
     "default-src 'none'",
     `script-src ${scripts.map((script) => `'sha256-${sha256Base64(script)}'`).join(' ') || "'none'"}`,
-    `style-src 'sha256-${styleHash}'`,
+    `style-src ${[`'sha256-${styleHash}'`, ...extraStyles.map((sheet) => `'sha256-${sha256Base64(sheet)}'`)].join(' ')}`,
     "img-src 'self' https: data:",
     `connect-src 'self'${(options.connectSources ?? []).map((source) => ` ${source}`).join('')}`,
     "form-action 'self'",

@@ -1,0 +1,140 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { header, type RequestContext, type SandboxContext } from '../../context.js'
+
+/** The session cookie: only ever sent to /dashboard, never readable by script, never sent cross-site. */
+export const sessionCookieName = 'wrpc_dashboard'
+/** Sign-in's own CSRF token (double submit): there is no session yet to hold one. */
+export const signInCookieName = 'wrpc_dashboard_signin'
+/** A session ends after this long without a request… */
+export const sessionIdleMs = 30 * 60 * 1000
+/** …and at the latest this long after sign-in. */
+export const sessionLifetimeMs = 12 * 60 * 60 * 1000
+
+/**
+ * Which data a session sees. The sandbox serves test mode; live mode (separate data per API key) plugs in here:
+ * the session keeps the key it signed in with and every page reads the data of that key's mode only.
+ */
+export type DashboardMode = 'test' | 'live'
+
+/** A one-time message shown by the page a POST redirects to (POST-redirect-GET). */
+export type Flash = {
+  kind: 'ok' | 'error'
+  message: string
+  issues?: ReadonlyArray<{ field: string; message: string }>
+  /** A secret shown once (reveal, rotate), never in a URL. */
+  secret?: string
+}
+
+export type Session = {
+  id: string
+  /** Kept server-side only: the pages call the API's handlers with it, so they pass the API's authentication. */
+  apiKey: string
+  mode: DashboardMode
+  csrfToken: string
+  createdAt: number
+  lastSeenAt: number
+  flash?: Flash
+}
+
+const stores = new WeakMap<SandboxContext, Map<string, Session>>()
+
+function storeOf(sandbox: SandboxContext): Map<string, Session> {
+  let store = stores.get(sandbox)
+  if (store === undefined) {
+    store = new Map()
+    stores.set(sandbox, store)
+  }
+  return store
+}
+
+export const randomToken = (): string => randomBytes(32).toString('base64url')
+
+const isExpired = (session: Session, now: number): boolean =>
+  now - session.lastSeenAt >= sessionIdleMs || now - session.createdAt >= sessionLifetimeMs
+
+export function createSession(sandbox: SandboxContext, apiKey: string, mode: DashboardMode): Session {
+  const now = sandbox.config.clock()
+  const store = storeOf(sandbox)
+  for (const [id, session] of store) if (isExpired(session, now)) store.delete(id)
+  const session: Session = {
+    id: randomToken(),
+    apiKey,
+    mode,
+    csrfToken: randomToken(),
+    createdAt: now,
+    lastSeenAt: now,
+  }
+  store.set(session.id, session)
+  return session
+}
+
+export function endSession(sandbox: SandboxContext, session: Session): void {
+  storeOf(sandbox).delete(session.id)
+}
+
+export function cookies(context: RequestContext): Map<string, string> {
+  const jar = new Map<string, string>()
+  for (const part of (header(context, 'cookie') ?? '').split(';')) {
+    const separator = part.indexOf('=')
+    if (separator < 0) continue
+    const name = part.slice(0, separator).trim()
+    if (!jar.has(name)) jar.set(name, part.slice(separator + 1).trim())
+  }
+  return jar
+}
+
+/**
+ * The request's live session (its idle timer restarted), or why there is none: `expired` when the cookie named a
+ * session that timed out (the sign-in page then says so), `none` otherwise.
+ */
+export function readSession(context: RequestContext): Session | 'expired' | 'none' {
+  const id = cookies(context).get(sessionCookieName)
+  if (id === undefined) return 'none'
+  const store = storeOf(context.sandbox)
+  const session = store.get(id)
+  if (session === undefined) return 'none'
+  const now = context.sandbox.config.clock()
+  if (isExpired(session, now)) {
+    store.delete(id)
+    return 'expired'
+  }
+  session.lastSeenAt = now
+  return session
+}
+
+/** Behind a TLS-terminating proxy the cookie is also `Secure`. */
+const secureSuffix = (context: RequestContext): string =>
+  header(context, 'x-forwarded-proto') === 'https' ? '; Secure' : ''
+
+export function setCookie(context: RequestContext, name: string, value: string, maxAgeMs: number): string {
+  return `${name}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(maxAgeMs / 1000)}${secureSuffix(context)}`
+}
+
+export const clearCookie = (context: RequestContext, name: string): string => setCookie(context, name, '', 0)
+
+export function sameToken(expected: string, actual: string | null | undefined): boolean {
+  if (typeof actual !== 'string') return false
+  const a = Buffer.from(expected)
+  const b = Buffer.from(actual)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/**
+ * A state-changing request must come from the dashboard's own pages: its `Origin` (or, when a browser sent none,
+ * `Sec-Fetch-Site`) names this host. Ports differ between sites on one host, so the cookie's SameSite alone
+ * would not stop a page on 127.0.0.1:other.
+ */
+export function isSameOrigin(context: RequestContext): boolean {
+  const origin = header(context, 'origin')
+  const host = header(context, 'host')
+  if (origin !== undefined) {
+    if (host === undefined) return false
+    try {
+      return new URL(origin).host === host
+    } catch {
+      return false // "null" (sandboxed frames, some redirects) and garbage
+    }
+  }
+  const site = header(context, 'sec-fetch-site')
+  return site === undefined || site === 'same-origin'
+}

@@ -1,0 +1,300 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PaySandbox, startPaySandbox } from '../../../../src/pay/sandbox/index.js'
+import { createPayment, usd } from '../helpers.js'
+import { dashboardClient, unescapeHtml } from './dashboardClient.js'
+
+/** The dashboard over plain HTTP (no browser): sessions, cookie flags, CSRF and Origin, headers, pages. */
+let sandbox: PaySandbox
+let now = Date.UTC(2026, 1, 18, 12)
+
+beforeAll(async () => {
+  sandbox = await startPaySandbox({ clock: () => now, processingMs: null, settlementMs: null })
+})
+afterAll(() => sandbox.stop())
+
+describe('dashboard sign-in and session', () => {
+  it('pages need a session: without one the browser is sent to sign-in', async () => {
+    const client = dashboardClient(sandbox)
+    for (const path of ['/dashboard/payments', '/dashboard/payments/pay_x', '/dashboard']) {
+      const reply = await client.get(path)
+      expect(reply.status, path).toBe(303)
+    }
+    expect((await client.get('/dashboard/payments')).location).toBe('/dashboard/sign-in')
+  })
+
+  it('signs in through a form POST; the session cookie is HttpOnly, SameSite=Strict, Path=/dashboard', async () => {
+    const client = dashboardClient(sandbox)
+    const form = await client.get('/dashboard/sign-in')
+    expect(form.status).toBe(200)
+    expect(form.text).toContain('type="password"')
+    expect(form.text).toContain('method="post"')
+    const reply = await client.post('/dashboard/sign-in', {
+      csrf: client.csrfOf(form),
+      apiKey: sandbox.apiKey,
+    })
+    expect(reply.status).toBe(303)
+    expect(reply.location).toBe('/dashboard/payments')
+    const session = reply.headers.getSetCookie().find((line) => line.startsWith('wrpc_dashboard='))!
+    expect(session).toMatch(/; HttpOnly/)
+    expect(session).toMatch(/; SameSite=Strict/)
+    expect(session).toMatch(/; Path=\/dashboard/)
+    expect(session).not.toContain(sandbox.apiKey)
+    // A 43-character random id (32 bytes), not derived from the key.
+    expect(session).toMatch(/^wrpc_dashboard=[A-Za-z0-9_-]{43};/)
+    expect(reply.location).not.toContain(sandbox.apiKey)
+    const page = await client.get('/dashboard/payments')
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('TEST MODE')
+    expect(page.text).not.toContain(sandbox.apiKey)
+  })
+
+  it('a wrong key is refused with the API’s reason and no session', async () => {
+    const client = dashboardClient(sandbox)
+    const form = await client.get('/dashboard/sign-in')
+    const reply = await client.post('/dashboard/sign-in', {
+      csrf: client.csrfOf(form),
+      apiKey: 'svc_test_wrong',
+    })
+    expect(reply.status).toBe(401)
+    expect(reply.text).toContain('unknown test API key')
+    expect(client.jar.has('wrpc_dashboard')).toBe(false)
+    expect((await client.get('/dashboard/payments')).status).toBe(303)
+  })
+
+  it('sign-in itself needs its form token and a same-origin Origin (no login CSRF)', async () => {
+    const client = dashboardClient(sandbox)
+    const form = await client.get('/dashboard/sign-in')
+    const csrf = client.csrfOf(form)
+    const crossSite = await client.post(
+      '/dashboard/sign-in',
+      { csrf, apiKey: sandbox.apiKey },
+      { origin: 'http://evil.example' },
+    )
+    expect(crossSite.status).toBe(403)
+    const noToken = await client.post('/dashboard/sign-in', { apiKey: sandbox.apiKey })
+    expect(noToken.status).toBe(403)
+    expect(client.jar.has('wrpc_dashboard')).toBe(false)
+  })
+
+  it('sign-out ends the session server-side: the old cookie no longer opens a page', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const stolen = client.jar.get('wrpc_dashboard')!
+    const reply = await client.post('/dashboard/sign-out', { csrf })
+    expect(reply.status).toBe(303)
+    expect(reply.location).toBe('/dashboard/sign-in')
+    expect(client.jar.has('wrpc_dashboard')).toBe(false)
+    const replayed = await client.get('/dashboard/payments', { cookie: `wrpc_dashboard=${stolen}` })
+    expect(replayed.status).toBe(303)
+  })
+
+  it('an idle session expires: the next page goes to sign-in, which says so', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    now += 31 * 60 * 1000
+    const reply = await client.get('/dashboard/payments')
+    expect(reply.status).toBe(303)
+    expect(reply.location).toBe('/dashboard/sign-in?expired=1')
+    expect((await client.get(reply.location!)).text).toContain('session expired')
+    // A POST with the expired session's token changes nothing either.
+    const id = await createPayment(sandbox, 'expired-session')
+    const post = await client.post(`/dashboard/payments/${id}/cancel`, { csrf })
+    expect(post.status).toBe(303)
+    expect(post.location).toMatch(/^\/dashboard\/sign-in/)
+    expect(sandbox.control.payment(id).status).toBe('requires_action')
+  })
+})
+
+describe('dashboard pages', () => {
+  it('every page carries a strict CSP and the security headers', async () => {
+    const client = dashboardClient(sandbox)
+    const signInForm = await dashboardClient(sandbox).get('/dashboard/sign-in')
+    await client.signIn()
+    const id = await createPayment(sandbox, 'headers')
+    for (const [path, reply] of [
+      ['sign-in', signInForm],
+      ['payments', await client.get('/dashboard/payments')],
+      ['payment', await client.get(`/dashboard/payments/${id}`)],
+      ['unknown payment', await client.get('/dashboard/payments/pay_unknown')],
+    ] as const) {
+      const csp = reply.headers.get('content-security-policy')!
+      expect(csp, path).toContain("default-src 'none'")
+      expect(csp, path).toContain("script-src 'none'")
+      expect(csp, path).toContain("frame-ancestors 'none'")
+      expect(csp, path).toContain("form-action 'self'")
+      expect(csp, path).not.toContain('unsafe-inline')
+      expect(reply.headers.get('x-content-type-options'), path).toBe('nosniff')
+      expect(reply.headers.get('cache-control'), path).toBe('no-store')
+      expect(reply.headers.get('content-type'), path).toBe('text/html; charset=utf-8')
+    }
+  })
+
+  it('lists payments with the endpoint’s filters, sorting, cursor paging and statistics', async () => {
+    const client = dashboardClient(sandbox)
+    await client.signIn()
+    const ids = []
+    for (const [index, value] of ['700', '300', '500'].entries()) {
+      now += 1000
+      ids.push(await createPayment(sandbox, `list-order-${index}`, usd(value)))
+    }
+    sandbox.control.succeed(ids[1]!)
+    const filtered = await client.get('/dashboard/payments?referenceId=list-order&sortBy=amount&sortDir=asc')
+    expect(filtered.status).toBe(200)
+    const order = [...filtered.text.matchAll(/class="reference">([^<]+)</g)].map((match) => match[1])
+    expect(order).toEqual(['list-order-1', 'list-order-2', 'list-order-0'])
+    expect(filtered.text).toContain('3.00 USD')
+    expect(filtered.text).toMatch(/Revenue \(succeeded\): <strong>3 USD<\/strong>/)
+    expect(filtered.text).toContain('<strong id="stat-transactions">3</strong>')
+    const succeeded = await client.get('/dashboard/payments?referenceId=list-order&status=succeeded')
+    expect([...succeeded.text.matchAll(/class="reference">([^<]+)</g)].map((match) => match[1])).toEqual([
+      'list-order-1',
+    ])
+    // Cursor paging, two per page: the "Next page" link carries the filters and the cursor.
+    const first = await client.get('/dashboard/payments?referenceId=list-order&sortBy=amount&limit=2')
+    const next = unescapeHtml(/rel="next" href="([^"]+)"/.exec(first.text)![1]!)
+    expect(next).toContain('cursor=')
+    const second = await client.get(next)
+    expect([...second.text.matchAll(/class="reference">([^<]+)</g)].map((match) => match[1])).toEqual([
+      'list-order-1',
+    ])
+    expect(second.text).not.toContain('rel="next"')
+  })
+
+  it('shows the endpoint’s refusal of a bad filter, field by field', async () => {
+    const client = dashboardClient(sandbox)
+    await client.signIn()
+    const reply = await client.get('/dashboard/payments?limit=500&network=nope')
+    expect(reply.status).toBe(400)
+    expect(reply.text).toContain('invalid_params')
+    expect(reply.text).toContain('<code>limit</code>: must be an integer from 1 to 200')
+    expect(reply.text).toContain('<code>network</code>')
+  })
+})
+
+describe('payment detail and the simulation console', () => {
+  it('shows the payment and its events by payment_state_version; buttons drive the API’s transitions', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const id = await createPayment(sandbox, 'console-1')
+    const before = await client.get(`/dashboard/payments/${id}`)
+    expect(before.status).toBe(200)
+    expect(before.text).toContain('<strong id="payment-status">requires_action</strong>')
+    const processed = await client.post(`/dashboard/payments/${id}/process`, { csrf })
+    expect(processed.status).toBe(303)
+    expect(processed.location).toBe(`/dashboard/payments/${id}#console`)
+    expect(sandbox.control.payment(id).status).toBe('processing')
+    const succeeded = await client.post(`/dashboard/payments/${id}/succeed`, { csrf })
+    expect(succeeded.status).toBe(303)
+    const after = await client.get(`/dashboard/payments/${id}`)
+    expect(after.text).toContain('succeed: the payment is succeeded (payment_state_version 2).')
+    const versions = [...after.text.matchAll(/<tr>\s*<td>(\d+)<\/td><td>(payment\.[a-z]+)<\/td>/g)].map(
+      (match) => `${match[1]} ${match[2]}`,
+    )
+    expect(versions).toEqual(['0 payment.created', '1 payment.processing', '2 payment.succeeded'])
+    // The message shows once (POST-redirect-GET), not on the next load.
+    expect((await client.get(`/dashboard/payments/${id}`)).text).not.toContain('succeed: the payment is')
+  })
+
+  it('a transition the rules forbid shows the API’s error and changes nothing', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const id = await createPayment(sandbox, 'console-2')
+    sandbox.control.succeed(id)
+    const version = sandbox.control.payment(id).payment_state_version
+    const reply = await client.post(`/dashboard/payments/${id}/fail`, { csrf, reason: 'too late' })
+    expect(reply.status).toBe(303)
+    const page = await client.get(reply.location!)
+    expect(page.text).toContain('Refused (409 invalid_transition): a succeeded payment cannot become failed')
+    expect(sandbox.control.payment(id)).toMatchObject({ status: 'succeeded', payment_state_version: version })
+  })
+
+  it('fail and cancel pass the typed reason to the control', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const id = await createPayment(sandbox, 'console-3')
+    await client.post(`/dashboard/payments/${id}/cancel`, { csrf, reason: 'buyer <left>' })
+    expect(sandbox.control.payment(id)).toMatchObject({
+      status: 'cancelled',
+      cancellation_reason: 'buyer <left>',
+    })
+    expect((await client.get(`/dashboard/payments/${id}`)).text).toContain('buyer &#60;left&#62;')
+  })
+
+  it('an unknown payment or action is a 404 HTML page, not JSON and not a stack', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const unknown = await client.get('/dashboard/payments/pay_doesnotexist')
+    expect(unknown.status).toBe(404)
+    expect(unknown.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(unknown.text).toContain('<h1>Not found</h1>')
+    expect(unknown.text).not.toMatch(/at .*\.ts:\d+/)
+    const posted = await client.post('/dashboard/payments/pay_doesnotexist/succeed', { csrf })
+    expect(posted.status).toBe(404)
+    const id = await createPayment(sandbox, 'console-4')
+    const action = await client.post(`/dashboard/payments/${id}/delete`, { csrf })
+    expect(action.status).toBe(404)
+    expect(sandbox.control.payment(id).status).toBe('requires_action')
+  })
+})
+
+describe('cross-site requests', () => {
+  it('a POST without the CSRF token, or from another origin, is refused with 403 and changes nothing', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const id = await createPayment(sandbox, 'csrf-1')
+    const attempts = [
+      ['no token', {}, {}],
+      ['wrong token', { csrf: `${csrf.slice(0, -1)}x` }, {}],
+      ['other origin', { csrf }, { origin: 'http://evil.example' }],
+      ['other port', { csrf }, { origin: sandbox.url.replace(/:\d+$/, ':1') }],
+      ['opaque origin', { csrf }, { origin: 'null' }],
+      ['no origin, cross-site fetch', { csrf }, { origin: undefined, 'sec-fetch-site': 'cross-site' }],
+    ] as const
+    for (const [label, form, headers] of attempts) {
+      const reply = await client.post(`/dashboard/payments/${id}/succeed`, form, headers)
+      expect(reply.status, label).toBe(403)
+      expect(reply.text, label).toContain('Nothing was changed')
+    }
+    expect(sandbox.control.payment(id)).toMatchObject({ status: 'requires_action', payment_state_version: 0 })
+    // Another session's token is no token for this one.
+    const other = dashboardClient(sandbox)
+    const otherCsrf = await other.signIn()
+    expect((await client.post(`/dashboard/payments/${id}/succeed`, { csrf: otherCsrf })).status).toBe(403)
+    expect((await client.post(`/dashboard/payments/${id}/succeed`, { csrf })).status).toBe(303)
+    expect(sandbox.control.payment(id).status).toBe('succeeded')
+  })
+})
+
+describe('merchant-supplied strings', () => {
+  it('a merchant name and a referenceId with markup are shown as text', async () => {
+    const client = dashboardClient(sandbox)
+    await client.signIn()
+    const name = '<img src=x onerror=alert(1)>"\'&'
+    const created = await fetch(`${sandbox.url}/v1/merchants`, {
+      method: 'POST',
+      headers: {
+        'api-key': sandbox.apiKey,
+        'content-type': 'application/json',
+        'idempotency-key': 'xss-merchant',
+      },
+      body: JSON.stringify({ merchantName: name, merchantEmail: 'xss@example.com' }),
+    }).then((reply) => reply.json() as Promise<{ merchant: { id: string } }>)
+    const reference = '<script>alert(1)</script>'
+    const payment = await fetch(`${sandbox.url}/v1/payments`, {
+      method: 'POST',
+      headers: {
+        'api-key': sandbox.apiKey,
+        'content-type': 'application/json',
+        'merchant-id': created.merchant.id,
+      },
+      body: JSON.stringify({ referenceId: reference, amount: usd('100') }),
+    }).then((reply) => reply.json() as Promise<{ id: string }>)
+    for (const path of ['/dashboard/payments', `/dashboard/payments/${payment.id}`]) {
+      const page = await client.get(path)
+      expect(page.text, path).not.toContain('<img src=x')
+      expect(page.text, path).not.toContain('<script>')
+      expect(page.text, path).toContain('&#60;img src&#61;x onerror&#61;alert(1)&#62;&#34;&#39;&#38;')
+      expect(page.text, path).toContain('&#60;script&#62;alert(1)&#60;/script&#62;')
+    }
+  })
+})
