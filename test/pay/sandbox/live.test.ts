@@ -1,4 +1,16 @@
-import { type Address, createPublicClient, erc20Abi, type Hex, http, type PublicClient } from 'viem'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  decodeFunctionData,
+  erc20Abi,
+  type Hex,
+  http,
+  type PublicClient,
+} from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletRpc } from '../../../src/createWalletRpc.js'
@@ -10,7 +22,12 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '../../../src/pay/sandbox/index.js'
-import { devMnemonic, type LiveChains, startLiveChains } from '../../../src/pay/sandbox/live/chains.js'
+import {
+  deployLiveToken,
+  devMnemonic,
+  type LiveChains,
+  startLiveChains,
+} from '../../../src/pay/sandbox/live/chains.js'
 import { api, expectError, usd } from './helpers.js'
 
 /**
@@ -36,7 +53,7 @@ beforeAll(async () => {
   sandbox = await startPaySandbox({
     checkoutUrl: `https://${checkoutHost}`,
     pollInMs: 20,
-    live: { ...chains.live, pollMs: 20, confirmTimeoutMs: 10_000, log: () => {} },
+    live: { ...chains.live, pollMs: 20, confirmTimeoutMs: 3_000, log: () => {} },
   })
   sandbox.live!.webhooks.setEndpoint(receiver.url)
 }, 60_000)
@@ -55,7 +72,7 @@ const token = () => sandbox.live!.tokens[chainId]!
 const balance = (address: Address, tokenAddress: Address = token().address) =>
   chain.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
 
-function payClient(addressIndex = buyerIndex) {
+function payClient(addressIndex = buyerIndex, target?: PaySandbox) {
   const wallet = createWalletRpc({
     namespaces: [
       eip155({
@@ -66,8 +83,8 @@ function payClient(addressIndex = buyerIndex) {
     approve: () => true,
   })
   const client = createPayClient({
-    baseUrl: sandbox.url,
-    apiKey: sandbox.live!.apiKey,
+    baseUrl: (target ?? sandbox).url,
+    apiKey: (target ?? sandbox).live!.apiKey,
     wallet,
     trustedHosts: [checkoutHost],
     maxPollMs: 10_000,
@@ -221,3 +238,223 @@ describe('a live EVM payment, judged on the chain', () => {
     }
   }, 60_000)
 })
+
+/** A wallet that does not do what the option asked: it sends its own transaction, then confirms with its hash. */
+async function confirmWithOwnTransaction(
+  send: (
+    wallet: ReturnType<typeof createWalletClient>,
+    option: { account: Address; payee: Address; value: bigint },
+  ) => Promise<Hex>,
+  cents = '700',
+) {
+  const payment = await livePayment(cents)
+  const call = liveApi()
+  const options = await call('POST', `/v1/gateway/payment/${payment.id}/options`, {
+    body: { accounts: [`${chainId}:${rogue.address}`] },
+  })
+  expect(options.status).toBe(200)
+  const option = options.body.options[0]
+  const [transaction] = JSON.parse(option.actions[0].data.params) as [{ data: Hex }]
+  const { args } = decodeFunctionData({ abi: erc20Abi, data: transaction.data })
+  const wallet = createWalletClient({ account: rogue, transport: http(chains.anvil.url) })
+  const hash = await send(wallet, {
+    account: rogue.address,
+    payee: args[0] as Address,
+    value: args[1] as bigint,
+  })
+  const confirm = await call('POST', `/v1/gateway/payment/${payment.id}/confirm?maxPollMs=10000`, {
+    body: { optionId: option.id, results: [{ type: 'walletRpc', data: [hash] }] },
+  })
+  expect(confirm.status).toBe(200)
+  const snapshot = sandbox.live!.control.payment(payment.id)
+  return { payment, confirm: confirm.body, snapshot, hash }
+}
+
+const rogue = mnemonicToAccount(devMnemonic, { addressIndex: 5 })
+
+describe('a live payment the chain does not support fails with failure_reason', () => {
+  it('pays too little', async () => {
+    const { confirm, snapshot } = await confirmWithOwnTransaction((wallet, option) =>
+      wallet.writeContract({
+        ...contract(),
+        functionName: 'transfer',
+        args: [option.payee, option.value - 1n],
+        chain: null,
+      }),
+    )
+    expect(confirm).toMatchObject({ status: 'failed', isFinal: true })
+    expect(snapshot.failure_reason).toMatch(/paid too little: 6999999 of 7000000/)
+  })
+
+  it('pays in the wrong token', async () => {
+    const other = await deployLiveToken(chains.anvil.url, { symbol: 'FAKE', fund: [rogue.address] })
+    const { confirm, snapshot } = await confirmWithOwnTransaction((wallet, option) =>
+      wallet.writeContract({
+        address: other.address,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [option.payee, option.value],
+        chain: null,
+      }),
+    )
+    expect(confirm.status).toBe('failed')
+    expect(snapshot.failure_reason).toMatch(new RegExp(`paid in token ${other.address}`))
+  })
+
+  it('pays the wrong address', async () => {
+    const { confirm, snapshot } = await confirmWithOwnTransaction((wallet, option) =>
+      wallet.writeContract({
+        ...contract(),
+        functionName: 'transfer',
+        args: [merchantPayout, option.value],
+        chain: null,
+      }),
+    )
+    expect(confirm.status).toBe('failed')
+    expect(snapshot.failure_reason).toMatch(new RegExp(`paid ${merchantPayout}, not the payment address`))
+  })
+
+  it('sends a transaction that reverts', async () => {
+    const { confirm, snapshot, hash } = await confirmWithOwnTransaction((wallet, option) =>
+      // More than the account holds: the token reverts; a fixed gas limit skips estimation so it is mined.
+      wallet.writeContract({
+        ...contract(),
+        functionName: 'transfer',
+        args: [option.payee, 10n ** 30n],
+        gas: 200_000n,
+        chain: null,
+      }),
+    )
+    expect((await chain.getTransactionReceipt({ hash })).status).toBe('reverted')
+    expect(confirm.status).toBe('failed')
+    expect(snapshot.failure_reason).toMatch(/reverted on chain/)
+    expect(snapshot.tx_id).toBe(hash)
+  })
+
+  it('reuses the transaction of a payment that already succeeded', async () => {
+    let first: Hex | undefined
+    const paid = await confirmWithOwnTransaction(async (wallet, option) => {
+      first = await wallet.writeContract({
+        ...contract(),
+        functionName: 'transfer',
+        args: [option.payee, option.value],
+        chain: null,
+      })
+      return first
+    })
+    expect(paid.confirm.status).toBe('succeeded')
+    const replayed = await confirmWithOwnTransaction(async () => first!)
+    expect(replayed.confirm.status).toBe('failed')
+    expect(replayed.snapshot.failure_reason).toMatch(new RegExp(`already paid payment ${paid.payment.id}`))
+  })
+
+  it('confirms with a hash that is never mined: failed after the bounded wait', async () => {
+    const { confirm, snapshot } = await confirmWithOwnTransaction(async () => `0x${'ab'.repeat(32)}` as Hex)
+    expect(confirm.status).toBe('failed')
+    expect(snapshot.failure_reason).toMatch(/was not mined within 3 s/)
+  }, 30_000)
+})
+
+const contract = () => ({ address: token().address, abi: erc20Abi })
+
+describe('fees and a restart with --data', () => {
+  it('settles the net amount after the spec fee, and the live book survives a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pay-live-'))
+    const payout = mnemonicToAccount(devMnemonic, { addressIndex: 8 }).address
+    const start = () =>
+      startPaySandbox({
+        checkoutUrl: `https://${checkoutHost}`,
+        pollInMs: 20,
+        dataDir,
+        fee: { fixed: '30', percentage: '2.9' },
+        live: { ...chains.live, pollMs: 20, confirmTimeoutMs: 3_000, log: () => {} },
+      })
+    let first: PaySandbox | undefined = await start()
+    let second: PaySandbox | undefined
+    const { wallet, client } = payClient(4, first)
+    const payer = mnemonicToAccount(devMnemonic, { addressIndex: 4 }).address
+    try {
+      const live = first.live!
+      const call = api(first, { 'api-key': live.apiKey, 'merchant-id': live.merchantId })
+      const settlement = await call('POST', `/v1/merchants/${live.merchantId}/settlements/crypto`, {
+        body: {
+          settlements: [
+            { asset: `${chainId}/erc20:${token().address}`, destination: `${chainId}:${payout}` },
+          ],
+        },
+      })
+      expect(settlement.status).toBe(201)
+      const created = await call('POST', '/v1/payments', {
+        body: { referenceId: 'fee-1', amount: usd('1250') },
+      })
+      const pending = await call('POST', '/v1/payments', {
+        body: { referenceId: 'fee-2', amount: usd('500') },
+      })
+      const payoutBefore = await balance(payout)
+      const paid = await client.pay(
+        created.body.paymentLink,
+        (await options(client, created.body.paymentLink, payer)).id,
+      )
+      expect(paid.status).toBe('succeeded')
+      await live.idle()
+      // 12.50 USD, fee 0.30 + 2.9 % (0.3625 rounded up to 0.37) = 0.67: 11.83 USDC reach the merchant.
+      expect((await balance(payout)) - payoutBefore).toBe(11_830_000n)
+      const before = live.control.payment(created.body.id)
+      expect(before).toMatchObject({
+        live: true,
+        fee: { kind: 'base_plus_percent', total_amount: { unit: 'iso4217/USD', value: '67' } },
+        settlement: { settled: true, amount: { unit: 'iso4217/USD', value: '1183' } },
+      })
+      const pendingOption = await options(client, pending.body.paymentLink, payer)
+      const keys = { apiKey: live.apiKey, merchantId: live.merchantId, treasury: live.treasury.evm }
+      await first.stop()
+      first = undefined
+
+      second = await start()
+      const again = second.live!
+      expect({ apiKey: again.apiKey, merchantId: again.merchantId, treasury: again.treasury.evm }).toEqual(
+        keys,
+      )
+      expect(again.restoredPayments).toBe(2)
+      expect(again.control.payment(created.body.id)).toEqual(before)
+      const callAgain = api(second, { 'api-key': again.apiKey, 'merchant-id': again.merchantId })
+      const status = await callAgain('GET', `/v1/payments/${created.body.id}/status`)
+      expect(status.body).toMatchObject({ status: 'succeeded', info: { txId: paid.results[0] } })
+      // Still invisible to the test key after the restart.
+      expectError(
+        await api(second, { 'merchant-id': second.merchantId })(
+          'GET',
+          `/v1/payments/${created.body.id}/status`,
+        ),
+        404,
+        'payment_not_found',
+      )
+      // The option offered before the restart is paid after it, and settles from the same treasury.
+      const laterClient = createPayClient({
+        baseUrl: second.url,
+        apiKey: again.apiKey,
+        wallet,
+        trustedHosts: [checkoutHost],
+        maxPollMs: 10_000,
+      })
+      const paidLater = await laterClient.pay(pending.body.paymentLink, pendingOption.id)
+      expect(paidLater.status).toBe('succeeded')
+      await again.idle()
+      // 5.00 USD, fee 0.30 + 0.145 → 0.15 = 0.45: 4.55 USDC.
+      expect((await balance(payout)) - payoutBefore).toBe(11_830_000n + 4_550_000n)
+      expect(again.control.payment(pending.body.id)).toMatchObject({ settlement: { settled: true } })
+    } finally {
+      await wallet.close()
+      await first?.stop()
+      await second?.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
+async function options(client: ReturnType<typeof createPayClient>, link: string, payer: Address) {
+  const offered = await client.getOptions(link)
+  const option = offered.options.find((candidate) => candidate.account === `${chainId}:${payer}`)
+  if (option === undefined) throw new Error('no option for the payer')
+  return option
+}
