@@ -242,7 +242,7 @@ describe('a live EVM payment, judged on the chain', () => {
 /** A wallet that does not do what the option asked: it sends its own transaction, then confirms with its hash. */
 async function confirmWithOwnTransaction(
   send: (
-    wallet: ReturnType<typeof createWalletClient>,
+    wallet: ReturnType<typeof rogueWallet>,
     option: { account: Address; payee: Address; value: bigint },
   ) => Promise<Hex>,
   cents = '700',
@@ -256,7 +256,7 @@ async function confirmWithOwnTransaction(
   const option = options.body.options[0]
   const [transaction] = JSON.parse(option.actions[0].data.params) as [{ data: Hex }]
   const { args } = decodeFunctionData({ abi: erc20Abi, data: transaction.data })
-  const wallet = createWalletClient({ account: rogue, transport: http(chains.anvil.url) })
+  const wallet = rogueWallet()
   const hash = await send(wallet, {
     account: rogue.address,
     payee: args[0] as Address,
@@ -271,6 +271,7 @@ async function confirmWithOwnTransaction(
 }
 
 const rogue = mnemonicToAccount(devMnemonic, { addressIndex: 5 })
+const rogueWallet = () => createWalletClient({ account: rogue, transport: http(chains.anvil.url) })
 
 describe('a live payment the chain does not support fails with failure_reason', () => {
   it('pays too little', async () => {
