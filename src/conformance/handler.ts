@@ -25,8 +25,17 @@ export class TransportError extends Error {
 export type Handler = HandleFunction | HandlerObject
 export type HandlerFactory = (config: WalletConfig) => Handler | Promise<Handler>
 
+/** The factory's answer as a handler object; anything else is the wallet's failure, reported as the case's. */
 export function asHandlerObject(handler: Handler): HandlerObject {
-  return typeof handler === 'function' ? { handle: handler } : handler
+  if (typeof handler === 'function') return { handle: handler }
+  if (typeof handler !== 'object' || handler === null || typeof handler.handle !== 'function') {
+    const got =
+      handler === null ? 'null' : typeof handler === 'object' ? 'an object without handle()' : typeof handler
+    throw new TransportError(
+      `createHandler(config) returned ${got}, not a handle function or an object with handle()`,
+    )
+  }
+  return handler
 }
 
 /** The built-in wallet: the same one `wallet-rpc handle` serves, configured from the vector. */

@@ -223,10 +223,9 @@ async function runCase(
       if (error instanceof CaseTimeout) throw error
       return { outcome: 'fail', reason: walletFailure('the handler threw', error) }
     }
-    const reason = await judge(testCase, response, id, { wallet, chain, session: session.properties })
-    return reason === undefined
-      ? { outcome: 'pass', got: response }
-      : { outcome: 'fail', reason, got: response }
+    const got = asJson(response)
+    const reason = await judge(testCase, got, id, { wallet, chain, session: session.properties })
+    return reason === undefined ? { outcome: 'pass', got } : { outcome: 'fail', reason, got }
   } catch (error) {
     if (!(error instanceof CaseTimeout)) return { outcome: 'fail', reason: `the runner: ${messageOf(error)}` }
     handler?.abort?.()
@@ -266,6 +265,23 @@ function withFundingPsbt(
           ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, swap(item)]))
           : value
   return { ...testCase, request: { ...testCase.request, params: swap(testCase.request.params) } }
+}
+
+/**
+ * The answer as JSON carries it, which is what a wallet over a wire would send: a module's BigInt becomes a
+ * string, a function or undefined disappears, a cycle is cut. The reports then always serialize.
+ */
+function asJson(value: unknown): unknown {
+  const seen = new WeakSet<object>()
+  const text = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item === 'bigint') return `${item}n`
+    if (typeof item === 'object' && item !== null) {
+      if (seen.has(item)) return '[cycle]'
+      seen.add(item)
+    }
+    return item
+  })
+  return text === undefined ? undefined : JSON.parse(text)
 }
 
 function walletFailure(prefix: string, error: unknown): string {
@@ -405,6 +421,10 @@ async function verifyOptions(
   ) {
     const id = name === 'verifySendTransfer' ? (result as { txid?: unknown } | null)?.txid : result
     if (typeof id !== 'string') return 'the result carries no transaction id'
+    const form = name === 'verifySendTransfer' ? /^[0-9a-f]{64}$/ : /^0x[0-9a-fA-F]{64}$/
+    if (!form.test(id)) {
+      return `the transaction id ${short(id)} is not ${name === 'verifySendTransfer' ? '64 hex digits without 0x' : '0x and 64 hex digits'}`
+    }
     const raw = await context.chain?.rawTransaction(id)
     if (raw === undefined) return `the chain does not know transaction ${id}`
     options.rawTransaction = raw

@@ -6,14 +6,17 @@ import { schnorr } from '@noble/curves/secp256k1.js'
 import { concatBytes } from '@noble/hashes/utils.js'
 import { base64, hex } from '@scure/base'
 import * as btc from '@scure/btc-signer'
-import { Address } from '@ton/core'
+import { Address, Cell } from '@ton/core'
 import { BIP32Factory } from 'bip32'
 import { mnemonicToSeedSync } from 'bip39'
+import { hexToBytes, keccak256, toHex } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
 import {
   asHandlerObject,
   type ConformanceRequest,
   createBuiltinHandler,
   type HandlerFactory,
+  type WalletConfig,
 } from '../../src/conformance/index.js'
 import {
   compactSize,
@@ -25,8 +28,8 @@ import {
 import { bip322MessageHash, bip322ToSpend } from '../../src/verify/signMessage.js'
 
 type Response = Record<string, unknown>
-type Tamper = (input: ConformanceRequest, response: Response, mnemonic: string | undefined) => unknown
-type Rewrite = (input: ConformanceRequest) => ConformanceRequest
+type Tamper = (input: ConformanceRequest, response: Response, config: WalletConfig) => unknown
+type Rewrite = (input: ConformanceRequest, config: WalletConfig) => ConformanceRequest
 
 export type BrokenWallet = {
   /** The rule it breaks. */
@@ -44,7 +47,7 @@ function tampered(tamper: Tamper): HandlerFactory {
     const inner = asHandlerObject(await createBuiltinHandler(config))
     return {
       ...inner,
-      handle: async (input) => tamper(input, (await inner.handle(input)) as Response, config.mnemonic),
+      handle: async (input) => tamper(input, (await inner.handle(input)) as Response, config),
     }
   }
 }
@@ -53,7 +56,7 @@ function tampered(tamper: Tamper): HandlerFactory {
 function rewriting(rewrite: Rewrite): HandlerFactory {
   return async (config) => {
     const inner = asHandlerObject(await createBuiltinHandler(config))
-    return { ...inner, handle: (input) => inner.handle(rewrite(input)) }
+    return { ...inner, handle: (input) => inner.handle(rewrite(input, config)) }
   }
 }
 
@@ -116,16 +119,52 @@ const tonSignDataSigningCases = [
 
 const typedDataMethods = new Set(['eth_signTypedData', 'eth_signTypedData_v3', 'eth_signTypedData_v4'])
 
+/** The network and coin type an account address names (bc1…, tb1…, bcrt1…). */
+function bitcoinNetworkOf(account: string) {
+  if (account.startsWith('bcrt1')) {
+    return { network: { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }, coin: 1 }
+  }
+  return account.startsWith('tb1')
+    ? { network: btc.TEST_NETWORK, coin: 1 }
+    : { network: btc.NETWORK, coin: 0 }
+}
+
+/** The account's first external P2TR address (m/86'/coin'/account'/0/0). */
+function taprootAddressOf(config: WalletConfig, account: string): string {
+  const { network, coin } = bitcoinNetworkOf(account)
+  const node = hdRootOf(config.mnemonic!).derivePath(`m/86'/${coin}'/${config.account}'/0/0`)
+  return btc.p2tr(Uint8Array.from(node.publicKey).slice(1), undefined, network).address!
+}
+
+/** A TON request's transfers or sign-data items, each rewritten (params are an array or a bare object). */
+function eachTonItem(input: ConformanceRequest, rewrite: (item: Record<string, unknown>) => unknown) {
+  const params = input.request.params
+  return withParams(
+    input,
+    Array.isArray(params) ? params.map((item) => rewrite(item)) : rewrite(params as Record<string, unknown>),
+  )
+}
+
+/** The message bytes of personal_sign / eth_sign: 0x-hex as bytes, anything else as UTF-8 text. */
+const messageBytes = (message: string) =>
+  /^0x([0-9a-fA-F]{2})*$/.test(message)
+    ? hexToBytes(message as `0x${string}`)
+    : new TextEncoder().encode(message)
+
+/** An Ethereum signature over `hash` itself, without the "\x19Ethereum Signed Message" prefix. */
+const rawSignature = (config: WalletConfig, hash: `0x${string}`) =>
+  mnemonicToAccount(config.mnemonic!, { addressIndex: config.account }).sign({ hash })
+
 export const brokenWallets: Record<string, BrokenWallet> = {
   untweakedTaproot: {
     rule: 'bip122 signMessage: a P2TR signature uses the BIP-86 tweaked key',
     filter: 'bip122/signMessage',
-    createHandler: tampered((input, response, mnemonic) => {
+    createHandler: tampered((input, response, config) => {
       const params = paramsOf(input) as { address?: string; message?: string }
       if (!isMethod(input, 'signMessage') || !params.address?.startsWith('bc1p') || !('result' in response)) {
         return response
       }
-      const signature = untweakedTaprootSignature(mnemonic!, params.message!)
+      const signature = untweakedTaprootSignature(config.mnemonic!, params.message!)
       return { ...response, result: { address: params.address, signature } }
     }),
     fails: [
@@ -358,6 +397,295 @@ export const brokenWallets: Record<string, BrokenWallet> = {
       'eip155/eth_signTypedData_v3: domain.chainId of another chain is refused',
       'eip155/eth_signTypedData_v4: domain.chainId of another chain is refused',
       'eip155/eth_signTypedData: domain.chainId of another chain is refused',
+    ],
+  },
+  signMessageDefaultsToBip322: {
+    rule: 'bip122 signMessage: without `protocol`, ecdsa (BIP-137) is used',
+    filter: 'bip122/signMessage',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'signMessage') || paramsOf(input).protocol !== undefined) return input
+      return withParams(input, { ...paramsOf(input), protocol: 'bip322' })
+    }),
+    fails: [
+      'bip122/signMessage: ecdsa, P2WPKH account, "Hello World" (RFC 6979)',
+      'bip122/signMessage: ecdsa, P2SH-P2WPKH address',
+      'bip122/signMessage: regtest account',
+    ],
+  },
+  signMessageDefaultsToTaproot: {
+    rule: 'bip122 signMessage: without `address`, the account address (first external P2WPKH) signs',
+    filter: 'bip122/signMessage',
+    createHandler: rewriting((input, config) => {
+      const params = paramsOf(input) as { account?: unknown; address?: unknown }
+      if (
+        !isMethod(input, 'signMessage') ||
+        params.address !== undefined ||
+        typeof params.account !== 'string'
+      )
+        return input
+      return withParams(input, { ...params, address: taprootAddressOf(config, params.account) })
+    }),
+    fails: [
+      'bip122/signMessage: ecdsa, P2WPKH account, "Hello World" (RFC 6979)',
+      'bip122/signMessage: ecdsa, empty message',
+      'bip122/signMessage: bip322, P2WPKH',
+      'bip122/signMessage: bip322, multi-line UTF-8 message',
+      'bip122/signMessage: regtest account',
+      'bip122/signMessage: testnet account',
+      "bip122/signMessage: account 1 (m/84'/0'/1'/0/0)",
+    ],
+  },
+  signMessageIgnoresAddress: {
+    rule: 'bip122 signMessage: the `address` asked for signs (or the request is refused)',
+    filter: 'bip122/signMessage',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'signMessage')) return input
+      const { address: _, ...params } = paramsOf(input)
+      return withParams(input, params)
+    }),
+    fails: [
+      'bip122/signMessage: ecdsa, P2SH-P2WPKH address',
+      'bip122/signMessage: ecdsa, P2PKH address',
+      'bip122/signMessage: bip322, P2TR (BIP-86 tweaked key)',
+      'bip122/signMessage: bip322, P2SH-P2WPKH',
+      'bip122/signMessage: bip322, P2PKH (legacy format)',
+      'bip122/signMessage: ecdsa on a taproot address: refused, or a valid answer',
+      'bip122/signMessage: an address of another wallet',
+    ],
+  },
+  signsAnySighash: {
+    rule: 'bip122 signPsbt: only the sighash types of signInputs (default [1] SIGHASH_ALL) are signed',
+    filter: 'bip122/signPsbt',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'signPsbt')) return input
+      const params = paramsOf(input) as { signInputs?: unknown }
+      if (!Array.isArray(params.signInputs)) return input
+      // Whatever the PSBT's inputs ask for is "allowed".
+      const signInputs = params.signInputs.map((entry: Record<string, unknown>) => ({
+        ...entry,
+        sighashTypes: [0, 1, 2, 3, 0x81, 0x82, 0x83],
+      }))
+      return withParams(input, { ...params, signInputs })
+    }),
+    fails: ['bip122/signPsbt: an input sighash the request did not allow'],
+  },
+  sendTransferTxidWith0x: {
+    rule: 'bip122 sendTransfer: txid is hex without 0x',
+    filter: 'bip122/sendTransfer',
+    createHandler: tampered((input, response) => {
+      const result = response.result as { txid?: string } | undefined
+      if (!isMethod(input, 'sendTransfer') || result?.txid === undefined) return response
+      return { ...response, result: { ...result, txid: `0x${result.txid}` } }
+    }),
+    fails: [
+      'bip122/sendTransfer: pay 100 000 sat',
+      'bip122/sendTransfer: with the docs memo (hex of "charley loves he")',
+      'bip122/sendTransfer: change to a given address of ours',
+    ],
+  },
+  ignoresChangeAddress: {
+    rule: 'bip122 sendTransfer: change goes to `changeAddress` when given (and only to an address of ours)',
+    filter: 'bip122/sendTransfer',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'sendTransfer')) return input
+      const { changeAddress: _, ...params } = paramsOf(input)
+      return withParams(input, params)
+    }),
+    fails: [
+      'bip122/sendTransfer: change to a given address of ours',
+      'bip122/sendTransfer: a change address of another wallet',
+    ],
+  },
+  omitsFirstAddress: {
+    rule: 'bip122 getAccountAddresses: the first external address is listed',
+    filter: 'bip122/getAccountAddresses',
+    createHandler: tampered((input, response) => {
+      if (!isMethod(input, 'getAccountAddresses') || !Array.isArray(response.result)) return response
+      const account = paramsOf(input).account
+      return {
+        ...response,
+        result: response.result.filter((e: { address: string }) => e.address !== account),
+      }
+    }),
+    fails: [
+      'bip122/getAccountAddresses: mainnet account, no provider (static minimum)',
+      'bip122/getAccountAddresses: intentions ["payment"]',
+      'bip122/getAccountAddresses: regtest account',
+      'bip122/getAccountAddresses: coins on receive index 5 and change index 2 are listed (gap limit respected)',
+    ],
+  },
+  publicKeyWith0x: {
+    rule: 'bip122 getAccountAddresses: publicKey is hex without 0x',
+    filter: 'bip122/getAccountAddresses',
+    createHandler: tampered((input, response) => {
+      if (!isMethod(input, 'getAccountAddresses') || !Array.isArray(response.result)) return response
+      const result = response.result.map((entry: { publicKey?: string }) =>
+        entry.publicKey === undefined ? entry : { ...entry, publicKey: `0x${entry.publicKey}` },
+      )
+      return { ...response, result }
+    }),
+    fails: [
+      'bip122/getAccountAddresses: mainnet account, no provider (static minimum)',
+      'bip122/getAccountAddresses: intentions ["payment"]',
+      'bip122/getAccountAddresses: intentions ["ordinal"]',
+      'bip122/getAccountAddresses: regtest account',
+      'bip122/getAccountAddresses: coins on receive index 5 and change index 2 are listed (gap limit respected)',
+    ],
+  },
+  tonIgnoresValidUntil: {
+    rule: 'ton_sendMessage: valid_until is respected (an expired request is refused, the signed expiry is no later)',
+    filter: 'ton/ton_sendMessage',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'ton_sendMessage')) return input
+      return eachTonItem(input, ({ valid_until: _, validUntil: __, ...transfer }) => transfer)
+    }),
+    fails: [
+      'ton/ton_sendMessage: two messages, a comment payload and a bounceable address, amount as a number',
+      'ton/ton_sendMessage: valid_until in the past',
+    ],
+  },
+  tonDropsStateInit: {
+    rule: "ton_sendMessage: a message's stateInit is sent with it",
+    filter: 'ton/ton_sendMessage',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'ton_sendMessage')) return input
+      return eachTonItem(input, (transfer) => ({
+        ...transfer,
+        messages: (transfer.messages as Record<string, unknown>[]).map(({ stateInit: _, ...m }) => m),
+      }))
+    }),
+    fails: ['ton/ton_sendMessage: a deploy: a message carrying a StateInit to its own address'],
+  },
+  tonDropsPayload: {
+    rule: "ton_sendMessage: a message's payload is sent with it",
+    filter: 'ton/ton_sendMessage',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'ton_sendMessage')) return input
+      return eachTonItem(input, (transfer) => ({
+        ...transfer,
+        messages: (transfer.messages as Record<string, unknown>[]).map(({ payload: _, ...m }) => m),
+      }))
+    }),
+    fails: [
+      'ton/ton_sendMessage: two messages, a comment payload and a bounceable address, amount as a number',
+    ],
+  },
+  tonSendMessageReturnsHash: {
+    rule: 'ton_sendMessage: the result is the base64 BoC of the sent message',
+    filter: 'ton/ton_sendMessage',
+    createHandler: tampered((input, response) => {
+      if (!isMethod(input, 'ton_sendMessage') || typeof response.result !== 'string') return response
+      const hash = Cell.fromBase64(response.result).hash()
+      return { ...response, result: hash.toString('hex') }
+    }),
+    fails: [
+      'ton/ton_sendMessage: one non-bounceable transfer (deploys the wallet)',
+      'ton/ton_sendMessage: two messages, a comment payload and a bounceable address, amount as a number',
+      'ton/ton_sendMessage: a deploy: a message carrying a StateInit to its own address',
+      'ton/ton_sendMessage: valid_until in milliseconds',
+      'ton/ton_sendMessage: v4R2 wallet',
+    ],
+  },
+  tonIgnoresFrom: {
+    rule: 'ton_signData: `from` names the signing wallet (another wallet is refused, 4100)',
+    filter: 'ton/ton_signData',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'ton_signData')) return input
+      return eachTonItem(input, ({ from: _, ...item }) => item)
+    }),
+    fails: ['ton/ton_signData: `from` another wallet'],
+  },
+  tonSignDataDropsPort: {
+    rule: "ton_signData: domain is the dapp origin's host, port included",
+    filter: 'ton/ton_signData',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'ton_signData') || input.origin === undefined) return input
+      const url = new URL(input.origin)
+      return { ...input, origin: `${url.protocol}//${url.hostname}` }
+    }),
+    fails: ['ton/ton_signData: an origin with a port keeps the port in the domain'],
+  },
+  tonSignDataSystemClock: {
+    rule: 'ton_signData: timestamp is the wallet clock at signing',
+    filter: 'ton/ton_signData',
+    createHandler: async (config) => createBuiltinHandler({ ...config, now: config.now - 3600 }),
+    fails: [...tonSignDataSigningCases],
+  },
+  personalSignWithoutPrefix: {
+    rule: 'eip155 personal_sign: the signature is over the "\\x19Ethereum Signed Message:\\n" prefixed hash',
+    filter: 'eip155/personal_sign',
+    createHandler: tampered(async (input, response, config) => {
+      if (!isMethod(input, 'personal_sign') || typeof response.result !== 'string') return response
+      const [message] = input.request.params as [string]
+      return { ...response, result: await rawSignature(config, keccak256(messageBytes(message))) }
+    }),
+    fails: [
+      'eip155/personal_sign: hex message "hello world" (viem vector)',
+      'eip155/personal_sign: UTF-8 text "hello world" signs the same bytes',
+      'eip155/personal_sign: binary 32-byte message (eth-sig-util "test II" message)',
+      'eip155/personal_sign: message on the local chain id verifies',
+      "eip155/personal_sign: account 1 (m/44'/60'/0'/0/1, anvil dev account #1)",
+      'eip155/personal_sign: Sign-In with Ethereum from the site it names: signed',
+    ],
+  },
+  ethSignRawHash: {
+    rule: 'eip155 eth_sign: [address, message], signed with the same prefix as personal_sign (or refused)',
+    filter: 'eip155/eth_sign',
+    createHandler: tampered(async (input, response, config) => {
+      if (!isMethod(input, 'eth_sign')) return response
+      const [address, message] = input.request.params as [string, string]
+      const ours = mnemonicToAccount(config.mnemonic!, { addressIndex: config.account }).address
+      if (address.toLowerCase() !== ours.toLowerCase()) return response
+      const bytes = messageBytes(message)
+      const hash = bytes.length === 32 ? toHex(bytes) : keccak256(bytes)
+      return { jsonrpc: '2.0', id: input.request.id, result: await rawSignature(config, hash) }
+    }),
+    fails: [
+      'eip155/eth_sign: a 32-byte hash: refused, or prefixed (a raw-hash signature fails)',
+      'eip155/eth_sign: short hex data: refused, or prefixed',
+    ],
+  },
+  signTransactionIgnoresChainId: {
+    rule: "eip155 eth_signTransaction: a transaction naming another chain than the request's is refused",
+    filter: 'eip155/eth_signTransaction',
+    createHandler: rewriting((input) => {
+      if (!isMethod(input, 'eth_signTransaction')) return input
+      const [{ chainId: _, ...tx }] = input.request.params as [Record<string, unknown>]
+      return withParams(input, [tx])
+    }),
+    fails: ['eip155/eth_signTransaction: a chainId field for another chain'],
+  },
+  signsSighashNone: {
+    rule: 'bip122 signPsbt: SIGHASH_NONE is refused even when listed (anyone could redirect the outputs)',
+    filter: 'bip122/signPsbt',
+    createHandler: tampered((input, response, config) => {
+      const params = paramsOf(input) as {
+        psbt?: string
+        signInputs?: { index: number; sighashTypes?: number[] }[]
+      }
+      const none = (params.signInputs ?? []).filter((entry) => entry.sighashTypes?.includes(btc.SigHash.NONE))
+      if (!isMethod(input, 'signPsbt') || !('error' in response) || none.length === 0) return response
+      // Signs what it was asked to, as react-wallet-v2 does.
+      const tx = btc.Transaction.fromPSBT(base64.decode(params.psbt!))
+      const key = hdRootOf(config.mnemonic!).derivePath(`m/84'/0'/${config.account}'/0/0`).privateKey!
+      for (const entry of none) tx.signIdx(Uint8Array.from(key), entry.index, [btc.SigHash.NONE])
+      return { jsonrpc: '2.0', id: input.request.id, result: { psbt: base64.encode(tx.toPSBT()) } }
+    }),
+    fails: ['bip122/signPsbt: SIGHASH_NONE is refused'],
+  },
+  ignoresRejection: {
+    rule: "the user's rejection is final: nothing is signed or sent, 5000",
+    filter: 'user rejects',
+    createHandler: (config) => createBuiltinHandler({ ...config, approve: 'all' }),
+    fails: [
+      'bip122/signMessage: the user rejects',
+      'bip122/signPsbt: the user rejects',
+      'eip155/eth_sendTransaction: the user rejects',
+      'eip155/eth_signTypedData_v4: the user rejects',
+      'eip155/personal_sign: the user rejects',
+      'solana/solana_signMessage: user rejects (5000)',
+      'solana/solana_signTransaction: user rejects (5000)',
+      'ton/ton_signData: the user rejects',
     ],
   },
 }

@@ -1,11 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { XMLValidator } from 'fast-xml-parser'
 import { describe, expect, it } from 'vitest'
 import {
   type CaseResult,
   createBuiltinHandler,
   defaultVectorsDir,
+  type Handler,
   type HandlerFactory,
+  jsonReport,
+  junitReport,
   keysOf,
   loadVectors,
   runConformance,
@@ -78,15 +82,74 @@ describe('wallet-rpc conformance', () => {
     })
   }
 
-  it('fails a wallet that ignores the user', { timeout: 60_000 }, async () => {
-    const ignoresUser: HandlerFactory = (config) => createBuiltinHandler({ ...config, approve: 'all' })
-    const rejected = await runConformance({
-      createHandler: ignoresUser,
-      filter: 'the user rejects',
+  it('a MODULE that answers garbage, a wrong id, a BigInt, a cycle or nothing: a verdict per case, reports still serialize', {
+    timeout: 60_000,
+  }, async () => {
+    // One misbehaviour per personal_sign case, in order; the cases after the last answer correctly.
+    const answers: ((id: number) => unknown)[] = [
+      () => '<html>502 Bad Gateway</html>',
+      (id) => ({ jsonrpc: '2.0', id: id + 1000, result: '0x' }),
+      () => undefined,
+      (id) => ({ jsonrpc: '2.0', id, result: 10n ** 30n }),
+      (id) => {
+        const cycle: Record<string, unknown> = { jsonrpc: '2.0', id }
+        cycle.result = cycle
+        return cycle
+      },
+      () => new Promise(() => {}),
+    ]
+    let caseIndex = 0
+    const misbehaving: HandlerFactory = async (config) => {
+      const inner = await createBuiltinHandler(config)
+      const answer = answers[caseIndex++]
+      return async (input) =>
+        answer ? answer(input.request.id) : (inner as { handle: (i: typeof input) => unknown }).handle(input)
+    }
+    const summary = await runConformance({
+      createHandler: misbehaving,
+      filter: 'eip155/personal_sign',
       skipChains: true,
+      timeoutMs: 2_000,
     })
-    expect(rejected.failed).toBe(rejected.results.length - rejected.pending)
-    expect(rejected.failed).toBeGreaterThanOrEqual(5)
+    expect(summary.results.slice(0, 6).map((r) => `${r.outcome}: ${r.reason}`)).toEqual([
+      'fail: the answer is not a JSON-RPC response',
+      "fail: the answer's id 1002 is not the request's 2",
+      'fail: the answer is not a JSON-RPC response',
+      'fail: verifyPersonalSign: signature is not 65 bytes of 0x-prefixed hex',
+      expect.stringMatching(/^fail: result "\[cycle\]" is not the expected "0x/),
+      'timeout: no answer from the wallet within 2000 ms',
+    ])
+    expect(summary.results[3]?.got).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      result: '1000000000000000000000000000000n',
+    })
+    expect(summary.results.slice(6).every((r) => r.outcome === 'pass')).toBe(true)
+    expect(summary.results.length).toBeGreaterThan(6)
+    expect(JSON.stringify(jsonReport(summary, 'module'))).toContain('1000000000000000000000000000000n')
+    expect(XMLValidator.validate(junitReport(summary, 'module'))).toBe(true)
+  })
+
+  it('a factory that returns neither a function nor a handler object fails each case with that reason', {
+    timeout: 60_000,
+  }, async () => {
+    for (const [returned, reason] of [
+      [null, 'createHandler(config) returned null, not a handle function or an object with handle()'],
+      [
+        {},
+        'createHandler(config) returned an object without handle(), not a handle function or an object with handle()',
+      ],
+      [42, 'createHandler(config) returned number, not a handle function or an object with handle()'],
+    ] as const) {
+      const summary = await runConformance({
+        createHandler: () => returned as unknown as Handler,
+        filter: 'eip155/eth_sign ',
+        skipChains: true,
+      })
+      expect(summary.results.map((r) => `${r.outcome}: ${r.reason}`)).toEqual(
+        Array(3).fill(`fail: ${reason}`),
+      )
+    }
   })
 
   it('fails a wallet that throws', { timeout: 60_000 }, async () => {
