@@ -19,6 +19,9 @@ Options:
   --faults SPEC         fault mode, e.g. seed=7,duplicates=0.3,reorder=200,late=0.1,rotate=5,
                         gateway=confirm:503@1,gateway=fetch:409~0.2,gateway=confirm:503@1!after,hold-long-polls
                         (per test instead: PUT /_sandbox/faults with a JSON plan; GET shows the fault log)
+  --explorer-listing FILE
+                        serve this listing file on the explorer routes (/v3/wallets, /v3/dapps …):
+                        {"listings": [...]} with logos/<image_id>.svg beside it (default: the sample)
 `
 
 type Parsed = {
@@ -31,6 +34,7 @@ type Parsed = {
   faults?: FaultPlan
   solana?: { rpcUrl: string; mint: string }
   dataDir?: string
+  explorerListing?: string
 }
 
 export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
@@ -82,6 +86,9 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
       case '--data':
         parsed.dataDir = value
         break
+      case '--explorer-listing':
+        parsed.explorerListing = value
+        break
       case '--faults':
         try {
           parsed.faults = parseFaultSpec(value)
@@ -114,6 +121,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
       ...(parsed.faults === undefined ? {} : { faults: parsed.faults }),
       ...(parsed.solana === undefined ? {} : { solana: parsed.solana }),
       ...(parsed.dataDir === undefined ? {} : { dataDir: parsed.dataDir }),
+      ...(parsed.explorerListing === undefined ? {} : { explorerListing: parsed.explorerListing }),
       chains: parsed.chains,
     })
   } catch (error) {
@@ -132,6 +140,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
     lines.push(`  webhooks:     ${endpoint.url} signed with ${sandbox.webhooks.secret()}`)
   lines.push(
     `  test controls: POST ${sandbox.url}/_sandbox/payments/<pay_id>/{succeed|fail|expire|cancel|settle}`,
+    `  explorer:     ${sandbox.url}/v3/{wallets|dapps|hybrid|all|chains}?projectId=<any> (${parsed.explorerListing ?? 'sample listing'})`,
   )
   if (parsed.solana !== undefined)
     lines.push(`  solana:       token ${parsed.solana.mint} on ${parsed.solana.rpcUrl} (solana:localnet)`)

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { PublicClient } from 'viem'
 import type { Clock } from '../../core/clock.js'
+import type { ExplorerData } from './explorer/data.js'
 import type { Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
 import type { Persist } from './journal.js'
@@ -28,6 +29,8 @@ export type SandboxConfig = {
   actionLayout: ActionLayout
   /** The Solana option (an SPL token on a runtime the sandbox submits to), or none. */
   solana: SolanaTokenOption | null
+  /** What the explorer interface (`/v3/…`) serves, the same in both modes. */
+  explorer: ExplorerData
 }
 
 export type SandboxContext = {
@@ -67,6 +70,8 @@ export type Reply = {
   headers?: Record<string, string | string[]>
   /** Sent as text/html instead of JSON. */
   html?: boolean
+  /** Sent as this text of this type instead of `body` (explorer listings and logos). */
+  raw?: { contentType: string; text: string }
 }
 
 /** `wallet` accepts `Api-Key` or `App-Id` + `Client-Id` (the spec's wallet authentication); `none` is public. */

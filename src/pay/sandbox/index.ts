@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Clock } from '../../core/clock.js'
 import type { SandboxConfig, SandboxContext } from './context.js'
 import { createControl, type PaySandboxControl } from './control.js'
+import { loadExplorerData } from './explorer/data.js'
 import { type FaultPlan, type FaultRecord, Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
 import { newId, newLiveApiKey, newTestApiKey } from './ids.js'
@@ -121,6 +122,12 @@ export type PaySandboxOptions = {
    * settlements, webhook endpoint and payments (journaled in `dataDir/live`). See the README's "Live mode".
    */
   live?: LiveModeOptions
+  /**
+   * The explorer's listing file (`/v3/wallets|dapps|hybrid|all`): `{ "listings": [ … ] }` with logos in
+   * `logos/` beside it (src/pay/sandbox/README.md, Explorer). Default: the sample shipped with the sandbox.
+   * Checked at start; a broken file throws naming the field.
+   */
+  explorerListing?: string
 }
 
 /** Live mode's handles (`PaySandbox.live`). */
@@ -347,6 +354,7 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     anyEvmChain: options.anyEvmChain ?? true,
     actionLayout: options.actionLayout ?? 'approve-then-build',
     solana: options.solana === undefined ? null : solanaTokenOption(options.solana),
+    explorer: loadExplorerData(options.explorerListing),
   }
   const faults = new Faults(options.faults)
   const test = createMode({

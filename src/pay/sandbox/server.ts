@@ -192,12 +192,18 @@ function errorReply(error: PayHttpError): Reply {
 
 function send(response: ServerResponse, reply: Reply): void {
   if (response.headersSent) return
-  const text = reply.html === true ? String(reply.body) : JSON.stringify(reply.body)
+  if (reply.status === 304) {
+    response.writeHead(304, reply.headers)
+    response.end()
+    return
+  }
+  const text = reply.raw?.text ?? (reply.html === true ? String(reply.body) : JSON.stringify(reply.body))
   response.writeHead(reply.status, {
-    ...reply.headers,
-    'content-type': reply.html === true ? 'text/html; charset=utf-8' : 'application/json',
-    'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
+    ...reply.headers,
+    'content-type':
+      reply.raw?.contentType ?? (reply.html === true ? 'text/html; charset=utf-8' : 'application/json'),
+    'content-length': Buffer.byteLength(text),
   })
   response.end(text)
 }

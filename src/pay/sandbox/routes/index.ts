@@ -1,5 +1,6 @@
 import type { Route } from '../context.js'
 import type { PaySandboxControl } from '../control.js'
+import { explorerRoutes } from '../explorer/routes.js'
 import { dashboardRoutes } from '../web/dashboard/index.js'
 import { collectPage, collectSubmit } from './collect.js'
 import { controlRoutes, faultRoutes } from './control.js'
@@ -68,5 +69,6 @@ export function routes(control: PaySandboxControl): Route[] {
     ...controlRoutes(control),
     ...faultRoutes,
     ...dashboardRoutes(control),
+    ...explorerRoutes(),
   ]
 }
