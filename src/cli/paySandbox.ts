@@ -11,7 +11,9 @@ Options:
   --webhook-url URL     register the test-mode webhook endpoint (https, or http to 127.0.0.1/localhost)
   --rpc CHAIN=URL       check eth_sendTransaction results on this chain (e.g. eip155:31337=http://127.0.0.1:8545)
   --time-scale X        multiply webhook retry back-off by X (e.g. 0.001)
-  --checkout-url URL    base of buyer payment links (default https://pay.sandbox.test)
+  --checkout-url URL    the sandbox's public https base when it sits behind TLS or a tunnel: payment
+                        links, gatewayUrl and the checkout pages use it (default: links on
+                        https://pay.sandbox.test, pages on the sandbox's own http://127.0.0.1 URL)
   --solana URL=MINT     offer a Solana option: the SPL token MINT on the Solana JSON-RPC runtime at URL
                         (e.g. the demo's litesvm facade); chain solana:localnet, 6 decimals
   --data DIR            keep the state in DIR (fsynced append-only journal) and take it over at start;
@@ -71,9 +73,18 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
         parsed.timeScale = scale
         break
       }
-      case '--checkout-url':
+      case '--checkout-url': {
+        let url: URL
+        try {
+          url = new URL(value)
+        } catch {
+          throw new UsageError('--checkout-url takes a URL, e.g. https://abc.trycloudflare.com')
+        }
+        if (url.protocol !== 'https:' && url.protocol !== 'http:')
+          throw new UsageError('--checkout-url must be an http(s) URL')
         parsed.checkoutUrl = value
         break
+      }
       case '--solana': {
         const at = value.lastIndexOf('=')
         if (at <= 0 || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(value.slice(at + 1)))
@@ -117,7 +128,10 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
       ...(parsed.apiKey === undefined ? {} : { apiKey: parsed.apiKey }),
       ...(parsed.webhookUrl === undefined ? {} : { webhookUrl: parsed.webhookUrl }),
       ...(parsed.timeScale === undefined ? {} : { timeScale: parsed.timeScale }),
-      ...(parsed.checkoutUrl === undefined ? {} : { checkoutUrl: parsed.checkoutUrl }),
+      // Behind a tunnel the links a wallet scans and the pages a buyer opens share the public base.
+      ...(parsed.checkoutUrl === undefined
+        ? {}
+        : { checkoutUrl: parsed.checkoutUrl, portalUrl: parsed.checkoutUrl }),
       ...(parsed.faults === undefined ? {} : { faults: parsed.faults }),
       ...(parsed.solana === undefined ? {} : { solana: parsed.solana }),
       ...(parsed.dataDir === undefined ? {} : { dataDir: parsed.dataDir }),
@@ -133,7 +147,8 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
     `  Merchant-Id:  ${sandbox.merchantId}`,
     `  App-Id:       ${sandbox.appId} (with any Client-Id, on gateway and list routes)`,
     `  Pay-Version:  ${sandbox.apiVersion}`,
-    `  links:        ${sandbox.checkoutUrl}/<pay_id>`,
+    `  links:        ${sandbox.checkoutUrl}/<pay_id> (a wallet trusts ${new URL(sandbox.checkoutUrl).hostname})`,
+    `  checkout:     ${sandbox.portalUrl}/<pay_id> (gatewayUrl, the buyer's page)`,
   ]
   const endpoint = sandbox.webhooks.endpoint()
   if (endpoint !== null)

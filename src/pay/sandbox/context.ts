@@ -19,6 +19,8 @@ export type SandboxConfig = {
   versions: readonly string[]
   pinnedVersion: string
   checkoutUrl: string
+  /** Public base of the sandbox's pages (`--checkout-url` behind TLS or a tunnel); null: its own URL. */
+  portalUrl: string | null
   pollInMs: number
   maxLongPollMs: number
   routeTtlMs: number
@@ -92,3 +94,6 @@ export function header(context: RequestContext, name: string): string | undefine
 }
 
 export const ok = (body: unknown, status = 200): Reply => ({ status, body })
+
+/** Where buyers open the sandbox's pages (`gatewayUrl` is `<portalBase>/<pay_id>`): `portalUrl`, else its URL. */
+export const portalBase = (sandbox: SandboxContext): string => sandbox.config.portalUrl ?? sandbox.baseUrl()

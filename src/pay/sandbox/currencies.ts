@@ -41,3 +41,18 @@ export function toTokenMinor(currency: Currency, fiatMinor: bigint, tokenDecimal
 export function toStandardUnit(currency: Currency, minor: bigint): number {
   return Number(minor) / 10 ** currency.decimals
 }
+
+/**
+ * A fiat amount in the currency's standard unit for people: `12.50 USD` for 1250 minor units, `1250 JPY` for a
+ * currency without a minor unit, `1.250 KWD` for three decimals. Exact (bigint digits, never a float).
+ */
+export function formatFiat(amount: { unit: string; value: string }): string {
+  const currency = currencyOf(amount.unit)
+  if (currency === undefined || !/^[0-9]+$/.test(amount.value)) return `${amount.value} ${amount.unit}`
+  const digits = BigInt(amount.value)
+    .toString()
+    .padStart(currency.decimals + 1, '0')
+  const whole = digits.slice(0, digits.length - currency.decimals)
+  const fraction = digits.slice(digits.length - currency.decimals)
+  return `${currency.decimals === 0 ? whole : `${whole}.${fraction}`} ${currency.code}`
+}

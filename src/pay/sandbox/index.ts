@@ -2,7 +2,7 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import type { Clock } from '../../core/clock.js'
-import type { SandboxConfig, SandboxContext } from './context.js'
+import { portalBase, type SandboxConfig, type SandboxContext } from './context.js'
 import { createControl, type PaySandboxControl } from './control.js'
 import { loadExplorerData } from './explorer/data.js'
 import { type FaultPlan, type FaultRecord, Faults } from './faults.js'
@@ -53,8 +53,15 @@ export type PaySandboxOptions = {
   appId?: string
   /** Name of the merchant created at start (its id is `merchantId`); default 'Sandbox Merchant'. */
   merchantName?: string
+  /** Icon of that merchant (the checkout page shows it only when https); default none. */
+  merchantIconUrl?: string
   /** Base of buyer payment links (`<checkoutUrl>/<pay_id>`); default `https://pay.sandbox.test`. */
   checkoutUrl?: string
+  /**
+   * Public base where the sandbox's own pages are reached when it sits behind TLS or a tunnel: `gatewayUrl` is
+   * `<portalUrl>/<pay_id>`, the checkout page. Default: the sandbox's URL (`http://127.0.0.1:<port>`).
+   */
+  portalUrl?: string
   /** Timestamps, expiry and webhook timestamps read this clock (ms); default `Date.now`. */
   clock?: Clock
   /** Known API versions, oldest first; default `['2026-02-18']`. */
@@ -159,6 +166,8 @@ export type PaySandbox = {
   merchantId: string
   /** The checkout base that buyer links use (trust this host in `parsePaymentLink`). */
   checkoutUrl: string
+  /** Where the sandbox's pages are opened (`portalUrl`, else `url`); `gatewayUrl` is `<portalUrl>/<pay_id>`. */
+  portalUrl: string
   apiVersion: string
   control: PaySandboxControl
   webhooks: {
@@ -292,7 +301,11 @@ function createMode(input: {
     webhooks.setEndpoint(options.webhookUrl, options.webhookEvents ?? eventTypes)
   const merchant =
     state.merchants.get(restored?.identity?.merchantId ?? '') ??
-    state.createMerchant(options.merchantName ?? 'Sandbox Merchant', 'merchant@sandbox.test')
+    state.createMerchant(
+      options.merchantName ?? 'Sandbox Merchant',
+      'merchant@sandbox.test',
+      options.merchantIconUrl ?? null,
+    )
   persist?.({ k: 'identity', v: { apiKey, appId: config.appId, merchantId: merchant.id } })
   const context: SandboxContext = {
     config,
@@ -345,6 +358,7 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     versions,
     pinnedVersion,
     checkoutUrl: (options.checkoutUrl ?? 'https://pay.sandbox.test').replace(/\/+$/, ''),
+    portalUrl: options.portalUrl === undefined ? null : options.portalUrl.replace(/\/+$/, ''),
     pollInMs: options.pollInMs ?? 1000,
     maxLongPollMs: options.maxLongPollMs ?? 60_000,
     routeTtlMs: options.routeTtlMs ?? 5 * 60_000,
@@ -425,6 +439,7 @@ export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<
     appId,
     merchantId: test.merchantId,
     checkoutUrl: shared.checkoutUrl,
+    portalUrl: portalBase(test.context),
     apiVersion: pinnedVersion,
     control: test.control,
     dataDir: options.dataDir ?? null,

@@ -50,6 +50,8 @@ export type Merchant = {
   id: string
   name: string
   email: string
+  /** Shown beside the name on the checkout page (only when https); absent in journals from before it existed. */
+  iconUrl?: string | null
   status: 'active'
   createdAt: number
   settlements: CryptoSettlement[]

@@ -74,11 +74,12 @@ export class SandboxState {
     return this.options.clock()
   }
 
-  createMerchant(name: string, email: string): Merchant {
+  createMerchant(name: string, email: string, iconUrl: string | null = null): Merchant {
     const merchant: Merchant = {
       id: newId('mrch_'),
       name,
       email,
+      iconUrl,
       status: 'active',
       createdAt: this.now(),
       settlements: [],

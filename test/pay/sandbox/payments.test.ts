@@ -111,7 +111,8 @@ describe('merchant checkout API', () => {
     expect(reply.status).toBe(201)
     expect(reply.body).toEqual({
       paymentId: expect.stringMatching(/^pay_/),
-      gatewayUrl: `https://pay.sandbox.test/${reply.body.paymentId}`,
+      // The checkout page the sandbox serves itself (no portalUrl given: its own URL).
+      gatewayUrl: `${sandbox.url}/${reply.body.paymentId}`,
       status: 'pending',
       expiresAt: expect.any(Number),
       isFinal: false,

@@ -60,7 +60,7 @@ function paymentInfo(context: RequestContext, payment: Payment) {
     status: payment.status,
     amount: fiatDisplay(payment.amount),
     expiresAt: Math.floor(payment.expiresAt / 1000),
-    merchant: { name: merchant?.name ?? '', iconUrl: null },
+    merchant: { name: merchant?.name ?? '', iconUrl: merchant?.iconUrl ?? null },
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Route } from '../context.js'
 import type { PaySandboxControl } from '../control.js'
 import { explorerRoutes } from '../explorer/routes.js'
+import { checkoutRoutes } from '../web/checkout/routes.js'
 import { dashboardRoutes } from '../web/dashboard/index.js'
 import { collectPage, collectSubmit } from './collect.js'
 import { controlRoutes, faultRoutes } from './control.js'
@@ -70,5 +71,6 @@ export function routes(control: PaySandboxControl): Route[] {
     ...faultRoutes,
     ...dashboardRoutes(control),
     ...explorerRoutes(),
+    ...checkoutRoutes,
   ]
 }

@@ -269,7 +269,7 @@ function listItem(state: SandboxState, payment: Payment): Record<string, unknown
   const feeConfig = state.feeConfig
   const item: Record<string, unknown> = {
     paymentId: payment.id,
-    merchant: { id: payment.merchantId, name: merchant?.name ?? '', iconUrl: null },
+    merchant: { id: payment.merchantId, name: merchant?.name ?? '', iconUrl: merchant?.iconUrl ?? null },
     referenceId: payment.referenceId,
     status: listStatusOf(payment),
     isTerminal: state.isFinal(payment),

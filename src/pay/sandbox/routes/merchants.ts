@@ -68,6 +68,8 @@ function idempotent(context: RequestContext, required: boolean, create: () => Re
 const createMerchantBody = v.object({
   merchantName: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
   merchantEmail: v.pipe(v.string(), v.email()),
+  // Sandbox extension (the spec has no icon field here): the checkout page shows it when https.
+  merchantIconUrl: v.optional(v.pipe(v.string(), v.url(), v.maxLength(2048))),
 })
 
 export const createMerchant: Route = {
@@ -77,7 +79,11 @@ export const createMerchant: Route = {
   handle: (context) =>
     idempotent(context, true, () => {
       const body = validateBody(createMerchantBody, context.body)
-      const merchant = context.sandbox.state.createMerchant(body.merchantName, body.merchantEmail)
+      const merchant = context.sandbox.state.createMerchant(
+        body.merchantName,
+        body.merchantEmail,
+        body.merchantIconUrl ?? null,
+      )
       return ok({ merchant: merchantJson(merchant) }, 201)
     }),
 }

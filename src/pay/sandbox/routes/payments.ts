@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { header, ok, type RequestContext, type Route } from '../context.js'
+import { header, ok, portalBase, type RequestContext, type Route } from '../context.js'
 import { badRequest, PayHttpError } from '../errors.js'
 import type { Merchant, Payment } from '../model.js'
 import { tokenAmount } from '../state.js'
@@ -115,7 +115,8 @@ export const createCheckoutPayment: Route = {
     return ok(
       {
         paymentId: payment.id,
-        gatewayUrl: state.paymentLink(payment),
+        // The checkout page the sandbox serves itself (the QR on it carries the wallet's payment link).
+        gatewayUrl: `${portalBase(context.sandbox)}/${payment.id}`,
         status: checkoutStatus(payment),
         expiresAt: Math.floor(payment.expiresAt / 1000),
         isFinal: false,

@@ -60,6 +60,8 @@ export type PageOptions = {
   scripts?: readonly string[]
   /** A `<meta http-equiv="refresh">` interval, for pages that must update without JavaScript. */
   refreshSeconds?: number
+  /** The same, inside `<noscript>`: only browsers without JavaScript reload (scripts update the page live). */
+  noscriptRefreshSeconds?: number
   /** Extra CSP `connect-src` sources (the page's own origin is always allowed). */
   connectSources?: readonly string[]
   /** Extra style sheets after the shared one (constants only); each one's sha256 goes into the CSP. */
@@ -81,14 +83,18 @@ img.icon{width:48px;height:48px;border-radius:8px;vertical-align:middle}
 const sha256Base64 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64')
 const styleHash = sha256Base64(styles)
 
+const refreshMeta = (seconds: number): string =>
+  `<meta http-equiv="refresh" content="${Math.max(1, Math.floor(seconds))}">`
+
 /** A whole document: language, viewport for phones, the shared style, hashed inline scripts. */
 export function page(options: PageOptions): { html: string; csp: string } {
   const scripts = options.scripts ?? []
   const extraStyles = options.styles ?? []
   const refresh =
-    options.refreshSeconds === undefined
+    (options.refreshSeconds === undefined ? '' : refreshMeta(options.refreshSeconds)) +
+    (options.noscriptRefreshSeconds === undefined
       ? ''
-      : `<meta http-equiv="refresh" content="${Math.max(1, Math.floor(options.refreshSeconds))}">`
+      : `<noscript>${refreshMeta(options.noscriptRefreshSeconds)}</noscript>`)
   const document = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 ${refresh}<title>${escapeHtml(options.title)}</title><style>${styles}</style>${extraStyles.map((sheet) => `<style>${sheet}</style>`).join('')}</head>
