@@ -54,6 +54,7 @@ export const checkoutPage: Route = {
       final,
       remainingMs: payment.expiresAt - state.now(),
       statusPath: `/${payment.id}/status`,
+      live: context.sandbox.live !== undefined,
     })
     return pageReply(200, {
       title: `${statusLabel(payment.status)}: ${state.merchants.get(payment.merchantId)?.name ?? 'checkout'}`,

@@ -58,6 +58,8 @@ export type CheckoutView = {
   remainingMs: number
   /** Where the page asks for status changes (long poll). */
   statusPath: string
+  /** A live-mode payment (real transfers on the sandbox's chains): said plainly on the page. */
+  live: boolean
 }
 
 /** The QR code of the link as inline SVG (made by `qrcode` from the link, which holds no markup). */
@@ -106,7 +108,7 @@ export async function checkoutBody(view: CheckoutView): Promise<Html> {
 <main id="checkout" data-payment-status="${payment.status}" data-final="${String(final)}"
  data-version="${payment.stateVersion}" data-remaining-ms="${Math.max(0, view.remainingMs)}"
  data-status-url="${view.statusPath}">${content}</main>
-<footer class="muted"><p>Test mode: no funds move. Payment <code>${payment.id}</code></p></footer>`
+<footer class="muted"><p>${view.live ? 'Live mode: this payment moves real tokens on the sandbox chains.' : 'Test mode: no funds move.'} Payment <code>${payment.id}</code></p></footer>`
 }
 
 /** `14:59`, or `1:02:03` above an hour; never negative. */
