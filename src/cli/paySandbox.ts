@@ -1,9 +1,17 @@
-import { type FaultPlan, parseFaultSpec, startPaySandbox } from '../pay/sandbox/index.js'
+import {
+  type FaultPlan,
+  type LiveModeOptions,
+  parseFaultSpec,
+  startPaySandbox,
+} from '../pay/sandbox/index.js'
+import { deployLiveToken, type LiveChains, liveTokenAt, startLiveChains } from '../pay/sandbox/live/chains.js'
+import type { LiveEvmChain } from '../pay/sandbox/live/engine.js'
 import { UsageError } from './options.js'
 
 const usage = `wallet-rpc pay-sandbox [options]
 
-Runs the test-mode payment service (merchants, payments, gateway, webhooks) on 127.0.0.1 until Ctrl-C.
+Runs the test-mode payment service (merchants, payments, gateway, webhooks) on 127.0.0.1 until Ctrl-C;
+with --live, live mode beside it (a svc_ key whose payments are real transfers on local chains).
 
 Options:
   --port N              listen on port N (default: a free port)
@@ -18,6 +26,11 @@ Options:
                         (e.g. the demo's litesvm facade); chain solana:localnet, 6 decimals
   --data DIR            keep the state in DIR (fsynced append-only journal) and take it over at start;
                         without it the state lives in memory and is lost on exit
+  --live                live mode too: starts anvil (LiveToken USDC deployed, 1,000,000 minted to each of the
+                        dev mnemonic's first ten accounts) and the litesvm Solana runtime (USDC SPL mint), or,
+                        with --rpc eip155:N=URL, uses that running chain (LiveToken deployed from its dev
+                        account 0 unless --live-token) and --solana's runtime; prints the live svc_ key
+  --live-token CHAIN=ADDRESS  with --live --rpc: the ERC-20 live payments use on CHAIN (no deployment)
   --faults SPEC         fault mode, e.g. seed=7,duplicates=0.3,reorder=200,late=0.1,rotate=5,
                         gateway=confirm:503@1,gateway=fetch:409~0.2,gateway=confirm:503@1!after,hold-long-polls
                         (per test instead: PUT /_sandbox/faults with a JSON plan; GET shows the fault log)
@@ -37,6 +50,8 @@ type Parsed = {
   solana?: { rpcUrl: string; mint: string }
   dataDir?: string
   explorerListing?: string
+  live?: boolean
+  liveTokens?: Record<string, string>
 }
 
 export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
@@ -44,6 +59,10 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
   for (let index = 0; index < argv.length; index++) {
     const flag = argv[index]!
     if (flag === '--help' || flag === '-h') return 'help'
+    if (flag === '--live') {
+      parsed.live = true
+      continue
+    }
     const value = argv[index + 1]
     if (value === undefined) throw new UsageError(`${flag} needs a value (see --help)`)
     index++
@@ -94,6 +113,15 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
         parsed.solana = { rpcUrl: value.slice(0, at), mint: value.slice(at + 1) }
         break
       }
+      case '--live-token': {
+        const at = value.indexOf('=')
+        if (at <= 0 || !/^0x[0-9a-fA-F]{40}$/.test(value.slice(at + 1)))
+          throw new UsageError(
+            '--live-token takes CHAIN=ADDRESS, e.g. eip155:31337=0x5FbDB2315678afecb367f032d93F642f64180aa3',
+          )
+        parsed.liveTokens = { ...parsed.liveTokens, [value.slice(0, at)]: value.slice(at + 1) }
+        break
+      }
       case '--data':
         parsed.dataDir = value
         break
@@ -111,7 +139,31 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
         throw new UsageError(`unknown option ${flag} (see --help)`)
     }
   }
+  if (parsed.liveTokens !== undefined && parsed.live !== true)
+    throw new UsageError('--live-token needs --live')
   return parsed
+}
+
+/** Live mode's chains: the ones given with --rpc (and --solana), else local ones started here. */
+async function liveChains(
+  parsed: Parsed,
+): Promise<{ live: LiveModeOptions; started: LiveChains | undefined; lines: string[] }> {
+  const evmChains = Object.entries(parsed.chains).filter(([chain]) => chain.startsWith('eip155:'))
+  if (evmChains.length === 0 && parsed.solana === undefined) {
+    const started = await startLiveChains()
+    return { live: started.live, started, lines: ['  live chains:  started here (stopped on exit)'] }
+  }
+  const evm: Record<string, LiveEvmChain> = {}
+  for (const [chain, rpcUrl] of evmChains) {
+    const given = parsed.liveTokens?.[chain]
+    const token = given === undefined ? await deployLiveToken(rpcUrl) : await liveTokenAt(rpcUrl, given)
+    evm[chain] = { rpcUrl, token }
+  }
+  return {
+    live: { evm, ...(parsed.solana === undefined ? {} : { solana: parsed.solana }) },
+    started: undefined,
+    lines: ['  live chains:  the running ones given with --rpc/--solana'],
+  }
 }
 
 /** `wallet-rpc pay-sandbox`: prints the URL and test key, serves until SIGINT/SIGTERM, then stops cleanly. */
@@ -122,8 +174,11 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
     return 0
   }
   let sandbox: Awaited<ReturnType<typeof startPaySandbox>>
+  let live: Awaited<ReturnType<typeof liveChains>> | undefined
   try {
+    if (parsed.live === true) live = await liveChains(parsed)
     sandbox = await startPaySandbox({
+      ...(live === undefined ? {} : { live: live.live }),
       ...(parsed.port === undefined ? {} : { port: parsed.port }),
       ...(parsed.apiKey === undefined ? {} : { apiKey: parsed.apiKey }),
       ...(parsed.webhookUrl === undefined ? {} : { webhookUrl: parsed.webhookUrl }),
@@ -139,6 +194,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
       chains: parsed.chains,
     })
   } catch (error) {
+    await live?.started?.stop()
     throw new UsageError(error instanceof Error ? error.message : 'cannot start the sandbox')
   }
   const lines = [
@@ -165,6 +221,24 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
       ? '  state:        in memory only: lost when this process ends (--data DIR keeps it)'
       : `  state:        ${sandbox.dataDir} (fsynced journal)${restored === null || restored.events === 0 ? ', new' : `, restored ${restored.payments} payments, ${restored.events} events, ${restored.pendingDeliveries} pending deliveries${restored.tornTail ? ' (a torn last write was dropped)' : ''}`}`,
   )
+  if (sandbox.live !== null && live !== undefined) {
+    const mode = sandbox.live
+    lines.push(
+      `pay sandbox LIVE mode (real transfers on the chains below, verified on the chain) on the same URL`,
+      `  Api-Key:      ${mode.apiKey}`,
+      `  Merchant-Id:  ${mode.merchantId}`,
+      `  App-Id:       ${mode.appId}`,
+      ...live.lines,
+      ...Object.entries(live.live.evm ?? {}).map(
+        ([chain, entry]) => `  ${chain}: ${entry.rpcUrl}, ${entry.token.symbol} ${entry.token.address}`,
+      ),
+      ...(live.live.solana === undefined
+        ? []
+        : [`  solana:localnet: ${live.live.solana.rpcUrl}, SPL mint ${live.live.solana.mint}`]),
+      `  treasury:     ${mode.treasury.evm} / ${mode.treasury.solana} (buyers pay it; it settles to merchants)`,
+      `  settlement:   register a destination per asset: POST /v1/merchants/<id>/settlements/crypto with the live key`,
+    )
+  }
   if (parsed.faults !== undefined) lines.push(`  faults:       ${JSON.stringify(sandbox.faults.plan())}`)
   process.stdout.write(`${lines.join('\n')}\nCtrl-C to stop.\n`)
   await new Promise<void>((resolve) => {
@@ -177,6 +251,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
     process.once('SIGTERM', done)
   })
   await sandbox.stop()
+  await live?.started?.stop()
   process.stdout.write('pay sandbox stopped\n')
   return 0
 }

@@ -3,6 +3,7 @@ import {
   type Address,
   createPublicClient,
   createWalletClient,
+  erc20Abi,
   getAddress,
   type Hex,
   http,
@@ -97,6 +98,26 @@ export async function deployLiveToken(
     domainName: name,
     domainVersion: '1',
     networkName: `Local EVM chain ${await publicClient.getChainId()}`,
+  }
+}
+
+/** An ERC-20 already on the chain: its name, symbol and decimals read from the contract. */
+export async function liveTokenAt(rpcUrl: string, address: string): Promise<TokenConfig> {
+  const client = createPublicClient({ transport: http(rpcUrl, { timeout: 10_000 }) }) as PublicClient
+  const contract = { address: getAddress(address), abi: erc20Abi } as const
+  const [name, symbol, decimals] = await Promise.all([
+    client.readContract({ ...contract, functionName: 'name' }),
+    client.readContract({ ...contract, functionName: 'symbol' }),
+    client.readContract({ ...contract, functionName: 'decimals' }),
+  ])
+  return {
+    address: contract.address,
+    name,
+    symbol,
+    decimals,
+    domainName: name,
+    domainVersion: '1',
+    networkName: `EVM chain ${await client.getChainId()}`,
   }
 }
 
