@@ -72,6 +72,8 @@ export const maxReviewLines = 200
  * the signature still covers everything (the method decides what is signed, not the review).
  */
 export function boundedItems(items: ReviewItem[], budget = maxReviewLines): ReviewItem[] {
+  // Nearly every review is within bounds: handed on as it is, without a copy.
+  if (linesWithinBounds(items, budget) >= 0) return items
   let shown = 0
   let omitted = 0
   const cut = (list: ReviewItem[]): ReviewItem[] => {
@@ -102,6 +104,19 @@ function shortened(entry: { label: string; value: string }): ReviewItem {
     label: entry.label,
     value: `${entry.value.slice(0, maxReviewValueLength)}… (${rest} more characters not shown)`,
   }
+}
+
+/** `budget` less the lines `items` show, or -1 once a line is over the budget or a value too long. */
+function linesWithinBounds(items: ReviewItem[], budget: number): number {
+  let left = budget
+  for (const entry of items) {
+    if (--left < 0) return -1
+    if ('items' in entry) {
+      left = linesWithinBounds(entry.items, left)
+      if (left < 0) return -1
+    } else if (entry.value.length > maxReviewValueLength) return -1
+  }
+  return left
 }
 
 function countLines(entry: ReviewItem): number {

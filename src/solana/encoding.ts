@@ -73,29 +73,50 @@ export function decodeBase64(text: string, path: string): Uint8Array {
 // (test/solana/encoding.test.ts); @scure/base still decodes base58, which is cheap and not quadratic here.
 const alphabet58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 const codes58 = Uint8Array.from(alphabet58, (char) => char.charCodeAt(0))
-/** 58^5: five base58 digits per limb; a limb times 2^16 plus a carry stays below 2^53, so two bytes per step. */
-const limbBase = 656_356_768
+/** 58^4: four base58 digits per limb; a limb times 2^24 plus a carry stays below 2^48, so three bytes per step. */
+const limbBase = 11_316_496
+const limbInverse = 1 / limbBase
+
+// Scratch space reused by every call (each runs to completion synchronously): no allocation per call but
+// the string. Grown for a longer input, never shrunk.
+let limbs = new Float64Array(64)
+let digits = new Uint8Array(320)
 
 /** Base58 (Bitcoin alphabet), as @scure/base's `base58.encode`. */
 export function encodeBase58(bytes: Uint8Array): string {
   const length = bytes.length
+  // 8 bits per byte against log2(58^4) ≈ 23.4 bits per limb; four digits per limb, one per leading zero.
+  const maxLimbs = Math.ceil(length / 2) + 1
+  if (limbs.length < maxLimbs) limbs = new Float64Array(maxLimbs)
+  if (digits.length < length + 4 * maxLimbs) digits = new Uint8Array(length + 4 * maxLimbs)
   let zeros = 0
   while (zeros < length && bytes[zeros] === 0) zeros++
-  // Little-endian limbs of 58^5 each.
-  const limbs: number[] = []
+  // Little-endian limbs of 58^4 each; the bytes enter big end first, three at a time.
   let used = 0
   let index = zeros
-  if ((length - zeros) % 2 === 1) {
-    limbs.push(bytes[index]!)
-    used = 1
-    index++
+  const lead = (length - zeros) % 3
+  if (lead === 1) limbs[used++] = bytes[index++]!
+  if (lead === 2) {
+    limbs[used++] = (bytes[index]! << 8) | bytes[index + 1]!
+    index += 2
   }
-  for (; index < length; index += 2) {
-    let carry = (bytes[index]! << 8) | bytes[index + 1]!
+  for (; index < length; index += 3) {
+    let carry = (bytes[index]! << 16) | (bytes[index + 1]! << 8) | bytes[index + 2]!
     for (let j = 0; j < used; j++) {
-      const value = limbs[j]! * 65_536 + carry
-      carry = Math.floor(value / limbBase)
-      limbs[j] = value - carry * limbBase
+      const value = limbs[j]! * 16_777_216 + carry
+      // Division by multiplication with the inverse, then exact correction: the remainder is computed
+      // exactly (every term is below 2^53), so a quotient one off shows as a remainder out of range.
+      let quotient = Math.floor(value * limbInverse)
+      let remainder = value - quotient * limbBase
+      if (remainder < 0) {
+        quotient--
+        remainder += limbBase
+      } else if (remainder >= limbBase) {
+        quotient++
+        remainder -= limbBase
+      }
+      limbs[j] = remainder
+      carry = quotient
     }
     while (carry > 0) {
       const next = Math.floor(carry / limbBase)
@@ -103,31 +124,34 @@ export function encodeBase58(bytes: Uint8Array): string {
       carry = next
     }
   }
-  const out = new Uint8Array(zeros + used * 5)
-  let position = out.length
+  let position = zeros + used * 4
+  const end = position
   for (let j = 0; j < used; j++) {
     let limb = limbs[j]!
     const last = j === used - 1
-    // Every limb but the most significant one is exactly five digits, leading zeros included.
-    for (let k = 0; k < 5 && !(last && limb === 0); k++) {
+    // Every limb but the most significant one is exactly four digits, leading zeros included.
+    for (let k = 0; k < 4 && !(last && limb === 0); k++) {
       const quotient = Math.floor(limb / 58)
-      out[--position] = codes58[limb - quotient * 58]!
+      digits[--position] = codes58[limb - quotient * 58]!
       limb = quotient
     }
   }
-  for (let k = 0; k < zeros; k++) out[--position] = 49 // '1'
-  return fromCharCodes(out.subarray(position))
+  for (let k = 0; k < zeros; k++) digits[--position] = 49 // '1'
+  return fromCharCodes(digits, position, end)
 }
 
 /** Longest argument list handed to `String.fromCharCode` at once (engines cap the argument count). */
 const charChunk = 8192
 
-/** The string whose UTF-16 units are `codes` (all below 256 here). */
-function fromCharCodes(codes: Uint8Array): string {
-  if (codes.length <= charChunk) return String.fromCharCode.apply(null, codes as unknown as number[])
+/** The string whose UTF-16 units are `codes[start..end)` (all below 256 here). */
+function fromCharCodes(codes: Uint8Array, start = 0, end = codes.length): string {
+  if (end - start <= charChunk) {
+    return String.fromCharCode.apply(null, codes.subarray(start, end) as unknown as number[])
+  }
   let text = ''
-  for (let start = 0; start < codes.length; start += charChunk) {
-    text += String.fromCharCode.apply(null, codes.subarray(start, start + charChunk) as unknown as number[])
+  for (let from = start; from < end; from += charChunk) {
+    const to = Math.min(from + charChunk, end)
+    text += String.fromCharCode.apply(null, codes.subarray(from, to) as unknown as number[])
   }
   return text
 }

@@ -32,9 +32,12 @@ export function formatLamports(lamports: bigint): string {
 export function formatUnits(amount: bigint, decimals: number): string {
   const negative = amount < 0n
   const digits = (negative ? -amount : amount).toString().padStart(decimals + 1, '0')
-  const whole = digits.slice(0, digits.length - decimals)
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '')
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`
+  const point = digits.length - decimals
+  // The fraction without its trailing zeros.
+  let end = digits.length
+  while (end > point && digits.charCodeAt(end - 1) === 48) end--
+  const whole = digits.slice(0, point)
+  return `${negative ? '-' : ''}${end > point ? `${whole}.${digits.slice(point, end)}` : whole}`
 }
 
 class DataReader {
@@ -47,14 +50,18 @@ class DataReader {
     return value
   }
   u32(): number {
-    let value = 0
-    for (let index = 0; index < 4; index++) value += this.u8() * 2 ** (8 * index)
-    return value
+    const { data, offset } = this
+    if (offset + 4 > data.length) throw new MalformedData()
+    this.offset += 4
+    // `>>> 0`: unsigned, also when the top bit is set.
+    return (
+      (data[offset]! | (data[offset + 1]! << 8) | (data[offset + 2]! << 16) | (data[offset + 3]! << 24)) >>> 0
+    )
   }
   u64(): bigint {
-    let value = 0n
-    for (let index = 0; index < 8; index++) value |= BigInt(this.u8()) << BigInt(8 * index)
-    return value
+    const low = this.u32()
+    const high = this.u32()
+    return high === 0 ? BigInt(low) : (BigInt(high) << 32n) | BigInt(low)
   }
   key(): string {
     if (this.offset + 32 > this.data.length) throw new MalformedData()

@@ -201,16 +201,17 @@ const maxComputeUnits = 1_400_000
 
 /** Names an account for the review: base58, `(you)` for ours, or where a lookup table loads it from. */
 function accountNamer(wallet: SolanaWallet, transaction: SolanaTransaction, resolved?: readonly string[]) {
-  const refs = accountRefs(transaction.message)
+  const { message } = transaction
+  const named = (address: string) => (wallet.signers.has(address) ? `${address} (you)` : address)
+  const staticNames = message.staticAddresses.map(named)
+  // Static keys only (the decoder refused any index past them): each name made once.
+  if (message.addressTableLookups.length === 0) return (index: number): string => staticNames[index]!
+  const refs = accountRefs(message)
   return (index: number): string => {
     const ref = refs[index]!
-    const resolvedAddress = resolved?.[index]
-    const address = ref instanceof Uint8Array ? addressOf(ref) : resolvedAddress
-    if (address === undefined) {
-      const table = ref instanceof Uint8Array ? '' : addressOf(ref.table)
-      return `lookup table ${table} entry ${(ref as { index: number }).index}`
-    }
-    return wallet.signers.has(address) ? `${address} (you)` : address
+    if (ref instanceof Uint8Array) return staticNames[index]!
+    const address = resolved?.[index]
+    return address === undefined ? `lookup table ${addressOf(ref.table)} entry ${ref.index}` : named(address)
   }
 }
 
