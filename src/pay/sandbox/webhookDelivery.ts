@@ -150,6 +150,11 @@ export class WebhookDispatcher {
     return this.liveSecrets().map((secret) => secret.value)
   }
 
+  /** When each valid secret stops signing, in `validSecrets()` order: null for the current one (until a rotation). */
+  secretExpiries(): Array<string | null> {
+    return this.liveSecrets().map((secret) => (secret.validUntil === null ? null : iso(secret.validUntil)))
+  }
+
   /** New current secret; the previous one stays valid (and keeps signing) for 24 hours. */
   rotateSecret(): { secret: string; previousSecretExpiresAt: string } {
     const now = this.options.clock()

@@ -1,8 +1,11 @@
 import type { Route } from '../../context.js'
 import type { PaySandboxControl } from '../../control.js'
+import { notFoundRoutes } from './layout.js'
+import { merchantRoutes } from './merchantsPage.js'
 import { paymentRoutes } from './paymentPage.js'
 import { paymentsPage } from './paymentsPage.js'
 import { dashboardHome, signInPage, signInSubmit, signOut } from './signIn.js'
+import { webhookRoutes } from './webhooksPage.js'
 
 /**
  * The merchant dashboard at /dashboard: server-rendered pages over the API's own handlers, plain forms
@@ -10,5 +13,15 @@ import { dashboardHome, signInPage, signInSubmit, signOut } from './signIn.js'
  * POST needs the session's CSRF token and a same-origin Origin.
  */
 export function dashboardRoutes(control: PaySandboxControl): Route[] {
-  return [dashboardHome, signInPage, signInSubmit, signOut, paymentsPage, ...paymentRoutes(control)]
+  return [
+    dashboardHome,
+    signInPage,
+    signInSubmit,
+    signOut,
+    paymentsPage,
+    ...paymentRoutes(control),
+    ...webhookRoutes,
+    ...merchantRoutes,
+    ...notFoundRoutes,
+  ]
 }
