@@ -8,8 +8,9 @@ const usage = `wallet-rpc <command> [options]
 Commands:
   handle        JSON lines {chainId, request, origin?} on stdin -> one JSON-RPC response per line on stdout
   properties    print the session properties JSON object
-  conformance   [MODULE | --exec CMD] [options] run test-vectors/ against the built-in handler, a MODULE's
-                createHandler or any program speaking the exec protocol (see conformance --help)
+  conformance   [MODULE | --exec CMD | --walletconnect] [options] run test-vectors/ against the built-in
+                handler, a MODULE's createHandler, any program speaking the exec protocol, or a wallet app
+                over WalletConnect (see conformance --help)
   demo          [--no-payment] start local chains, play a dapp session over every method, verify every answer
   pay-sandbox   [--port N] run the test-mode payment service on 127.0.0.1
 
@@ -110,9 +111,13 @@ function reporterFor(options: WalletCliOptions): (error: unknown) => void {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
-  if (name === undefined || name === '--help' || name === '-h' || !Object.hasOwn(commands, name)) {
+  if (name === '--help' || name === '-h') {
+    process.stdout.write(usage)
+    return 0
+  }
+  if (name === undefined || !Object.hasOwn(commands, name)) {
     process.stderr.write(usage)
-    return name === '--help' || name === '-h' ? 0 : 2
+    return 2
   }
   const help = commandUsage[name]
   if (help !== undefined && (rest.includes('--help') || rest.includes('-h'))) {

@@ -248,6 +248,13 @@ const minimal = {
 }
 const typedSource = `${ethSource}; EIP-712 Mail example (ethereum/EIPs assets/eip-712/Example.js); signatures computed with @metamask/eth-sig-util signTypedData V4 (the research value 0x6ea8bb30… for this key)`
 for (const method of ['eth_signTypedData_v4', 'eth_signTypedData', 'eth_signTypedData_v3'] as const) {
+  // Last in every file: appended cases keep the ids of the others.
+  const userRejects: VectorCase = {
+    name: 'the user rejects',
+    wallet: { approve: 'none' },
+    request: { chainId: eth.chain, method, params: [eth.me, mail] },
+    expect: { error: { code: 5000 } },
+  }
   const cases: VectorCase[] = [
     {
       name: 'EIP-712 Mail example',
@@ -297,14 +304,9 @@ for (const method of ['eth_signTypedData_v4', 'eth_signTypedData', 'eth_signType
         request: { chainId: eth.chain, method, params: [eth.me, { ...mail, primaryType: 'Letter' }] },
         expect: { error: { code: -32602 } },
       },
-      {
-        name: 'the user rejects',
-        wallet: { approve: 'none' },
-        request: { chainId: eth.chain, method, params: [eth.me, mail] },
-        expect: { error: { code: 5000 } },
-      },
+      userRejects,
     )
-  }
+  } else cases.push(userRejects)
   total += write({
     namespace: 'eip155',
     method,
@@ -390,6 +392,12 @@ total += write({
         params: [{ ...tx1559, from: eth.other }],
       },
       expect: { error: { code: 4100 } },
+    },
+    {
+      name: 'the user rejects',
+      wallet: { approve: 'none' },
+      request: { chainId: eth.chain, method: 'eth_signTransaction', params: [tx1559] },
+      expect: { error: { code: 5000 } },
     },
   ],
 })
@@ -1024,6 +1032,14 @@ total += write({
       request: transfer({ amount: '1000', changeAddress: 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080' }),
       expect: { oneOf: [{ error: { code: 4100 } }, { error: { code: -32602 } }] },
     },
+    {
+      name: 'the user rejects',
+      wallet: { approve: 'none' },
+      chain: 'bitcoin-regtest',
+      fund: fundAccount,
+      request: transfer({ amount: '100000' }),
+      expect: { error: { code: 5000 } },
+    },
   ],
 })
 
@@ -1268,6 +1284,14 @@ total += write({
       chain: 'ton-sandbox',
       request: send([{ from: bounceable, messages: [{ address: dest, amount: '1' }] }]),
       expect: { error: { code: 4100 } },
+    },
+    {
+      name: 'the user rejects',
+      wallet: { approve: 'none' },
+      chain: 'ton-sandbox',
+      fund: fundWallet,
+      request: send([{ valid_until: now + 300, messages: [{ address: dest, amount: '1000' }] }]),
+      expect: { error: { code: 5000 } },
     },
   ],
 })

@@ -56,6 +56,9 @@ describe('wallet-rpc <command> --help, and a MODULE that cannot load (process)',
     })
 
   it('every subcommand answers --help on stdout with exit code 0', { timeout: 60_000 }, () => {
+    const top = cli(['--help'])
+    expect({ status: top.status, stderr: top.stderr }).toEqual({ status: 0, stderr: '' })
+    expect(top.stdout).toMatch(/^wallet-rpc <command> \[options\]/)
     for (const command of ['handle', 'properties', 'conformance', 'demo', 'pay-sandbox']) {
       const result = cli([command, '--help'])
       expect({ command, status: result.status }).toEqual({ command, status: 0 })

@@ -2,9 +2,13 @@
 // real @reown/walletkit through the local relay), against our own wallet on keys the vectors do not know, and
 // against a deliberately broken one.
 import { randomUUID } from 'node:crypto'
+import * as ecc from '@bitcoinerlab/secp256k1'
 import { WalletKit } from '@reown/walletkit'
+import * as btc from '@scure/btc-signer'
 import { Core } from '@walletconnect/core'
 import type { ICore } from '@walletconnect/types'
+import { BIP32Factory } from 'bip32'
+import { mnemonicToSeedSync } from 'bip39'
 import jsQRModule from 'jsqr'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runConformanceCommand } from '../../src/cli/conformance.js'
@@ -69,7 +73,7 @@ async function startWalletKit(wallet: WalletRpc) {
 /** Runs the suite over WalletConnect against `wallet` attached to a real WalletKit. */
 async function runAgainst(
   wallet: WalletRpc,
-  options: { filter?: string; timeoutMs?: number } = {},
+  options: { filter?: string; timeoutMs?: number; eventTimeoutMs?: number } = {},
   onWalletKit?: (walletKit: InstanceType<typeof WalletKit>) => void,
 ) {
   const { walletKit, stop } = await startWalletKit(wallet)
@@ -231,6 +235,46 @@ describe('wallet-rpc conformance --walletconnect', () => {
       'fail: bip122/getAccountAddresses: intentions ["ordinal"]',
       ...tonCases,
     ])
+  })
+})
+
+describe('wallet-rpc conformance --walletconnect: the session rules', () => {
+  // One bip122 case on mainnet: the session proposes that chain only, and its checks run for it.
+  const oneCase = { filter: 'bip122/signMessage #5 ', eventTimeoutMs: 2_000 }
+
+  it('a wallet that never sends bip122_addressesChanged after approval fails exactly that check', {
+    timeout: 120_000,
+  }, async () => {
+    const inner = await ourWallet()
+    const summary = await runAgainst({ ...inner, announceSession: async () => {} }, oneCase)
+    expect(failing(summary.results)).toEqual([
+      'fail: walletconnect/session: bip122:000000000019d6689c085ae165831e93: bip122_addressesChanged right after approval, in the getAccountAddresses format',
+    ])
+    expect(summary.results.find((r) => r.outcome === 'fail')?.reason).toBe(
+      'no bip122_addressesChanged event arrived',
+    )
+  })
+
+  it('a wallet that announces its taproot address as the bip122 account fails the account check', {
+    timeout: 120_000,
+  }, async () => {
+    const taproot = btc.p2tr(
+      Uint8Array.from(
+        BIP32Factory(ecc).fromSeed(mnemonicToSeedSync(mnemonic)).derivePath("m/86'/0'/0'/0/0").publicKey,
+      ).slice(1),
+    ).address!
+    const summary = await runAgainst(await ourWallet(), oneCase, (walletKit) => {
+      const approve = walletKit.approveSession.bind(walletKit)
+      walletKit.approveSession = (params) => {
+        const bip122 = params.namespaces.bip122
+        if (bip122) bip122.accounts = bip122.accounts.map((a) => a.replace(/[^:]+$/, taproot))
+        return approve(params)
+      }
+    })
+    expect(failing(summary.results)).toEqual([
+      'fail: walletconnect/session: bip122:000000000019d6689c085ae165831e93: one account, the first external P2WPKH address',
+    ])
+    expect(summary.results[0]?.reason).toBe('the account is p2tr, not P2WPKH')
   })
 })
 
