@@ -15,6 +15,7 @@ const budgets = {
   'wallet-rpc/verify': 156,
   'wallet-rpc/walletkit': 38,
   'wallet-rpc/pay': 15,
+  'wallet-rpc/explorer': 5,
 }
 /** Each namespace's chain libraries, which no other namespace's bundle may contain. */
 const chainLibraries = {

@@ -64,17 +64,24 @@ describe('package', () => {
     expect(existsSync(`${root}/${pkg.bin['wallet-rpc']}`)).toBe(true)
   })
 
-  it.each(['.', './bip122', './ton', './eip155', './solana', './verify', './walletkit', './pay'])(
-    'subpath %s resolves by name and ships types',
-    async (subpath) => {
-      const entry = pkg.exports[subpath]
-      if (typeof entry !== 'object') throw new Error(`exports["${subpath}"] must have types and default`)
-      expect(existsSync(`${root}/${entry.types}`)).toBe(true)
-      expect(existsSync(`${root}/${entry.default}`)).toBe(true)
-      const specifier = subpath === '.' ? 'wallet-rpc' : `wallet-rpc/${subpath.slice(2)}`
-      expect(modulesLoadedBy(specifier).length).toBeGreaterThan(0)
-    },
-  )
+  it.each([
+    '.',
+    './bip122',
+    './ton',
+    './eip155',
+    './solana',
+    './verify',
+    './walletkit',
+    './pay',
+    './explorer',
+  ])('subpath %s resolves by name and ships types', async (subpath) => {
+    const entry = pkg.exports[subpath]
+    if (typeof entry !== 'object') throw new Error(`exports["${subpath}"] must have types and default`)
+    expect(existsSync(`${root}/${entry.types}`)).toBe(true)
+    expect(existsSync(`${root}/${entry.default}`)).toBe(true)
+    const specifier = subpath === '.' ? 'wallet-rpc' : `wallet-rpc/${subpath.slice(2)}`
+    expect(modulesLoadedBy(specifier).length).toBeGreaterThan(0)
+  })
 
   it('exports createWalletRpc and the error classes from the root', async () => {
     const api = await import(`${root}/dist/index.js`)
