@@ -52,12 +52,12 @@ export const checkoutScript = `(() => {
         if (!response.ok) throw new Error('status ' + response.status)
         const body = await response.json()
         failures = 0
+        status.textContent = body.label
+        status.className = 'status status-' + body.status
         if (typeof body.redirectUrl === 'string') {
           location.replace(body.redirectUrl)
           return
         }
-        status.textContent = body.label
-        status.className = 'status status-' + body.status
         if (String(body.version) !== root.dataset.version && !(await swapView())) return
       } catch {
         failures++
