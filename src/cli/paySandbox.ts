@@ -4,8 +4,9 @@ import {
   parseFaultSpec,
   startPaySandbox,
 } from '../pay/sandbox/index.js'
-import { deployLiveToken, type LiveChains, liveTokenAt, startLiveChains } from '../pay/sandbox/live/chains.js'
+import type { LiveChains } from '../pay/sandbox/live/chains.js'
 import type { LiveEvmChain } from '../pay/sandbox/live/engine.js'
+import { deployLiveToken, liveTokenAt } from '../pay/sandbox/live/token.js'
 import { UsageError } from './options.js'
 
 const usage = `wallet-rpc pay-sandbox [options]
@@ -150,6 +151,8 @@ async function liveChains(
 ): Promise<{ live: LiveModeOptions; started: LiveChains | undefined; lines: string[] }> {
   const evmChains = Object.entries(parsed.chains).filter(([chain]) => chain.startsWith('eip155:'))
   if (evmChains.length === 0 && parsed.solana === undefined) {
+    // The dev chains (anvil, litesvm) are development dependencies: loaded only when asked for.
+    const { startLiveChains } = await import('../pay/sandbox/live/chains.js')
     const started = await startLiveChains()
     return { live: started.live, started, lines: ['  live chains:  started here (stopped on exit)'] }
   }
