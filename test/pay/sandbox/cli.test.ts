@@ -33,6 +33,8 @@ describe('wallet-rpc pay-sandbox', () => {
       ['--port', 'x'],
       ['--rpc', 'nourl'],
       ['--time-scale', '0'],
+      ['--checkout-url', 'not a url'],
+      ['--checkout-url', 'ftp://pay.shop.example'],
       ['--colour', 'red'],
     ]) {
       expect(() => parsePaySandboxArgs(argv), argv.join(' ')).toThrow(UsageError)
@@ -56,6 +58,40 @@ describe('wallet-rpc pay-sandbox', () => {
       expect(await running).toBe(0)
       expect(output).toContain('pay sandbox stopped')
       await expect(fetch(`${url}/v1/merchants`, { headers: { 'api-key': apiKey } })).rejects.toThrow()
+    } finally {
+      write.mockRestore()
+    }
+  })
+
+  it('--checkout-url: behind a tunnel, payment links and the checkout page share the public base', async () => {
+    let output = ''
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output += String(chunk)
+      return true
+    })
+    try {
+      const running = runPaySandboxCommand(['--checkout-url', 'https://abc.tunnel.example/'])
+      while (!output.includes('Ctrl-C')) await new Promise((resolve) => setImmediate(resolve))
+      expect(output).toContain(
+        'links:        https://abc.tunnel.example/<pay_id> (a wallet trusts abc.tunnel.example)',
+      )
+      expect(output).toContain('checkout:     https://abc.tunnel.example/<pay_id>')
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!
+      const apiKey = /Api-Key:\s+(svc_test_\S+)/.exec(output)![1]!
+      const merchantId = /Merchant-Id:\s+(mrch_\S+)/.exec(output)![1]!
+      const reply = await fetch(`${url}/v1/merchant/payment`, {
+        method: 'POST',
+        headers: { 'api-key': apiKey, 'merchant-id': merchantId, 'content-type': 'application/json' },
+        body: JSON.stringify({ referenceId: 'o-1', amount: { unit: 'iso4217/USD', value: '1250' } }),
+      })
+      const body = (await reply.json()) as { paymentId: string; gatewayUrl: string }
+      expect(body.gatewayUrl).toBe(`https://abc.tunnel.example/${body.paymentId}`)
+      // The tunnel forwards the same path to the sandbox: the page is there.
+      const page = await fetch(`${url}/${body.paymentId}`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('12.50 USD')
+      process.emit('SIGTERM', 'SIGTERM')
+      expect(await running).toBe(0)
     } finally {
       write.mockRestore()
     }

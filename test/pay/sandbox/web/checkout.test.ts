@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import fc from 'fast-check'
 import jsQRModule from 'jsqr'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parsePaymentLink } from '../../../../src/pay/links.js'
@@ -249,6 +250,52 @@ describe('checkout portal over HTTP', () => {
     const other = await fetch(`${sandbox.url}/favicon.ico`)
     expect(other.status).toBe(404)
     expect(((await other.json()) as { code: string }).code).toBe('not_found')
+  })
+
+  it("a page and its status carry only their own payment's data", async () => {
+    const first = await createCheckout({
+      value: '111',
+      checkout: { successUrl: 'https://a.example/ok', errorUrl: 'https://a.example/no' },
+    })
+    const second = await createCheckout({ value: '222' })
+    const page = await (await open(second.gatewayUrl)).text()
+    expect(page).toContain(second.paymentId)
+    expect(page).toContain('2.22 USD')
+    expect(page).not.toContain(first.paymentId)
+    expect(page).not.toContain('1.11 USD')
+    expect(page).not.toContain('a.example')
+    const status = await (await fetch(`${second.gatewayUrl}/status`)).text()
+    expect(status).not.toContain(first.paymentId)
+    expect(Object.keys(JSON.parse(status)).sort()).toEqual([
+      'final',
+      'label',
+      'redirectUrl',
+      'status',
+      'version',
+    ])
+  })
+
+  it('any path segment or version: a page, a 404 page or a JSON error, never a 500 or a stack', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((text) => `pay_${text}`),
+        ),
+        fc.oneof(fc.constant(undefined), fc.string(), fc.integer().map(String)),
+        async (segment, version) => {
+          const path = `/${encodeURIComponent(segment)}`
+          const query = version === undefined ? '' : `?version=${encodeURIComponent(version)}`
+          for (const target of [path, `${path}/status${query}`]) {
+            const response = await fetch(`${sandbox.url}${target}`, { redirect: 'manual' })
+            expect(response.status, target).toBeLessThan(500)
+            const text = await response.text()
+            expect(text).not.toMatch(/at .*\.ts:\d+|Error:/)
+          }
+        },
+      ),
+      { numRuns: 60 },
+    )
   })
 
   it('behind TLS or a tunnel, gatewayUrl uses the public base', async () => {
