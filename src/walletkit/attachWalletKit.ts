@@ -2,6 +2,7 @@ import { getSdkError } from '@walletconnect/utils'
 import { systemClock } from '../core/clock.js'
 import type { WalletEvent } from '../core/events.js'
 import type { OriginValidation } from '../core/review.js'
+import { lookUpListing } from './explorerListing.js'
 import { buildSessionApproval, SessionProposalRefusedError } from './sessionApproval.js'
 import { topicsListeningTo } from './sessionEvents.js'
 import { answerSessionRequest, isExpired, originRefusal } from './sessionRequest.js'
@@ -79,6 +80,12 @@ export function attachWalletKit(
     const refusal = originRefusal(verified)
     if (refusal) return reject(getSdkError('USER_REJECTED', refusalReason(refusal.data)))
 
+    const origin = typeof verified?.origin === 'string' ? verified.origin : undefined
+    // Beside the approval's own work; bounded, and never rejects (a failure is "listing unavailable").
+    const listingLookup =
+      options.explorer === undefined
+        ? undefined
+        : lookUpListing(options.explorer, proposal.proposer?.metadata, origin)
     let approval: Awaited<ReturnType<typeof buildSessionApproval>>
     try {
       approval = await buildSessionApproval(wallet, proposal, report)
@@ -88,17 +95,20 @@ export function attachWalletKit(
       return reject(getSdkError('UNSUPPORTED_CHAINS'))
     }
 
+    const listed = await listingLookup
     let approved = false
     try {
       approved =
         (await options.approveSession({
           id,
           dapp: proposal.proposer?.metadata,
-          origin: typeof verified?.origin === 'string' ? verified.origin : undefined,
+          origin,
           originValidation: validationOf(verified?.validation),
           namespaces: approval.namespaces,
           sessionProperties: approval.sessionProperties,
           proposal,
+          ...(listed === undefined ? {} : { listing: listed.listing }),
+          warnings: listed?.warnings ?? [],
         })) === true
     } catch (error) {
       report(error)

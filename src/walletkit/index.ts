@@ -13,6 +13,12 @@
  * ```
  */
 export { attachWalletKit } from './attachWalletKit.js'
+export {
+  type ExplorerReviewOptions,
+  type ListedEntry,
+  listingFacts,
+  type SessionListingFacts,
+} from './explorerListing.js'
 export { buildSessionApproval, type SessionApproval, SessionProposalRefusedError } from './sessionApproval.js'
 export { topicsListeningTo } from './sessionEvents.js'
 export { answerSessionRequest, originRefusal } from './sessionRequest.js'

@@ -1,8 +1,9 @@
 import type { IWalletKit, WalletKitTypes } from '@reown/walletkit'
 import type { ProposalTypes, SessionTypes } from '@walletconnect/types'
 import type { Clock } from '../core/clock.js'
-import type { OriginValidation } from '../core/review.js'
+import type { OriginValidation, ReviewWarning } from '../core/review.js'
 import type { WalletRpc } from '../createWalletRpc.js'
+import type { ExplorerReviewOptions, SessionListingFacts } from './explorerListing.js'
 
 /**
  * The part of a `WalletKit` instance the adapter uses. A real `WalletKit` satisfies it; tests pass a
@@ -50,6 +51,13 @@ export type SessionProposalReview = {
   sessionProperties: Record<string, string>
   /** The proposal as WalletKit delivered it. */
   proposal: ProposalTypes.Struct
+  /** With the `explorer` option: what the explorer lists for the dapp's origin (or that it was unavailable). */
+  listing?: SessionListingFacts
+  /**
+   * What the user should know about the dapp (explorer: `explorer.impostor` and `explorer.origin_unverified`
+   * cautions, `explorer.unavailable` info). Empty without the `explorer` option.
+   */
+  warnings: ReviewWarning[]
 }
 
 export type AttachWalletKitOptions = {
@@ -68,6 +76,12 @@ export type AttachWalletKitOptions = {
    * listener existed and would otherwise stall the session's request queue). Default `true`.
    */
   answerPendingRequests?: boolean
+  /**
+   * An explorer client (`createExplorerClient()` from `wallet-rpc/explorer`): each session proposal's review then
+   * carries the listing facts for the dapp's origin. The lookup runs beside the approval's own work, is bounded
+   * by `timeoutMs` (default 3000), and its failure only makes the review say "listing unavailable".
+   */
+  explorer?: ExplorerReviewOptions
 }
 
 export type WalletKitAdapter = {

@@ -111,6 +111,7 @@ describe('session proposals', () => {
       namespaces,
       sessionProperties,
       proposal: proposal.params,
+      warnings: [],
     })
     expect(walletKit.calls).toEqual([
       { method: 'approveSession', params: { id: proposal.id, namespaces, sessionProperties } },
