@@ -41,47 +41,57 @@ describe('wallet-rpc pay-sandbox', () => {
     }
   })
 
-  it('prints the URL and the test key, serves requests, and stops on SIGTERM', async () => {
+  /** Runs the command with `argv` until its banner is out, hands the banner to `check`, then SIGTERMs it. */
+  async function withRunningCommand(
+    argv: string[],
+    check: (output: string) => Promise<void>,
+  ): Promise<string> {
     let output = ''
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       output += String(chunk)
       return true
     })
     try {
-      const running = runPaySandboxCommand(['--port', '0'])
+      const running = runPaySandboxCommand(argv)
       while (!output.includes('Ctrl-C')) await new Promise((resolve) => setImmediate(resolve))
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!
-      const apiKey = /Api-Key:\s+(svc_test_\S+)/.exec(output)![1]!
-      const reply = await fetch(`${url}/v1/merchants`, { headers: { 'api-key': apiKey } })
-      expect(reply.status).toBe(200)
+      await check(output)
       process.emit('SIGTERM', 'SIGTERM')
       expect(await running).toBe(0)
-      expect(output).toContain('pay sandbox stopped')
-      await expect(fetch(`${url}/v1/merchants`, { headers: { 'api-key': apiKey } })).rejects.toThrow()
+      return output
     } finally {
       write.mockRestore()
     }
+  }
+
+  const bannerValue = (output: string, pattern: RegExp): string => pattern.exec(output)![1]!
+
+  it('prints the URL and the test key, serves requests, and stops on SIGTERM', async () => {
+    let url = ''
+    let apiKey = ''
+    const output = await withRunningCommand(['--port', '0'], async (banner) => {
+      url = bannerValue(banner, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      apiKey = bannerValue(banner, /Api-Key:\s+(svc_test_\S+)/)
+      const reply = await fetch(`${url}/v1/merchants`, { headers: { 'api-key': apiKey } })
+      expect(reply.status).toBe(200)
+    })
+    expect(output).toContain('pay sandbox stopped')
+    await expect(fetch(`${url}/v1/merchants`, { headers: { 'api-key': apiKey } })).rejects.toThrow()
   })
 
   it('--checkout-url: behind a tunnel, payment links and the checkout page share the public base', async () => {
-    let output = ''
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      output += String(chunk)
-      return true
-    })
-    try {
-      const running = runPaySandboxCommand(['--checkout-url', 'https://abc.tunnel.example/'])
-      while (!output.includes('Ctrl-C')) await new Promise((resolve) => setImmediate(resolve))
-      expect(output).toContain(
+    await withRunningCommand(['--checkout-url', 'https://abc.tunnel.example/'], async (banner) => {
+      expect(banner).toContain(
         'links:        https://abc.tunnel.example/<pay_id> (a wallet trusts abc.tunnel.example)',
       )
-      expect(output).toContain('checkout:     https://abc.tunnel.example/<pay_id>')
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!
-      const apiKey = /Api-Key:\s+(svc_test_\S+)/.exec(output)![1]!
-      const merchantId = /Merchant-Id:\s+(mrch_\S+)/.exec(output)![1]!
+      expect(banner).toContain('checkout:     https://abc.tunnel.example/<pay_id>')
+      const url = bannerValue(banner, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
       const reply = await fetch(`${url}/v1/merchant/payment`, {
         method: 'POST',
-        headers: { 'api-key': apiKey, 'merchant-id': merchantId, 'content-type': 'application/json' },
+        headers: {
+          'api-key': bannerValue(banner, /Api-Key:\s+(svc_test_\S+)/),
+          'merchant-id': bannerValue(banner, /Merchant-Id:\s+(mrch_\S+)/),
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ referenceId: 'o-1', amount: { unit: 'iso4217/USD', value: '1250' } }),
       })
       const body = (await reply.json()) as { paymentId: string; gatewayUrl: string }
@@ -90,11 +100,7 @@ describe('wallet-rpc pay-sandbox', () => {
       const page = await fetch(`${url}/${body.paymentId}`)
       expect(page.status).toBe(200)
       expect(await page.text()).toContain('12.50 USD')
-      process.emit('SIGTERM', 'SIGTERM')
-      expect(await running).toBe(0)
-    } finally {
-      write.mockRestore()
-    }
+    })
   })
 
   it('refuses a key that is not a svc_test_ key', async () => {

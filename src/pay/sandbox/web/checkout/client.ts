@@ -53,7 +53,8 @@ export const checkoutScript = `(() => {
         const body = await response.json()
         failures = 0
         status.textContent = body.label
-        status.className = 'status status-' + body.status
+        // Once final the result heading says it; the line stays for screen readers (the live region).
+        status.className = 'status status-' + body.status + (body.final ? ' sr-only' : '')
         if (typeof body.redirectUrl === 'string') {
           location.replace(body.redirectUrl)
           return

@@ -91,7 +91,7 @@ export async function checkoutBody(view: CheckoutView): Promise<Html> {
 <figure class="qr" data-until-expiry>${await qrSvg(view.link)}
 <figcaption id="qr-caption">QR code of the payment link for ${amount}</figcaption></figure>
 <p data-until-expiry><a class="wallet-link" href="${wc}">Open in a wallet app</a></p>
-<p>Time left to pay: <time id="countdown" datetime="${new Date(payment.expiresAt).toISOString()}">${formatRemaining(view.remainingMs)}</time>
+<p>Time left to pay: <time id="countdown" role="timer" datetime="${new Date(payment.expiresAt).toISOString()}">${formatRemaining(view.remainingMs)}</time>
 <span class="muted">(until ${new Date(payment.expiresAt).toISOString().slice(11, 19)} UTC)</span></p>
 <details data-until-expiry><summary>Payment link as text</summary>
 <p><label>Link <input readonly value="${view.link}" aria-describedby="link-help"></label></p>
@@ -104,7 +104,7 @@ export async function checkoutBody(view: CheckoutView): Promise<Html> {
 </section>`
   return html`${merchantHeader(view.merchant, payment)}
 <p class="amount"><span class="sr-only">Amount: </span>${amount}</p>
-<p id="status" role="status" class="status status-${payment.status}">${text.label}</p>
+<p id="status" role="status" class="status status-${payment.status}${final ? ' sr-only' : ''}">${text.label}</p>
 <main id="checkout" data-payment-status="${payment.status}" data-final="${String(final)}"
  data-version="${payment.stateVersion}" data-remaining-ms="${Math.max(0, view.remainingMs)}"
  data-status-url="${view.statusPath}">${content}</main>
