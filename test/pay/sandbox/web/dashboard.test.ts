@@ -186,13 +186,13 @@ describe('payment detail and the simulation console', () => {
     const succeeded = await client.post(`/dashboard/payments/${id}/succeed`, { csrf })
     expect(succeeded.status).toBe(303)
     const after = await client.get(`/dashboard/payments/${id}`)
-    expect(after.text).toContain('succeed: the payment is succeeded (payment_state_version 2).')
+    expect(after.text).toContain('succeed: status now succeeded (payment_state_version 2).')
     const versions = [...after.text.matchAll(/<tr>\s*<td>(\d+)<\/td><td>(payment\.[a-z]+)<\/td>/g)].map(
       (match) => `${match[1]} ${match[2]}`,
     )
     expect(versions).toEqual(['0 payment.created', '1 payment.processing', '2 payment.succeeded'])
     // The message shows once (POST-redirect-GET), not on the next load.
-    expect((await client.get(`/dashboard/payments/${id}`)).text).not.toContain('succeed: the payment is')
+    expect((await client.get(`/dashboard/payments/${id}`)).text).not.toContain('succeed: status now')
   })
 
   it('a transition the rules forbid shows the API’s error and changes nothing', async () => {

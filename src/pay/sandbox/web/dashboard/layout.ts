@@ -28,6 +28,12 @@ td ul{margin:0;padding-left:1rem}
 .secret{font-size:1.05rem;padding:.2rem .4rem;border:1px dashed #8888}
 `
 
+/**
+ * `no-referrer` (the pages' default) makes Chromium send `Origin: null` with the dashboard's own form posts, which
+ * the Origin check must refuse; `same-origin` sends the real Origin to the dashboard and nothing to other sites.
+ */
+const dashboardHeaders = { 'referrer-policy': 'same-origin' }
+
 /** Where a POST lands after it ran (POST-redirect-GET), with a message for that page. */
 export type ActionResult = { redirect: string; flash?: Flash; headers?: Record<string, string | string[]> }
 
@@ -73,11 +79,11 @@ ${
 ${flashView(flash)}
 ${options.body}
 </main>`
-  return pageReply(options.status ?? 200, {
-    title: `${options.title} · Dashboard`,
-    body,
-    styles: [dashboardStyles],
-  })
+  return pageReply(
+    options.status ?? 200,
+    { title: `${options.title} · Dashboard`, body, styles: [dashboardStyles] },
+    dashboardHeaders,
+  )
 }
 
 export const csrfField = (session: Session): Html =>
@@ -97,7 +103,7 @@ export function plainPage(
       body: html`<main><h1>${title}</h1>${body}</main>`,
       styles: [dashboardStyles],
     },
-    headers,
+    { ...dashboardHeaders, ...headers },
   )
 }
 

@@ -171,7 +171,7 @@ ${facts(context, payment)}${consoleView(session, payment)}${timeline(context, pa
       flash: outcome.ok
         ? {
             kind: 'ok',
-            message: `${name}: the payment is ${outcome.body.payment.status} (payment_state_version ${outcome.body.payment.payment_state_version}).`,
+            message: `${name}: status now ${outcome.body.payment.status} (payment_state_version ${outcome.body.payment.payment_state_version}).`,
           }
         : refusal(outcome.error),
     }

@@ -121,7 +121,7 @@ ${
 <td class="delivery-state">${delivery.state}</td>
 <td>${attempts(delivery)}</td>
 <td>${delivery.nextAttemptAt ?? '—'}</td>
-<td><form method="post" action="${webhooksPath}/deliveries/${encodeURIComponent(delivery.id)}/resend">${csrfField(session)}<button type="submit">Resend</button></form></td>
+<td><form method="post" action="${webhooksPath}/deliveries/${encodeURIComponent(delivery.id)}/resend">${csrfField(session)}<button type="submit" aria-label="Resend delivery ${delivery.id}">Resend</button></form></td>
 </tr>`,
       )}</tbody></table>`
 }
