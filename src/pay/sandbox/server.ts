@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { authenticate, resolveVersion } from './auth.js'
 import { header, type Reply, type RequestContext, type Route, type SandboxContext } from './context.js'
 import { badRequest, PayHttpError } from './errors.js'
+import { dashboardModeOf, registerDashboardModes } from './web/dashboard/session.js'
 
 /** Bodies larger than this are refused before parsing (413). */
 const maxBodyBytes = 1024 * 1024
@@ -24,6 +25,10 @@ const compile = (mode: SandboxMode): CompiledMode => ({
  */
 function selectMode(request: IncomingMessage, path: string, test: CompiledMode, live?: CompiledMode) {
   if (live === undefined) return test
+  // The dashboard's requests carry a session cookie instead of a key: the session's mode is the key's.
+  if (path === '/dashboard' || path.startsWith('/dashboard/')) {
+    return dashboardModeOf(test.context, request.headers.cookie) === 'live' ? live : test
+  }
   const apiKey = request.headers['api-key']
   if (typeof apiKey === 'string' && apiKey.length > 0) {
     return apiKey.startsWith('svc_') && !apiKey.startsWith('svc_test_') ? live : test
@@ -38,6 +43,7 @@ function selectMode(request: IncomingMessage, path: string, test: CompiledMode, 
 export function createSandboxServer(testMode: SandboxMode, liveMode?: SandboxMode): Server {
   const test = compile(testMode)
   const live = liveMode === undefined ? undefined : compile(liveMode)
+  registerDashboardModes(test.context, live?.context)
   const server: Server & { inFlight: number } = Object.assign(createServer(), { inFlight: 0 })
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     server.inFlight++

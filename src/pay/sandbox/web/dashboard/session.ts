@@ -36,15 +36,47 @@ export type Session = {
   flash?: Flash
 }
 
-const stores = new WeakMap<SandboxContext, Map<string, Session>>()
+/**
+ * The sessions of one server, shared by its modes: a session belongs to the mode of the key it signed in with, and
+ * the server sends the session's requests to that mode's routes (see `dashboardModeOf`).
+ */
+type DashboardGroup = {
+  sessions: Map<string, Session>
+  modes: Partial<Record<DashboardMode, SandboxContext>>
+}
 
-function storeOf(sandbox: SandboxContext): Map<string, Session> {
-  let store = stores.get(sandbox)
-  if (store === undefined) {
-    store = new Map()
-    stores.set(sandbox, store)
+const groups = new WeakMap<SandboxContext, DashboardGroup>()
+
+function groupOf(sandbox: SandboxContext): DashboardGroup {
+  let group = groups.get(sandbox)
+  if (group === undefined) {
+    group = { sessions: new Map(), modes: { test: sandbox } }
+    groups.set(sandbox, group)
   }
-  return store
+  return group
+}
+
+/** Called by the server with its modes: live sessions live beside test ones and reach the live book. */
+export function registerDashboardModes(test: SandboxContext, live?: SandboxContext): void {
+  const group: DashboardGroup = {
+    sessions: new Map(),
+    modes: { test, ...(live === undefined ? {} : { live }) },
+  }
+  groups.set(test, group)
+  if (live !== undefined) groups.set(live, group)
+}
+
+/** The context serving `mode` on this server, if it has that mode. */
+export const modeContext = (sandbox: SandboxContext, mode: DashboardMode): SandboxContext | undefined =>
+  groupOf(sandbox).modes[mode]
+
+/** The mode of the session a /dashboard request's cookie names, for the server's mode selection. */
+export function dashboardModeOf(
+  sandbox: SandboxContext,
+  cookieHeader: string | undefined,
+): DashboardMode | undefined {
+  const id = parseCookies(cookieHeader).get(sessionCookieName)
+  return id === undefined ? undefined : groupOf(sandbox).sessions.get(id)?.mode
 }
 
 export const randomToken = (): string => randomBytes(32).toString('base64url')
@@ -54,7 +86,7 @@ const isExpired = (session: Session, now: number): boolean =>
 
 export function createSession(sandbox: SandboxContext, apiKey: string, mode: DashboardMode): Session {
   const now = sandbox.config.clock()
-  const store = storeOf(sandbox)
+  const store = groupOf(sandbox).sessions
   for (const [id, session] of store) if (isExpired(session, now)) store.delete(id)
   const session: Session = {
     id: randomToken(),
@@ -69,12 +101,15 @@ export function createSession(sandbox: SandboxContext, apiKey: string, mode: Das
 }
 
 export function endSession(sandbox: SandboxContext, session: Session): void {
-  storeOf(sandbox).delete(session.id)
+  groupOf(sandbox).sessions.delete(session.id)
 }
 
-export function cookies(context: RequestContext): Map<string, string> {
+export const cookies = (context: RequestContext): Map<string, string> =>
+  parseCookies(header(context, 'cookie'))
+
+function parseCookies(cookieHeader: string | undefined): Map<string, string> {
   const jar = new Map<string, string>()
-  for (const part of (header(context, 'cookie') ?? '').split(';')) {
+  for (const part of (cookieHeader ?? '').split(';')) {
     const separator = part.indexOf('=')
     if (separator < 0) continue
     const name = part.slice(0, separator).trim()
@@ -84,15 +119,17 @@ export function cookies(context: RequestContext): Map<string, string> {
 }
 
 /**
- * The request's live session (its idle timer restarted), or why there is none: `expired` when the cookie named a
+ * The request's current session (its idle timer restarted), or why there is none: `expired` when the cookie named a
  * session that timed out (the sign-in page then says so), `none` otherwise.
  */
 export function readSession(context: RequestContext): Session | 'expired' | 'none' {
   const id = cookies(context).get(sessionCookieName)
   if (id === undefined) return 'none'
-  const store = storeOf(context.sandbox)
+  const group = groupOf(context.sandbox)
+  const store = group.sessions
   const session = store.get(id)
-  if (session === undefined) return 'none'
+  // A session only ever reads its own mode's book.
+  if (session === undefined || group.modes[session.mode] !== context.sandbox) return 'none'
   const now = context.sandbox.config.clock()
   if (isExpired(session, now)) {
     store.delete(id)

@@ -10,6 +10,7 @@ import {
   type DashboardMode,
   endSession,
   isSameOrigin,
+  modeContext,
   randomToken,
   readSession,
   sameToken,
@@ -88,15 +89,18 @@ export const signInSubmit: Route = {
     }
     const apiKey = (form.get('apiKey') ?? '').trim()
     if (apiKey === '') return signInForm(context, 401, { kind: 'error', text: 'Enter the API key.' })
+    // The key picks the book (the spec: the mode follows from the key); without live mode, test mode refuses it.
+    const mode = modeOfKey(apiKey)
+    const sandbox = modeContext(context.sandbox, mode) ?? context.sandbox
     try {
-      authenticate({ ...context, headers: { 'api-key': apiKey } }, 'apiKey', context.sandbox.config)
+      authenticate({ ...context, sandbox, headers: { 'api-key': apiKey } }, 'apiKey', sandbox.config)
     } catch (error) {
       if (!(error instanceof PayHttpError)) throw error
       return signInForm(context, 401, { kind: 'error', text: `Sign-in refused: ${error.message}.` })
     }
     const previous = readSession(context)
     if (typeof previous !== 'string') endSession(context.sandbox, previous)
-    const session = createSession(context.sandbox, apiKey, modeOfKey(apiKey))
+    const session = createSession(sandbox, apiKey, mode)
     return redirect('/dashboard/payments', {
       'set-cookie': [
         setCookie(context, sessionCookieName, session.id, sessionLifetimeMs),
