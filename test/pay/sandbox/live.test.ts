@@ -459,3 +459,100 @@ async function options(client: ReturnType<typeof createPayClient>, link: string,
   if (option === undefined) throw new Error('no option for the payer')
   return option
 }
+
+describe('live chain work across restarts (anvil with automine off, so nothing is mined until the test says so)', () => {
+  const rpc = (method: string, params: unknown[] = []): Promise<unknown> =>
+    chain.request({ method: method as 'eth_chainId', params: params as never })
+  const nonce = (address: Address, blockTag: 'latest' | 'pending') =>
+    chain.getTransactionCount({ address, blockTag })
+  async function until(condition: () => boolean | Promise<boolean>, label: string): Promise<void> {
+    for (let tries = 0; tries < 500; tries++) {
+      if (await condition()) return
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    throw new Error(`timed out waiting for ${label}`)
+  }
+
+  it('a payment confirmed before a restart is judged after it; a settlement broadcast before one is not paid twice', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'pay-live-crash-'))
+    const payout = mnemonicToAccount(devMnemonic, { addressIndex: 7 }).address
+    const start = () =>
+      startPaySandbox({
+        checkoutUrl: `https://${checkoutHost}`,
+        dataDir,
+        live: { ...chains.live, pollMs: 20, confirmTimeoutMs: 30_000, log: () => {} },
+      })
+    let current = await start()
+    try {
+      const live = current.live!
+      const call = api(current, { 'api-key': live.apiKey, 'merchant-id': live.merchantId })
+      await call('POST', `/v1/merchants/${live.merchantId}/settlements/crypto`, {
+        body: {
+          settlements: [
+            { asset: `${chainId}/erc20:${token().address}`, destination: `${chainId}:${payout}` },
+          ],
+        },
+      })
+      const created = await call('POST', '/v1/payments', {
+        body: { referenceId: 'crash-1', amount: usd('900') },
+      })
+      const id = created.body.id as string
+      const offered = await call('POST', `/v1/gateway/payment/${id}/options`, {
+        body: { accounts: [`${chainId}:${rogue.address}`] },
+      })
+      const option = offered.body.options[0]
+      const treasury = live.treasury.evm as Address
+      const payoutBefore = await balance(payout)
+      await rpc('evm_setAutomine', [false])
+      const hash = await rogueWallet().writeContract({
+        ...contract(),
+        functionName: 'transfer',
+        args: [treasury, 9_000_000n],
+        gas: 100_000n,
+        chain: null,
+      })
+      const confirmed = await call('POST', `/v1/gateway/payment/${id}/confirm`, {
+        body: { optionId: option.id, results: [{ type: 'walletRpc', data: [hash] }] },
+      })
+      expect(confirmed.body.status).toBe('processing')
+      await current.stop()
+
+      // Restart 1: the payment is still processing; once its block is mined it succeeds and settlement starts.
+      current = await start()
+      expect(current.live!.control.payment(id)).toMatchObject({ status: 'processing', tx_id: hash })
+      await rpc('evm_mine')
+      await until(async () => (await nonce(treasury, 'pending')) === 1, 'the settlement transfer in the pool')
+      expect(current.live!.control.payment(id)).toMatchObject({
+        status: 'succeeded',
+        settlement: { settled: false },
+      })
+      const [pending] = Object.values(
+        ((await rpc('txpool_content')) as { pending: Record<string, Record<string, { hash: Hex }>> }).pending,
+      ).flatMap((byNonce) => Object.values(byNonce))
+      await current.stop()
+
+      // Restart 2: the journaled settlement is broadcast again, the same bytes; mined once, paid once.
+      current = await start()
+      await rpc('evm_mine')
+      await until(
+        () => (current.live!.control.payment(id).settlement as { settled: boolean }).settled,
+        'payment.settled',
+      )
+      const settled = current.live!.control.payment(id) as { settlement: { tx_hash: string } }
+      expect(settled.settlement.tx_hash).toBe(pending!.hash)
+      expect(await nonce(treasury, 'latest')).toBe(1)
+      expect((await balance(payout)) - payoutBefore).toBe(9_000_000n)
+      const events = current.live!.control.events().filter((event) => event.data.payment_id === id)
+      expect(events.map((event) => event.type)).toEqual([
+        'payment.created',
+        'payment.processing',
+        'payment.succeeded',
+        'payment.settled',
+      ])
+    } finally {
+      await rpc('evm_setAutomine', [true])
+      await current.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

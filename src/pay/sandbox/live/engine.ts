@@ -238,9 +238,14 @@ export class LiveEngine {
         ? await this.broadcastEvm(route.chainId, settling.wire as Hex, settling.txHash as Hex)
         : await this.broadcastSolana(route, settling.wire)
     if (this.stopped || payment.settlement !== undefined) return
+    if (mined === 'pending') {
+      // Maybe still in a mempool: keep the signed bytes, so a retry (control settle, restart) sends the same ones.
+      this.options.log(`payment ${payment.id}: settlement ${settling.txHash} not mined yet; will be broadcast again`)
+      return
+    }
     if (mined !== true) {
       this.options.log(`payment ${payment.id}: settlement ${settling.txHash} failed: ${mined}`)
-      // Nothing moved: a later attempt signs a new transfer.
+      // Refused or reverted: nothing moved, so a later attempt signs a new transfer.
       delete payment.settling
       this.state.save(payment)
       return
@@ -266,8 +271,8 @@ export class LiveEngine {
     return { wire, txHash: keccak256(wire) }
   }
 
-  /** Broadcasts (again, after a restart) and waits for the receipt: true, or why not. */
-  private async broadcastEvm(chainId: string, wire: Hex, hash: Hex): Promise<true | string> {
+  /** Broadcasts (again, after a restart) and waits for the receipt: true, 'pending' (not mined in time), or why not. */
+  private async broadcastEvm(chainId: string, wire: Hex, hash: Hex): Promise<true | 'pending' | string> {
     try {
       await this.client(chainId).sendRawTransaction({ serializedTransaction: wire })
     } catch (error) {
@@ -275,8 +280,8 @@ export class LiveEngine {
       this.options.log(`broadcast ${hash}: ${(error as Error).message.split('\n')[0]}`)
     }
     const receipt = await this.receipt(chainId, hash)
-    if (receipt === undefined) return `not mined within ${this.options.confirmTimeoutMs / 1000} s`
-    return receipt.status === 'success' ? true : 'reverted'
+    if (receipt === undefined) return 'pending'
+    return receipt.status === 'success' ? true : 'reverted on chain'
   }
 
   private async signSolanaTransfer(route: SolanaRoute, destination: string, amount: bigint) {
