@@ -240,7 +240,9 @@ export class LiveEngine {
     if (this.stopped || payment.settlement !== undefined) return
     if (mined === 'pending') {
       // Maybe still in a mempool: keep the signed bytes, so a retry (control settle, restart) sends the same ones.
-      this.options.log(`payment ${payment.id}: settlement ${settling.txHash} not mined yet; will be broadcast again`)
+      this.options.log(
+        `payment ${payment.id}: settlement ${settling.txHash} not mined yet; will be broadcast again`,
+      )
       return
     }
     if (mined !== true) {
