@@ -208,6 +208,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
     `  Pay-Version:  ${sandbox.apiVersion}`,
     `  links:        ${sandbox.checkoutUrl}/<pay_id> (a wallet trusts ${new URL(sandbox.checkoutUrl).hostname})`,
     `  checkout:     ${sandbox.portalUrl}/<pay_id> (gatewayUrl, the buyer's page)`,
+    `  dashboard:    ${sandbox.url}/dashboard (sign in with the Api-Key${sandbox.live === null ? '' : ', or the live one'})`,
   ]
   const endpoint = sandbox.webhooks.endpoint()
   if (endpoint !== null)

@@ -124,6 +124,9 @@ describe('dashboard pages', () => {
       expect(csp, path).toContain("form-action 'self'")
       expect(csp, path).not.toContain('unsafe-inline')
       expect(reply.headers.get('x-content-type-options'), path).toBe('nosniff')
+      expect(reply.headers.get('x-frame-options'), path).toBe('DENY')
+      // Same-origin, not no-referrer: with no-referrer Chromium posts the dashboard's own forms with Origin: null.
+      expect(reply.headers.get('referrer-policy'), path).toBe('same-origin')
       expect(reply.headers.get('cache-control'), path).toBe('no-store')
       expect(reply.headers.get('content-type'), path).toBe('text/html; charset=utf-8')
     }
