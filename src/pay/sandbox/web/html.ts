@@ -53,6 +53,12 @@ export function safeUrl(url: string | undefined, options: { httpsOnly?: boolean 
   return undefined
 }
 
+/** A merchant's icon, loaded only from https (plain http would be mixed content a network can swap); else none. */
+export function merchantIcon(iconUrl: string | null | undefined): Html {
+  const src = safeUrl(iconUrl ?? undefined, { httpsOnly: true })
+  return src === undefined ? html`` : html`<img class="icon" src="${src}" alt="" width="48" height="48">`
+}
+
 export type PageOptions = {
   title: string
   body: Html

@@ -170,6 +170,20 @@ describe('checkout portal over HTTP', () => {
     expect(page).toContain('Plain shop')
     expect(page).not.toContain('<img')
     expect(page).not.toContain('http://shop.example')
+    // An https icon URL is loaded, its characters escaped: it cannot close the attribute.
+    const hostile = await fetch(`${sandbox.url}/v1/merchants`, {
+      method: 'POST',
+      headers: { 'Api-Key': sandbox.apiKey, 'Content-Type': 'application/json', 'Idempotency-Key': 'icon-2' },
+      body: JSON.stringify({
+        merchantName: 'Quoted shop',
+        merchantEmail: 'quoted@shop.example',
+        merchantIconUrl: 'https://shop.example/i.png?a="><script>alert(1)</script>',
+      }),
+    })
+    const quoted = ((await hostile.json()) as { merchant: { id: string } }).merchant
+    const quotedPage = await (await open((await createCheckout({ merchantId: quoted.id })).gatewayUrl)).text()
+    expect(quotedPage).toContain('<img class="icon" src="https://shop.example/i.png?a&#61;%22%3E%3Cscript%3E')
+    expect(quotedPage).not.toContain('"><script>')
   })
 
   it('terminal with both redirect URLs valid HTTPS: 303 to successUrl on success, errorUrl otherwise', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../../src/pay/sandbox/index.js'
-import { createPayment, usd } from '../helpers.js'
+import { dashboardRoutes } from '../../../../src/pay/sandbox/web/dashboard/index.js'
+import { api, buyer, createPayment, payByHand, stranger, usd } from '../helpers.js'
 import { dashboardClient, unescapeHtml } from './dashboardClient.js'
 
 /** The dashboard over plain HTTP (no browser): sessions, cookie flags, CSRF and Origin, headers, pages. */
@@ -105,6 +106,22 @@ describe('dashboard sign-in and session', () => {
   })
 })
 
+describe('dashboard session lifetime', () => {
+  it('a session ends 12 hours after sign-in, however active it stays', async () => {
+    const client = dashboardClient(sandbox)
+    await client.signIn()
+    // A page every 20 minutes keeps it from idling out, up to the 12-hour limit.
+    for (let step = 1; step < 36; step++) {
+      now += 20 * 60_000
+      expect((await client.get('/dashboard/payments')).status, `after ${step * 20} minutes`).toBe(200)
+    }
+    now += 20 * 60_000
+    const reply = await client.get('/dashboard/payments')
+    expect(reply.status).toBe(303)
+    expect(reply.location).toBe('/dashboard/sign-in?expired=1')
+  })
+})
+
 describe('dashboard pages', () => {
   it('every page carries a strict CSP and the security headers', async () => {
     const client = dashboardClient(sandbox)
@@ -161,6 +178,68 @@ describe('dashboard pages', () => {
       'list-order-1',
     ])
     expect(second.text).not.toContain('rel="next"')
+    const firstPage = unescapeHtml(/href="([^"]+)">First page</.exec(second.text)![1]!)
+    expect(firstPage).not.toContain('cursor=')
+    expect((await client.get(firstPage)).text).toContain('rel="next"')
+  })
+
+  it('every other filter of the form reaches the endpoint: merchant, token, networks, created window, date order', async () => {
+    const client = dashboardClient(sandbox)
+    await client.signIn()
+    const call = api(sandbox)
+    const other = (
+      await call('POST', '/v1/merchants', {
+        body: { merchantName: 'Other shop', merchantEmail: 'other@shop.example' },
+        headers: { 'idempotency-key': 'filters-other-merchant' },
+      })
+    ).body.merchant.id as string
+    // Three payments a minute apart: unpaid; paid in USDC on Base by one buyer; on Ethereum by another, for the
+    // other merchant.
+    now = Math.ceil(now / 60_000) * 60_000 + 60_000
+    const start = now
+    const ids: string[] = []
+    ids.push(await createPayment(sandbox, 'flt-a', usd('1000')))
+    now += 60_000
+    ids.push(await createPayment(sandbox, 'flt-b', usd('3000')))
+    await payByHand(sandbox, ids[1]!, { account: buyer, chainId: 8453 })
+    sandbox.control.succeed(ids[1]!)
+    now += 60_000
+    const created = await api(sandbox, { 'merchant-id': other })('POST', '/v1/payments', {
+      body: { referenceId: 'flt-c', amount: usd('2000') },
+    })
+    ids.push(created.body.id)
+    await payByHand(sandbox, ids[2]!, { account: stranger, chainId: 1 })
+    sandbox.control.succeed(ids[2]!)
+    now += 60_000
+    const references = async (query: string) => {
+      const page = await client.get(`/dashboard/payments?referenceId=flt-&${query}`)
+      expect(page.status, query).toBe(200)
+      return [...page.text.matchAll(/class="reference">([^<]+)</g)].map((match) => match[1])
+    }
+    const minute = (ms: number) => new Date(ms).toISOString().slice(0, 16)
+    expect(await references(`merchantId=${other}`)).toEqual(['flt-c'])
+    expect(await references(`merchantId=${sandbox.merchantId}`)).toEqual(['flt-b', 'flt-a'])
+    expect(await references('token_symbol=USDC')).toEqual(['flt-c', 'flt-b'])
+    expect(await references('network=eip155:8453')).toEqual(['flt-b'])
+    expect(await references('network=eip155:1,eip155:8453')).toEqual(['flt-c', 'flt-b'])
+    expect(await references(`from=${minute(start + 60_000)}&to=${minute(start + 120_000)}`)).toEqual([
+      'flt-b',
+    ])
+    expect(await references(`from=${minute(start + 60_000)}`)).toEqual(['flt-c', 'flt-b'])
+    expect(await references('sortBy=date&sortDir=asc')).toEqual(['flt-a', 'flt-b', 'flt-c'])
+    expect(await references('sortBy=date&sortDir=desc')).toEqual(['flt-c', 'flt-b', 'flt-a'])
+    expect(await references('status=requires_action')).toEqual(['flt-a'])
+    // The statistics cover the filtered payments: two succeeded (30 + 20 USD), three transactions, two buyers.
+    const all = await client.get('/dashboard/payments?referenceId=flt-')
+    expect(all.text).toMatch(/Revenue \(succeeded\): <strong>50 USD<\/strong>/)
+    expect(all.text).toContain('<strong id="stat-transactions">3</strong>')
+    expect(all.text).toMatch(/Customers: <strong>2<\/strong>/)
+    expect(all.text).toContain('30.000000 USDC')
+    // The form shows the filters it was sent with.
+    const shown = await client.get(`/dashboard/payments?merchantId=${other}&sortDir=asc&status=succeeded`)
+    expect(shown.text).toContain(`<option value="${other}" selected>`)
+    expect(shown.text).toContain('<option value="asc" selected>')
+    expect(shown.text).toContain('value="succeeded" checked')
   })
 
   it('shows the endpoint’s refusal of a bad filter, field by field', async () => {
@@ -209,6 +288,59 @@ describe('payment detail and the simulation console', () => {
     const page = await client.get(reply.location!)
     expect(page.text).toContain('Refused (409 invalid_transition): a succeeded payment cannot become failed')
     expect(sandbox.control.payment(id)).toMatchObject({ status: 'succeeded', payment_state_version: version })
+  })
+
+  it('expire, settle and the option-route switches run from their buttons under the control’s rules', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const events = async (id: string) =>
+      [
+        ...(await client.get(`/dashboard/payments/${id}`)).text.matchAll(
+          /<tr>\s*<td>(\d+)<\/td><td>(payment\.[a-z]+)<\/td>/g,
+        ),
+      ].map((match) => `${match[1]} ${match[2]}`)
+    const expiring = await createPayment(sandbox, 'console-expire')
+    expect((await client.post(`/dashboard/payments/${expiring}/expire`, { csrf })).status).toBe(303)
+    expect(sandbox.control.payment(expiring).status).toBe('expired')
+    expect(await events(expiring)).toEqual(['0 payment.created', '1 payment.expired'])
+    const settling = await createPayment(sandbox, 'console-settle')
+    // Settle before success is refused by the rules; after it, the payment settles once.
+    await client.post(`/dashboard/payments/${settling}/settle`, { csrf })
+    expect((await client.get(`/dashboard/payments/${settling}`)).text).toContain(
+      'Refused (409 invalid_transition)',
+    )
+    for (const action of ['process', 'succeed', 'settle'])
+      expect((await client.post(`/dashboard/payments/${settling}/${action}`, { csrf })).status, action).toBe(
+        303,
+      )
+    expect(sandbox.control.payment(settling)).toMatchObject({
+      status: 'succeeded',
+      settlement: { settled: true },
+    })
+    const settled = await events(settling)
+    expect(settled.slice(0, 3)).toEqual(['0 payment.created', '1 payment.processing', '2 payment.succeeded'])
+    expect(settled.at(-1)).toMatch(/^\d+ payment\.settled$/)
+    expect((await client.get(`/dashboard/payments/${settling}`)).text).not.toContain('not settled')
+    // Require data collection: the payment's options now carry collectData.
+    const collecting = await createPayment(sandbox, 'console-collect')
+    await client.post(`/dashboard/payments/${collecting}/require-collect-data`, { csrf })
+    expect(sandbox.control.payment(collecting).collect_data).toBe(true)
+    expect((await client.get(`/dashboard/payments/${collecting}`)).text).toMatch(
+      /Data collection<\/th><td>required</,
+    )
+    // Expire option routes: an option the wallet holds is refused at fetch (409 route_expired).
+    const call = api(sandbox)
+    const offered = await call('POST', `/v1/gateway/payment/${collecting}/options`, {
+      body: { accounts: [`eip155:8453:${buyer.address}`] },
+    })
+    const option = offered.body.options[0]
+    const build = option.actions.find((action: { type: string }) => action.type === 'build')
+    await client.post(`/dashboard/payments/${collecting}/expire-routes`, { csrf })
+    const fetched = await call('POST', `/v1/gateway/payment/${collecting}/fetch`, {
+      body: { optionId: option.id, data: build.data.data },
+    })
+    expect(fetched.status).toBe(409)
+    expect(fetched.body.code).toBe('route_expired')
   })
 
   it('fail and cancel pass the typed reason to the control', async () => {
@@ -265,6 +397,53 @@ describe('cross-site requests', () => {
     expect((await client.post(`/dashboard/payments/${id}/succeed`, { csrf: otherCsrf })).status).toBe(403)
     expect((await client.post(`/dashboard/payments/${id}/succeed`, { csrf })).status).toBe(303)
     expect(sandbox.control.payment(id).status).toBe('succeeded')
+  })
+})
+
+describe('every state-changing POST', () => {
+  it('is refused with 403 without the session’s token or from another origin, before it runs', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const id = await createPayment(sandbox, 'csrf-every-route')
+    const posts = dashboardRoutes(sandbox.control).filter(
+      (route) => route.method === 'POST' && route.path !== '/dashboard/sign-in',
+    )
+    // Sign-out, the console, the webhook page's nine, the merchant page's three (sign-in has its own test).
+    expect(posts.length).toBeGreaterThanOrEqual(13)
+    const books = async () => {
+      const call = api(sandbox)
+      const merchants = (await call('GET', '/v1/merchants')).body.data
+      const settlements = (await call('GET', `/v1/merchants/${sandbox.merchantId}/settlements/crypto`)).body
+        .data
+      return { merchants, settlements }
+    }
+    const before = await books()
+    for (const route of posts) {
+      const path = route.path
+        .replace(':id', id)
+        .replace(':action', 'succeed')
+        .replace(':merchantId', sandbox.merchantId)
+      const form = {
+        merchantName: 'CSRF shop',
+        merchantEmail: 'csrf@shop.example',
+        url: 'https://x.example',
+        events: 'payment.created',
+        type: 'payment.created',
+        since: '2026-01-01T00:00',
+        confirm: 'yes',
+        asset: 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        destination: 'eip155:8453:0x1111111111111111111111111111111111111111',
+      }
+      const withoutToken = await client.post(path, form)
+      expect(withoutToken.status, `${path} without token`).toBe(403)
+      const crossSite = await client.post(path, { ...form, csrf }, { origin: 'http://evil.example' })
+      expect(crossSite.status, `${path} cross-site`).toBe(403)
+    }
+    expect(sandbox.control.payment(id)).toMatchObject({ status: 'requires_action', payment_state_version: 0 })
+    expect(sandbox.webhooks.endpoint()).toBeNull()
+    expect(await books()).toEqual(before)
+    // The session survived every refused sign-out.
+    expect((await client.get('/dashboard/payments')).status).toBe(200)
   })
 })
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../../src/pay/sandbox/index.js'
+import { eventTypes } from '../../../../src/pay/sandbox/model.js'
 import { createPayment } from '../helpers.js'
 import { dashboardClient, unescapeHtml } from './dashboardClient.js'
 
@@ -171,6 +172,27 @@ describe('dashboard webhooks page', () => {
     ).toBe(true)
   })
 
+  it('sends a test event of each of the seven types, each with live false', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    answer = 200
+    const page = await client.get('/dashboard/webhooks')
+    const offered = [...page.text.matchAll(/<option value="(payment\.[a-z]+)">/g)].map((match) => match[1])
+    expect(offered).toEqual([...eventTypes])
+    await client.post('/dashboard/webhooks/endpoint', { csrf, url: receiverUrl, events: [...eventTypes] })
+    const count = received.length
+    for (const type of eventTypes) {
+      await client.post('/dashboard/webhooks/test-event', { csrf, type })
+      expect((await client.get('/dashboard/webhooks')).text, type).toMatch(
+        new RegExp(`Test event evt_\\w+ \\(${type.replace('.', '\\.')}, live false\\) queued`),
+      )
+    }
+    await sandbox.webhooks.idle()
+    const sent = received.slice(count)
+    expect(sent.map((event) => event.type)).toEqual([...eventTypes])
+    for (const event of sent) expect(event.data, event.type).toMatchObject({ live: false, test_event: true })
+  })
+
   it('an unknown delivery is a 404 page', async () => {
     const client = dashboardClient(sandbox)
     const csrf = await client.signIn()
@@ -203,6 +225,36 @@ describe('dashboard merchants page', () => {
     expect(list.text.match(/Shop &#60;b&#62;/g)).toHaveLength(1)
   })
 
+  it('loads a merchant icon only from https; any other icon URL is text, escaped', async () => {
+    const client = dashboardClient(sandbox)
+    await client.signIn()
+    const create = async (name: string, icon: string) => {
+      const form = await client.get('/dashboard/merchants')
+      const reply = await client.post('/dashboard/merchants', {
+        csrf: client.csrfOf(form),
+        idempotencyKey: /name="idempotencyKey" value="([^"]+)"/.exec(form.text)![1]!,
+        merchantName: name,
+        merchantEmail: 'icons@shop.example',
+        merchantIconUrl: icon,
+      })
+      expect(reply.location, name).toMatch(/^\/dashboard\/merchants\/mrch_/)
+      return (await client.get(reply.location!)).text
+    }
+    const secure = await create('Secure icons', 'https://cdn.example/icon.png?a="b"&c=<d>')
+    expect(secure).toContain(
+      '<img class="icon" src="https://cdn.example/icon.png?a&#61;%22b%22&#38;c&#61;%3Cd%3E"',
+    )
+    const plain = await create('Plain icons', 'http://cdn.example/icon.png?x="><script>alert(1)</script>')
+    expect(plain).not.toContain('<img class="icon"')
+    expect(plain).not.toContain('<script>alert(1)')
+    expect(plain).toContain(
+      'not loaded (not https): <code>http://cdn.example/icon.png?x&#61;&#34;&#62;&#60;script&#62;',
+    )
+    const list = await client.get('/dashboard/merchants')
+    expect(list.text.match(/<img class="icon"/g)).toHaveLength(1)
+    expect(list.text).toContain('not loaded (not https)')
+  })
+
   it('adds crypto settlement entries and changes a destination under the API’s rules', async () => {
     const client = dashboardClient(sandbox)
     const csrf = await client.signIn()
@@ -226,6 +278,14 @@ describe('dashboard merchants page', () => {
     const page = unescapeHtml((await client.get(path)).text)
     expect(page).toContain('Destination changed.')
     expect(page).toContain(`<td class="mono destination">${moved}</td>`)
+    // A destination with markup is refused by the API's rules and, where echoed, shown as text.
+    const hostile = 'eip155:8453:"><script>alert(1)</script>'
+    await client.post(`${path}/settlements/${entry!.id}`, { csrf, destination: hostile })
+    const refused = (await client.get(path)).text
+    expect(refused).toContain('Refused (400')
+    expect(refused).not.toContain('<script>alert(1)')
+    expect(refused).not.toContain('"><script')
+    expect(unescapeHtml(refused)).toContain(`<td class="mono destination">${moved}</td>`)
     expect((await client.post(`${path}/settlements/stl_nope`, { csrf, destination: moved })).status).toBe(404)
     expect((await client.get('/dashboard/merchants/mrch_nope')).status).toBe(404)
   })

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import QRCode from 'qrcode'
 import { formatFiat } from '../../currencies.js'
 import type { Merchant, Payment, PaymentStatus } from '../../model.js'
-import { type Html, html, safeUrl, trustedHtml } from '../html.js'
+import { type Html, html, merchantIcon, trustedHtml } from '../html.js'
 
 /** What the buyer reads for each status: the live status line and the terminal views' headings. */
 const statusText: Record<PaymentStatus, { label: string; detail: string }> = {
@@ -69,9 +69,8 @@ async function qrSvg(link: string): Promise<Html> {
 }
 
 function merchantHeader(merchant: Merchant | undefined, payment: Payment): Html {
-  const icon = safeUrl(merchant?.iconUrl ?? undefined, { httpsOnly: true })
   return html`<header class="merchant">
-${icon === undefined ? '' : html`<img class="icon" src="${icon}" alt="" width="48" height="48">`}
+${merchantIcon(merchant?.iconUrl)}
 <div><p class="muted eyebrow">Pay</p><h1>${merchant?.name ?? 'Merchant'}</h1>
 <p class="muted">Order <span class="reference">${payment.referenceId}</span></p></div>
 </header>`

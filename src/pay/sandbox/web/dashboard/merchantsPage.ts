@@ -2,7 +2,7 @@ import type { RequestContext, Route } from '../../context.js'
 import { PayHttpError } from '../../errors.js'
 import type { Merchant } from '../../model.js'
 import { createCryptoSettlements, createMerchant, updateCryptoSettlement } from '../../routes/merchants.js'
-import { type Html, html } from '../html.js'
+import { type Html, html, merchantIcon } from '../html.js'
 import { callRoute } from './api.js'
 import { csrfField, dashboardPage, refusal, sessionAction, sessionPage } from './layout.js'
 import { randomToken, type Session } from './session.js'
@@ -20,12 +20,20 @@ function merchantOf(context: RequestContext): Merchant {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** The icon when it is https; any other icon URL is named as text and not loaded. */
+function iconView(merchant: Merchant): Html {
+  const icon = merchantIcon(merchant.iconUrl)
+  return icon.text !== '' || !merchant.iconUrl
+    ? icon
+    : html`<span class="muted icon-refused">not loaded (not https): <code>${merchant.iconUrl}</code></span>`
+}
+
 function merchantList(context: RequestContext): Html {
   const merchants = [...context.sandbox.state.merchants.values()]
-  return html`<table id="merchants"><thead><tr><th scope="col">Merchant</th><th scope="col">Id</th><th scope="col">Email</th><th scope="col">Status</th><th scope="col">Crypto settlements</th><th scope="col">Created</th></tr></thead>
+  return html`<table id="merchants"><thead><tr><th scope="col">Icon</th><th scope="col">Merchant</th><th scope="col">Id</th><th scope="col">Email</th><th scope="col">Status</th><th scope="col">Crypto settlements</th><th scope="col">Created</th></tr></thead>
 <tbody>${merchants.map(
     (merchant) => html`<tr>
-<td><a class="merchant" href="${merchantPath(merchant.id)}">${merchant.name}</a></td><td class="mono">${merchant.id}</td>
+<td>${iconView(merchant)}</td><td><a class="merchant" href="${merchantPath(merchant.id)}">${merchant.name}</a></td><td class="mono">${merchant.id}</td>
 <td>${merchant.email}</td><td>${merchant.status}</td><td>${merchant.settlements.length}</td><td>${iso(merchant.createdAt)}</td></tr>`,
   )}</tbody></table>`
 }
@@ -40,6 +48,7 @@ const listPage = sessionPage(merchantsPath, (context, session) =>
 <input type="hidden" name="idempotencyKey" value="${randomToken()}">
 <label>Name <input name="merchantName" required maxlength="200"></label>
 <label>Email <input name="merchantEmail" type="email" required></label>
+<label>Icon URL (optional; shown only when https) <input name="merchantIconUrl" type="url" size="60"></label>
 <button type="submit">Create merchant</button>
 </form>
 <p class="muted">A form sent twice (a double click, a reload) creates one merchant: it carries its own Idempotency-Key.</p>`,
@@ -70,14 +79,19 @@ const detailPage = sessionPage(`${merchantsPath}/:merchantId`, (context, session
     title: `Merchant ${merchant.name}`,
     section: 'merchants',
     body: html`<p><a href="${merchantsPath}">← All merchants</a> · <a href="/dashboard/payments?merchantId=${encodeURIComponent(merchant.id)}">Its payments</a></p>
-<p><span class="mono">${merchant.id}</span> · ${merchant.email} · ${merchant.status}</p>
+<p>${iconView(merchant)} <span class="mono">${merchant.id}</span> · ${merchant.email} · ${merchant.status}</p>
 ${settlementsSection(session, merchant)}`,
   })
 })
 
 const create = sessionAction(merchantsPath, async (context, session, form) => {
+  const iconUrl = form.get('merchantIconUrl')?.trim()
   const outcome = await callRoute<{ merchant: { id: string } }>(context, session, createMerchant, {
-    body: { merchantName: form.get('merchantName') ?? '', merchantEmail: form.get('merchantEmail') ?? '' },
+    body: {
+      merchantName: form.get('merchantName') ?? '',
+      merchantEmail: form.get('merchantEmail') ?? '',
+      ...(iconUrl ? { merchantIconUrl: iconUrl } : {}),
+    },
     headers: { 'idempotency-key': form.get('idempotencyKey') ?? '' },
   })
   return outcome.ok
