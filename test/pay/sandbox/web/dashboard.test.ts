@@ -447,6 +447,36 @@ describe('every state-changing POST', () => {
   })
 })
 
+describe('another account', () => {
+  it('another sandbox’s session opens nothing here, and its payments are 404 pages', async () => {
+    const other = await startPaySandbox({ processingMs: null, settlementMs: null })
+    try {
+      const theirs = await createPayment(other, 'other-account')
+      const client = dashboardClient(sandbox)
+      await client.signIn()
+      const foreign = await client.get(`/dashboard/payments/${theirs}`)
+      expect(foreign.status).toBe(404)
+      expect(foreign.text).toContain('<h1>Not found</h1>')
+      expect(foreign.text).not.toContain('other-account')
+      expect((await client.get('/dashboard/payments?referenceId=other-account')).text).toContain(
+        'No payments match.',
+      )
+      // This server's session cookie, sent to the other server, is no session there.
+      const reply = await fetch(`${other.url}/dashboard/payments`, {
+        headers: { cookie: `wrpc_dashboard=${client.jar.get('wrpc_dashboard')}` },
+        redirect: 'manual',
+      })
+      expect(reply.status).toBe(303)
+      expect(reply.headers.get('location')).toBe('/dashboard/sign-in')
+      // And this server's key does not sign in there.
+      const there = dashboardClient(other)
+      await expect(there.signIn(sandbox.apiKey)).rejects.toThrow('sign-in answered 401')
+    } finally {
+      await other.stop()
+    }
+  })
+})
+
 describe('merchant-supplied strings', () => {
   it('a merchant name and a referenceId with markup are shown as text', async () => {
     const client = dashboardClient(sandbox)
