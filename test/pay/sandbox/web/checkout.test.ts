@@ -154,34 +154,31 @@ describe('checkout portal over HTTP', () => {
   })
 
   it('an icon that is not https is not loaded', async () => {
-    const created = await fetch(`${sandbox.url}/v1/merchants`, {
-      method: 'POST',
-      headers: { 'Api-Key': sandbox.apiKey, 'Content-Type': 'application/json', 'Idempotency-Key': 'icon-1' },
-      body: JSON.stringify({
-        merchantName: 'Plain shop',
-        merchantEmail: 'plain@shop.example',
-        merchantIconUrl: 'http://shop.example/icon.png',
-      }),
-    })
-    expect(created.status).toBe(201)
-    const merchant = ((await created.json()) as { merchant: { id: string } }).merchant
-    const { gatewayUrl } = await createCheckout({ merchantId: merchant.id })
+    const merchantWithIcon = async (merchantName: string, merchantIconUrl: string) => {
+      const created = await fetch(`${sandbox.url}/v1/merchants`, {
+        method: 'POST',
+        headers: {
+          'Api-Key': sandbox.apiKey,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': `icon-${merchantName.replace(/\W/g, '-')}`,
+        },
+        body: JSON.stringify({ merchantName, merchantEmail: 'icon@shop.example', merchantIconUrl }),
+      })
+      expect(created.status).toBe(201)
+      return ((await created.json()) as { merchant: { id: string } }).merchant.id
+    }
+    const plain = await merchantWithIcon('Plain shop', 'http://shop.example/icon.png')
+    const { gatewayUrl } = await createCheckout({ merchantId: plain })
     const page = await (await open(gatewayUrl)).text()
     expect(page).toContain('Plain shop')
     expect(page).not.toContain('<img')
     expect(page).not.toContain('http://shop.example')
     // An https icon URL is loaded, its characters escaped: it cannot close the attribute.
-    const hostile = await fetch(`${sandbox.url}/v1/merchants`, {
-      method: 'POST',
-      headers: { 'Api-Key': sandbox.apiKey, 'Content-Type': 'application/json', 'Idempotency-Key': 'icon-2' },
-      body: JSON.stringify({
-        merchantName: 'Quoted shop',
-        merchantEmail: 'quoted@shop.example',
-        merchantIconUrl: 'https://shop.example/i.png?a="><script>alert(1)</script>',
-      }),
-    })
-    const quoted = ((await hostile.json()) as { merchant: { id: string } }).merchant
-    const quotedPage = await (await open((await createCheckout({ merchantId: quoted.id })).gatewayUrl)).text()
+    const quoted = await merchantWithIcon(
+      'Quoted shop',
+      'https://shop.example/i.png?a="><script>alert(1)</script>',
+    )
+    const quotedPage = await (await open((await createCheckout({ merchantId: quoted })).gatewayUrl)).text()
     expect(quotedPage).toContain('<img class="icon" src="https://shop.example/i.png?a&#61;%22%3E%3Cscript%3E')
     expect(quotedPage).not.toContain('"><script>')
   })

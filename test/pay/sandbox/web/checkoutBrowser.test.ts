@@ -1,13 +1,14 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import jsQRModule from 'jsqr'
-import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core'
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletRpc } from '../../../../src/createWalletRpc.js'
 import { type AnvilInstance, startAnvil } from '../../../../src/devchains/anvil.js'
 import { eip155, httpProvider, mnemonicKeys } from '../../../../src/eip155/index.js'
 import { createPayClient, parsePaymentLink } from '../../../../src/pay/index.js'
 import { type PaySandbox, startPaySandbox } from '../../../../src/pay/sandbox/index.js'
+import { findChromium, launchChromium } from './chromium.js'
 
 // jsqr is CommonJS with `export default` types: the default import is the function at run time.
 const jsQR = jsQRModule as unknown as typeof import('jsqr')['default']
@@ -19,20 +20,7 @@ const jsQR = jsQRModule as unknown as typeof import('jsqr')['default']
  * for `successUrl`); a payment that times out shows the expired view; hostile merchant text stays inert; the
  * page works without JavaScript; unknown ids get the 404 page. Screenshots go to artifacts/checkout/.
  */
-const chromium =
-  process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync)
-const required = process.env.REQUIRE_CHROMIUM === '1'
-if (!chromium && !required) {
-  console.warn(
-    'chromium not found (apt install chromium, or CHROMIUM_PATH): the checkout portal suite is SKIPPED',
-  )
-}
-
-describe.runIf(!chromium && required)('chromium required', () => {
-  it('chromium is installed', () => {
-    expect.fail('REQUIRE_CHROMIUM=1 but no chromium (apt install chromium, or set CHROMIUM_PATH)')
-  })
-})
+const chromium = findChromium('checkout portal')
 
 const artifacts = join(process.cwd(), 'artifacts', 'checkout')
 const mnemonic = 'test test test test test test test test test test test junk'
@@ -60,11 +48,7 @@ describe.skipIf(!chromium)('checkout portal in headless Chromium', () => {
       settlementMs: null,
       pollInMs: 50,
     })
-    browser = await puppeteer.launch({
-      executablePath: chromium!,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    })
+    browser = await launchChromium(chromium!)
   }, 120_000)
 
   afterAll(async () => {

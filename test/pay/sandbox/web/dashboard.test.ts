@@ -51,11 +51,7 @@ describe('dashboard sign-in and session', () => {
 
   it('a wrong key is refused with the API’s reason and no session', async () => {
     const client = dashboardClient(sandbox)
-    const form = await client.get('/dashboard/sign-in')
-    const reply = await client.post('/dashboard/sign-in', {
-      csrf: client.csrfOf(form),
-      apiKey: 'svc_test_wrong',
-    })
+    const reply = await client.submitSignIn('svc_test_wrong')
     expect(reply.status).toBe(401)
     expect(reply.text).toContain('unknown test API key')
     expect(client.jar.has('wrpc_dashboard')).toBe(false)

@@ -1,12 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../../src/pay/sandbox/index.js'
 import { root } from '../../../platforms/bundle.js'
-import { usd } from '../helpers.js'
+import { serveWebhooks, usd } from '../helpers.js'
+import { findChromium, launchChromium } from './chromium.js'
 
 /**
  * The merchant dashboard in headless Debian Chromium, as a merchant uses it: sign in with the key, find a payment
@@ -15,20 +16,7 @@ import { usd } from '../helpers.js'
  * another port of the same host, which SameSite alone would let through) cannot change anything; an expired
  * session goes back to sign-in. Screenshots go to artifacts/dashboard/ (gitignored).
  */
-const chromium =
-  process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync)
-const required = process.env.REQUIRE_CHROMIUM === '1'
-if (!chromium && !required) {
-  console.warn(
-    'chromium not found (apt install chromium, or CHROMIUM_PATH): the dashboard browser suite is SKIPPED',
-  )
-}
-
-describe.runIf(!chromium && required)('chromium required (dashboard)', () => {
-  it('chromium is installed', () => {
-    expect.fail('REQUIRE_CHROMIUM=1 but no chromium (apt install chromium, or set CHROMIUM_PATH)')
-  })
-})
+const chromium = findChromium('dashboard')
 
 const artifacts = join(root, 'artifacts', 'dashboard')
 const xssName = '<img src=x onerror="window.__xss=1">Evil & Co'
@@ -40,8 +28,7 @@ describe.skipIf(!chromium)('merchant dashboard (headless Chromium)', () => {
   let page: Page
   /** Added to the sandbox clock: moves session expiry forward without waiting. */
   let clockOffset = 0
-  let receiver: Server
-  let receiverUrl = ''
+  let receiver: Awaited<ReturnType<typeof serveWebhooks>> | undefined
   let receiverAnswer = 500
   const received: Array<{ type: string; data: { payment_id?: string } }> = []
   let attacker: Server
@@ -56,15 +43,10 @@ describe.skipIf(!chromium)('merchant dashboard (headless Chromium)', () => {
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    receiver = createServer((request, response) => {
-      const chunks: Buffer[] = []
-      request.on('data', (chunk: Buffer) => chunks.push(chunk))
-      request.on('end', () => {
-        received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')))
-        response.writeHead(receiverAnswer).end()
-      })
+    receiver = await serveWebhooks(async (_headers, body) => {
+      received.push(JSON.parse(body.toString('utf8')))
+      return { status: receiverAnswer }
     })
-    receiverUrl = `http://127.0.0.1:${await listen(receiver)}/webhooks`
     sandbox = await startPaySandbox({
       clock: () => Date.now() + clockOffset,
       processingMs: null,
@@ -99,12 +81,7 @@ describe.skipIf(!chromium)('merchant dashboard (headless Chromium)', () => {
 <input type="hidden" name="reason" value="csrf"><button id="go" type="submit">Claim</button></form>`)
     })
     attackerPort = await listen(attacker)
-    browser = await puppeteer.launch({
-      executablePath: chromium!,
-      headless: true,
-      pipe: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    })
+    browser = await launchChromium(chromium!)
     page = await browser.newPage()
     await page.setViewport({ width: 1280, height: 900 })
     page.on('dialog', (dialog) => {
@@ -116,9 +93,8 @@ describe.skipIf(!chromium)('merchant dashboard (headless Chromium)', () => {
   afterAll(async () => {
     await browser?.close()
     await sandbox?.stop()
-    for (const server of [receiver, attacker]) {
-      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
-    }
+    await receiver?.close()
+    await new Promise<void>((resolve) => (attacker ? attacker.close(() => resolve()) : resolve()))
   })
 
   const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })
@@ -184,9 +160,9 @@ describe.skipIf(!chromium)('merchant dashboard (headless Chromium)', () => {
 
   it('registers a local receiver, sees a delivery fail, resends it and sees it arrive', async () => {
     await page.goto(`${sandbox.url}/dashboard/webhooks`)
-    await page.type('input[name=url]', receiverUrl)
+    await page.type('input[name=url]', receiver!.url)
     await submit('form[action="/dashboard/webhooks/endpoint"] button[type=submit]')
-    expect(await text('#endpoint-state')).toContain(receiverUrl)
+    expect(await text('#endpoint-state')).toContain(receiver!.url)
     // The receiver refuses: every retry of the next event fails (the schedule runs a million times faster).
     await page.goto(`${sandbox.url}/dashboard/payments/${ids.target}`)
     await submit('button[value=settle]')

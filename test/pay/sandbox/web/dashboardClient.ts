@@ -60,6 +60,10 @@ export function dashboardClient(sandbox: PaySandbox) {
     if (match === null) throw new Error(`no CSRF field on the page (status ${page.status})`)
     return match[1]!
   }
+  async function submitSignIn(apiKey: string): Promise<PageReply> {
+    const form = await request('GET', '/dashboard/sign-in')
+    return request('POST', '/dashboard/sign-in', { csrf: csrfOf(form), apiKey })
+  }
   return {
     jar,
     get: (path: string, headers?: Record<string, string | undefined>) =>
@@ -70,10 +74,11 @@ export function dashboardClient(sandbox: PaySandbox) {
       headers?: Record<string, string | undefined>,
     ) => request('POST', path, form, headers),
     csrfOf,
+    /** Fills in the sign-in form with `apiKey` and sends it; the reply as it came. */
+    submitSignIn,
     /** Signs in through the form; returns the CSRF token of the session's pages. */
     async signIn(apiKey = sandbox.apiKey): Promise<string> {
-      const form = await request('GET', '/dashboard/sign-in')
-      const reply = await request('POST', '/dashboard/sign-in', { csrf: csrfOf(form), apiKey })
+      const reply = await submitSignIn(apiKey)
       if (reply.status !== 303) throw new Error(`sign-in answered ${reply.status}`)
       return csrfOf(await request('GET', '/dashboard/payments'))
     },

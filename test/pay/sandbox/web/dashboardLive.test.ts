@@ -88,11 +88,7 @@ describe('dashboard in live mode', () => {
 
   it('an unknown live-form key is refused at sign-in', async () => {
     const client = dashboardClient(sandbox)
-    const form = await client.get('/dashboard/sign-in')
-    const reply = await client.post('/dashboard/sign-in', {
-      csrf: client.csrfOf(form),
-      apiKey: 'svc_notissued123',
-    })
+    const reply = await client.submitSignIn('svc_notissued123')
     expect(reply.status).toBe(401)
     expect(reply.text).toContain('unknown live API key')
   })

@@ -1,36 +1,29 @@
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../../src/pay/sandbox/index.js'
 import { eventTypes } from '../../../../src/pay/sandbox/model.js'
-import { createPayment } from '../helpers.js'
+import { createPayment, serveWebhooks } from '../helpers.js'
 import { dashboardClient, unescapeHtml } from './dashboardClient.js'
 
 /** The dashboard's webhook and merchant pages over plain HTTP, against a local receiver. */
 let sandbox: PaySandbox
-let receiver: Server
+let receiver: Awaited<ReturnType<typeof serveWebhooks>>
 let receiverUrl = ''
 /** What the receiver answers next; it records every body it gets. */
 let answer = 500
 const received: Array<{ id: string; type: string; data: Record<string, unknown> }> = []
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')))
-      response.writeHead(answer).end()
-    })
+  receiver = await serveWebhooks(async (_headers, body) => {
+    received.push(JSON.parse(body.toString('utf8')))
+    return { status: answer }
   })
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+  receiverUrl = receiver.url
   // Retries 10⁶ times faster: the whole 28-hour schedule runs out in about a tenth of a second.
   sandbox = await startPaySandbox({ timeScale: 0.000001, processingMs: null, settlementMs: null })
 })
 afterAll(async () => {
   await sandbox.stop()
-  await new Promise((resolve) => receiver.close(resolve))
+  await receiver.close()
 })
 
 describe('dashboard webhooks page', () => {
