@@ -46,7 +46,8 @@ export const redirect = (location: string, headers: Record<string, string | stri
 
 export type Section = 'payments' | 'webhooks' | 'merchants'
 
-function flashView(flash: Flash | undefined): Html | string {
+/** A message box: an action's outcome, or the API's refusal with its issues field by field. */
+export function flashView(flash: Flash | undefined): Html | string {
   if (flash === undefined) return ''
   return html`<section class="flash ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">
 <p>${flash.message}</p>

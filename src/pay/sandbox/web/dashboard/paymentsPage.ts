@@ -2,7 +2,7 @@ import type { RequestContext } from '../../context.js'
 import { listPayments } from '../../routes/listPayments.js'
 import { type Html, html } from '../html.js'
 import { callRoute } from './api.js'
-import { dashboardPage, formatMinor, refusal, sessionPage, utcFromInput } from './layout.js'
+import { dashboardPage, flashView, formatMinor, refusal, sessionPage, utcFromInput } from './layout.js'
 import type { Session } from './session.js'
 
 type Display = { assetSymbol: string; decimals: number; networkName?: string }
@@ -134,14 +134,9 @@ async function render(context: RequestContext, session: Session) {
   const outcome = await callRoute<ListBody>(context, session, listPayments, {
     query: listQuery(context.query),
   })
-  let results: Html
+  let results: Html | string
   if (!outcome.ok) {
-    const flash = refusal(outcome.error)
-    results = html`<section class="flash error" role="alert"><p>${flash.message}</p>${
-      flash.issues === undefined
-        ? ''
-        : html`<ul>${flash.issues.map((issue) => html`<li><code>${issue.field}</code>: ${issue.message}</li>`)}</ul>`
-    }</section>`
+    results = flashView(refusal(outcome.error))
   } else {
     const next = new URLSearchParams(context.query)
     const { nextCursor } = outcome.body
