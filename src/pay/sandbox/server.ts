@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { authenticate, resolveVersion } from './auth.js'
 import { header, type Reply, type RequestContext, type Route, type SandboxContext } from './context.js'
 import { badRequest, PayHttpError } from './errors.js'
+import { errorPage } from './web/dashboard/layout.js'
 import { dashboardModeOf, registerDashboardModes } from './web/dashboard/session.js'
 
 /** Bodies larger than this are refused before parsing (413). */
@@ -12,6 +13,12 @@ type CompiledRoute = Route & { segments: string[] }
 /** One mode's route table and state (test, and live with `--live`): the spec's modes share the endpoints only. */
 export type SandboxMode = { routes: readonly Route[]; context: SandboxContext }
 type CompiledMode = { routes: CompiledRoute[]; context: SandboxContext }
+
+const isDashboardPath = (path: string): boolean => path === '/dashboard' || path.startsWith('/dashboard/')
+
+/** The API refuses in JSON; under /dashboard a browser is refused with a page (no route, wrong method, bad body). */
+const refusalFor = (path: string, error: PayHttpError): Reply =>
+  isDashboardPath(path) ? errorPage(error) : errorReply(error)
 
 const compile = (mode: SandboxMode): CompiledMode => ({
   context: mode.context,
@@ -26,7 +33,7 @@ const compile = (mode: SandboxMode): CompiledMode => ({
 function selectMode(request: IncomingMessage, path: string, test: CompiledMode, live?: CompiledMode) {
   if (live === undefined) return test
   // The dashboard's requests carry a session cookie instead of a key: the session's mode is the key's.
-  if (path === '/dashboard' || path.startsWith('/dashboard/')) {
+  if (isDashboardPath(path)) {
     return dashboardModeOf(test.context, request.headers.cookie) === 'live' ? live : test
   }
   const apiKey = request.headers['api-key']
@@ -84,9 +91,12 @@ async function handle(
   }
   if (matched === undefined) {
     await drain(request)
-    return pathMatched
-      ? errorReply(new PayHttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`))
-      : errorReply(new PayHttpError(404, 'not_found', `no route ${method} ${url.pathname}`))
+    return refusalFor(
+      url.pathname,
+      pathMatched
+        ? new PayHttpError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`)
+        : new PayHttpError(404, 'not_found', `no route ${method} ${url.pathname}`),
+    )
   }
   const context: RequestContext = {
     method,
@@ -108,7 +118,7 @@ async function handle(
     const reply = await matched.route.handle(context)
     return { ...reply, headers: { ...reply.headers, 'pay-version': context.version } }
   } catch (error) {
-    if (error instanceof PayHttpError) return errorReply(error)
+    if (error instanceof PayHttpError) return refusalFor(url.pathname, error)
     throw error
   } finally {
     if (method !== 'GET') journalTouched(context)

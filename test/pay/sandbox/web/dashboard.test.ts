@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaySandbox, startPaySandbox } from '../../../../src/pay/sandbox/index.js'
 import { dashboardRoutes } from '../../../../src/pay/sandbox/web/dashboard/index.js'
@@ -365,6 +366,95 @@ describe('payment detail and the simulation console', () => {
     const action = await client.post(`/dashboard/payments/${id}/delete`, { csrf })
     expect(action.status).toBe(404)
     expect(sandbox.control.payment(id).status).toBe('requires_action')
+  })
+})
+
+describe('any input', () => {
+  it('any id, action or filter: an HTML page (a 404 page for ids it does not know), never a 500 or a stack', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const known = await createPayment(sandbox, 'fuzz-known')
+    const filterNames = [
+      'status',
+      'referenceId',
+      'merchantId',
+      'token_symbol',
+      'network',
+      'from',
+      'to',
+      'sortBy',
+      'sortDir',
+      'limit',
+      'cursor',
+    ]
+    const isPage = (reply: { status: number; text: string; headers: Headers }, label: string) => {
+      expect(reply.status, label).toBeLessThan(500)
+      if (reply.status !== 303)
+        expect(reply.headers.get('content-type'), label).toBe('text/html; charset=utf-8')
+      expect(reply.text, label).not.toMatch(/at .*\.ts:\d+|Error:|"code":/)
+    }
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((text) => `pay_${text}`),
+          fc.constant(known),
+        ),
+        fc.string(),
+        fc.dictionary(fc.constantFrom(...filterNames), fc.string(), { maxKeys: 4 }),
+        async (id, action, filters) => {
+          const segment = encodeURIComponent(id)
+          const detail = await client.get(`/dashboard/payments/${segment}`)
+          isPage(detail, `GET ${segment}`)
+          if (id !== known && segment !== '') expect(detail.status, segment).toBe(404)
+          isPage(await client.get(`/dashboard/merchants/${segment}`), `merchant ${segment}`)
+          const posted = await client.post(`/dashboard/payments/${segment}/${encodeURIComponent(action)}`, {
+            csrf,
+          })
+          isPage(posted, `POST ${segment}/${action}`)
+          isPage(
+            await client.get(`/dashboard/payments?${new URLSearchParams(filters)}`),
+            JSON.stringify(filters),
+          )
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+})
+
+describe('refusals before a page runs', () => {
+  it('no such page, a wrong method, a body in another encoding: an HTML page, and nothing changes', async () => {
+    const client = dashboardClient(sandbox)
+    const csrf = await client.signIn()
+    const id = await createPayment(sandbox, 'refused-early')
+    const attempts = [
+      ['trailing slash', await client.get('/dashboard/payments/'), 404],
+      ['too deep', await client.get(`/dashboard/payments/${id}/succeed/now`), 404],
+      ['bad escape', await client.get('/dashboard/payments/%E0%A4%A'), 404],
+      ['GET on a form action', await client.get(`/dashboard/payments/${id}/succeed`), 405],
+      ['POST on a page', await client.post('/dashboard/payments', { csrf }), 405],
+      [
+        'text/plain form (another site can send one)',
+        await client.post(`/dashboard/payments/${id}/succeed`, { csrf }, { 'content-type': 'text/plain' }),
+        415,
+      ],
+      [
+        'malformed Pay-Version',
+        await client.post(`/dashboard/payments/${id}/succeed`, { csrf }, { 'pay-version': 'soon' }),
+        400,
+      ],
+    ] as const
+    for (const [label, reply, status] of attempts) {
+      expect(reply.status, label).toBe(status)
+      expect(reply.headers.get('content-type'), label).toBe('text/html; charset=utf-8')
+      expect(reply.headers.get('content-security-policy'), label).toContain("default-src 'none'")
+      expect(reply.text, label).toContain('<h1>')
+    }
+    expect(sandbox.control.payment(id)).toMatchObject({ status: 'requires_action', payment_state_version: 0 })
+    // The API itself still answers in JSON.
+    const json = await fetch(`${sandbox.url}/v1/nothing`)
+    expect(json.headers.get('content-type')).toContain('application/json')
   })
 })
 

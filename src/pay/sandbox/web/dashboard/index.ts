@@ -1,6 +1,5 @@
 import type { Route } from '../../context.js'
 import type { PaySandboxControl } from '../../control.js'
-import { notFoundRoutes } from './layout.js'
 import { merchantRoutes } from './merchantsPage.js'
 import { paymentRoutes } from './paymentPage.js'
 import { paymentsPage } from './paymentsPage.js'
@@ -22,6 +21,5 @@ export function dashboardRoutes(control: PaySandboxControl): Route[] {
     ...paymentRoutes(control),
     ...webhookRoutes,
     ...merchantRoutes,
-    ...notFoundRoutes,
   ]
 }

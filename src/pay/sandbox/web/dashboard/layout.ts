@@ -216,11 +216,3 @@ export function utcFromInput(value: string | null): string | undefined {
 
 /** An instant as a `datetime-local` value in UTC (minutes). */
 export const inputFromTime = (ms: number): string => new Date(ms).toISOString().slice(0, 16)
-
-/** Any other page under /dashboard (up to four segments deep) is a 404 page too, not the API's JSON. */
-export const notFoundRoutes: Route[] = [1, 2, 3, 4].map((depth) => {
-  const segments = Array.from({ length: depth }, (_, index) => `/:segment${index}`).join('')
-  return sessionPage(`/dashboard${segments}`, () => {
-    throw new PayHttpError(404, 'not_found', 'no such dashboard page')
-  })
-})
