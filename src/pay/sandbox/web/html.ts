@@ -72,6 +72,8 @@ export type PageOptions = {
   connectSources?: readonly string[]
   /** Extra style sheets after the shared one (constants only); each one's sha256 goes into the CSP. */
   styles?: readonly string[]
+  /** Who may frame the page: nobody (default), or, for a page a wallet shows in its web view, anyone (`*`). */
+  frameAncestors?: "'none'" | '*'
 }
 
 const styles = `
@@ -113,7 +115,7 @@ ${refresh}<title>${escapeHtml(options.title)}</title><style>${styles}</style>${e
     `connect-src 'self'${(options.connectSources ?? []).map((source) => ` ${source}`).join('')}`,
     "form-action 'self'",
     "base-uri 'none'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${options.frameAncestors ?? "'none'"}`,
   ].join('; ')
   return { html: document, csp }
 }
@@ -133,7 +135,7 @@ export function pageReply(
       'content-security-policy': csp,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
-      'x-frame-options': 'DENY',
+      ...(options.frameAncestors === '*' ? {} : { 'x-frame-options': 'DENY' }),
       ...headers,
     },
   }

@@ -1,10 +1,10 @@
 import type { Reply, RequestContext, Route } from '../../context.js'
 import { PayHttpError } from '../../errors.js'
 import { type Html, html, pageReply } from '../html.js'
+import { isSameOrigin } from '../sameOrigin.js'
 import {
   clearCookie,
   type Flash,
-  isSameOrigin,
   readSession,
   type Session,
   sameToken,

@@ -155,23 +155,3 @@ export function sameToken(expected: string, actual: string | null | undefined): 
   const b = Buffer.from(actual)
   return a.length === b.length && timingSafeEqual(a, b)
 }
-
-/**
- * A state-changing request must come from the dashboard's own pages: its `Origin` (or, when a browser sent none,
- * `Sec-Fetch-Site`) names this host. Ports differ between sites on one host, so the cookie's SameSite alone
- * would not stop a page on 127.0.0.1:other.
- */
-export function isSameOrigin(context: RequestContext): boolean {
-  const origin = header(context, 'origin')
-  const host = header(context, 'host')
-  if (origin !== undefined) {
-    if (host === undefined) return false
-    try {
-      return new URL(origin).host === host
-    } catch {
-      return false // "null" (sandboxed frames, some redirects) and garbage
-    }
-  }
-  const site = header(context, 'sec-fetch-site')
-  return site === undefined || site === 'same-origin'
-}

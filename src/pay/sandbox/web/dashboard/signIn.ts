@@ -2,6 +2,7 @@ import { authenticate } from '../../auth.js'
 import type { RequestContext, Route } from '../../context.js'
 import { PayHttpError } from '../../errors.js'
 import { html } from '../html.js'
+import { isSameOrigin } from '../sameOrigin.js'
 import { crossSiteRefusal, plainPage, redirect, sessionAction } from './layout.js'
 import {
   clearCookie,
@@ -9,7 +10,6 @@ import {
   createSession,
   type DashboardMode,
   endSession,
-  isSameOrigin,
   modeContext,
   randomToken,
   readSession,
