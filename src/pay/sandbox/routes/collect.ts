@@ -4,7 +4,7 @@ import { ok, type Reply, type RequestContext, type Route } from '../context.js'
 import { PayHttpError } from '../errors.js'
 import type { Payment } from '../model.js'
 import { validateBody } from '../validate.js'
-import { type Html, html, type PageOptions, pageReply } from '../web/html.js'
+import { html, issueList, type PageOptions, pageReply } from '../web/html.js'
 import { isSameOrigin } from '../web/sameOrigin.js'
 
 /** What the page posts to its parent / React Native bridge once the data is stored (hashed into the CSP). */
@@ -63,12 +63,9 @@ function store(payment: Payment, fields: Array<{ id: string; value: string }>): 
 
 /** The form's refusal as a page: what was wrong, field by field, and the way back to the form. */
 function formRefusal(payment: Payment, error: PayHttpError): Reply {
-  const issues: Html | string = error.extra.issues?.length
-    ? html`<ul>${error.extra.issues.map((issue) => html`<li><code>${issue.field}</code>: ${issue.message}</li>`)}</ul>`
-    : ''
   return collectReply(error.status, {
     title: 'Could not continue',
-    body: html`<main><h1>Could not continue</h1><p role="alert">${error.message}</p>${issues}
+    body: html`<main><h1>Could not continue</h1><p role="alert">${error.message}</p>${issueList(error.extra.issues)}
 <p><a href="/collect/${encodeURIComponent(payment.id)}">Back to the form</a></p></main>`,
   })
 }

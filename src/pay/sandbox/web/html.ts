@@ -53,6 +53,12 @@ export function safeUrl(url: string | undefined, options: { httpsOnly?: boolean 
   return undefined
 }
 
+/** A refusal's issues, field by field (empty when there are none). */
+export const issueList = (issues: ReadonlyArray<{ field: string; message: string }> | undefined): Html =>
+  issues?.length
+    ? html`<ul>${issues.map((issue) => html`<li><code>${issue.field}</code>: ${issue.message}</li>`)}</ul>`
+    : html``
+
 /** A merchant's icon, loaded only from https (plain http would be mixed content a network can swap); else none. */
 export function merchantIcon(iconUrl: string | null | undefined): Html {
   const src = safeUrl(iconUrl ?? undefined, { httpsOnly: true })

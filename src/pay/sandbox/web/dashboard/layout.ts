@@ -1,6 +1,6 @@
 import type { Reply, RequestContext, Route } from '../../context.js'
 import { PayHttpError } from '../../errors.js'
-import { type Html, html, pageReply } from '../html.js'
+import { type Html, html, issueList, pageReply } from '../html.js'
 import { isSameOrigin } from '../sameOrigin.js'
 import {
   clearCookie,
@@ -51,7 +51,7 @@ export function flashView(flash: Flash | undefined): Html | string {
   if (flash === undefined) return ''
   return html`<section class="flash ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">
 <p>${flash.message}</p>
-${flash.issues?.length ? html`<ul>${flash.issues.map((issue) => html`<li><code>${issue.field}</code>: ${issue.message}</li>`)}</ul>` : ''}
+${issueList(flash.issues)}
 ${flash.secret === undefined ? '' : html`<p>Signing secret: <code class="secret" id="revealed-secret">${flash.secret}</code></p>`}
 </section>`
 }
