@@ -3,6 +3,8 @@
 // each answer checked with wallet-rpc/verify against the accounts and session properties the wallet announced.
 // Cases that need the suite's fixed keys stay for the module and exec transports.
 import { randomUUID } from 'node:crypto'
+import { base64, hex } from '@scure/base'
+import * as btc from '@scure/btc-signer'
 import { Address, Cell, contractAddress, loadStateInit } from '@ton/core'
 import { verifyGetAccountAddresses } from '../verify/getAccountAddresses.js'
 import { decodeAddress } from '../verify/internal/bitcoin.js'
@@ -316,7 +318,9 @@ function accountSwapper(dapp: Dapp): NonNullable<RunOptions['prepare']> {
       fixedAccounts.set(key, fixed)
     }
     const swaps = swapsFor(chainId, await fixed, announced)
-    const request = { ...testCase.request, params: replaceStrings(testCase.request.params, swaps) }
+    let params = replaceStrings(testCase.request.params, swaps)
+    if (testCase.request.method === 'signPsbt') params = withPsbtOwner(params, await fixed, announced)
+    const request = { ...testCase.request, params }
     return { testCase: { ...testCase, request }, wallet: { ...wallet, now: Math.floor(Date.now() / 1000) } }
   }
 }
@@ -368,6 +372,61 @@ function swapsFor(chainId: string, fixed: string[], announced: string): Swap[] {
   // eip155 addresses come in any letter case.
   const flags = chainId.startsWith('eip155:') ? 'gi' : 'g'
   return fixed.map((account) => ({ from: new RegExp(escaped(account), flags), to: announced }))
+}
+
+/**
+ * A signPsbt request over the fixed account's coins, rebuilt over the announced account's: each input paying
+ * a fixed account script gets a parent transaction paying the announced one's instead (so a new outpoint), and
+ * an output to the fixed account pays the announced one. Other inputs are copied as they are; the suite signs
+ * its foreign inputs SIGHASH_ALL|ANYONECANPAY, so their signatures stay valid under the new outpoints.
+ */
+function withPsbtOwner(params: unknown, fixed: string[], announced: string): unknown {
+  const psbt = (params as { psbt?: unknown } | null)?.psbt
+  if (typeof psbt !== 'string') return params
+  const scriptOf = (address: string) => {
+    try {
+      return hex.encode(decodeAddress(address).script)
+    } catch {
+      return undefined
+    }
+  }
+  const to = scriptOf(announced)
+  const from = new Set(fixed.map(scriptOf).filter((script) => script !== undefined && script !== to))
+  if (to === undefined || from.size === 0) return params
+  const options = { allowUnknownOutputs: true, allowLegacyWitnessUtxo: true }
+  let tx: btc.Transaction
+  try {
+    tx = btc.Transaction.fromPSBT(base64.decode(psbt), options)
+  } catch {
+    return params // not a PSBT: the case is about its refusal
+  }
+  const script = hex.decode(to)
+  const ours = (candidate: Uint8Array | undefined) =>
+    candidate !== undefined && from.has(hex.encode(candidate))
+  const rebuilt = new btc.Transaction({ ...options, version: tx.version, lockTime: tx.lockTime })
+  for (let index = 0; index < tx.outputsLength; index++) {
+    const output = tx.getOutput(index)
+    rebuilt.addOutput(ours(output.script) ? { ...output, script } : output)
+  }
+  for (let index = 0; index < tx.inputsLength; index++) {
+    const input = tx.getInput(index)
+    if (!ours(input.witnessUtxo?.script)) {
+      rebuilt.addInput(input)
+      continue
+    }
+    const moved = { ...input, witnessUtxo: { script, amount: input.witnessUtxo!.amount } }
+    const parent = input.nonWitnessUtxo
+    if (parent === undefined || input.index === undefined) {
+      rebuilt.addInput(moved)
+      continue
+    }
+    const outputs = parent.outputs.map((output, vout) =>
+      vout === input.index ? { ...output, script } : output,
+    )
+    const raw = btc.RawTx.encode({ ...parent, outputs })
+    rebuilt.addInput({ ...moved, txid: btc.Transaction.fromRaw(raw, options).id, nonWitnessUtxo: raw })
+  }
+  return { ...(params as object), psbt: base64.encode(rebuilt.toPSBT()) }
 }
 
 function replaceStrings(value: unknown, swaps: Swap[]): unknown {

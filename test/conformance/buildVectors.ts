@@ -789,13 +789,16 @@ function psbt(inputs: InputSpec[], options: { signForeign?: boolean } = {}): str
       ...(input.kind === 'p2sh' ? { redeemScript: payments.p2sh.redeemScript } : {}),
       ...(input.kind === 'p2tr' ? { tapInternalKey: payments.p2tr.tapInternalKey } : {}),
       ...(input.sighashType === undefined ? {} : { sighashType: input.sighashType }),
+      ...(input.kind === 'foreign' && options.signForeign ? { sighashType: 0x81 } : {}),
     })
   })
   const spent = inputs.reduce((sum, input) => sum + input.amount, 0n)
   tx.addOutput({ script: foreignPayment.script, amount: spent - 2_000n })
   if (options.signForeign) {
     inputs.forEach((input, index) => {
-      if (input.kind === 'foreign') tx.signIdx(foreignKey, index)
+      // ANYONECANPAY: the signature commits to its own outpoint only, so it stays valid when the WalletConnect
+      // transport moves our inputs to the announced account (new outpoints).
+      if (input.kind === 'foreign') tx.signIdx(foreignKey, index, [0x81])
     })
   }
   return base64.encode(tx.toPSBT())
@@ -807,6 +810,9 @@ const signPsbtRequest = (psbtBase64: string, signInputs: unknown[], extra: Recor
   params: { account: addr.p2wpkh, psbt: psbtBase64, signInputs, ...extra },
 })
 const verifyPsbt = { verify: { function: 'verifySignPsbt', options: { network: 'mainnet' } } }
+// A PSBT whose only inputs of ours are the account's P2WPKH coins works with any keys: the WalletConnect
+// transport rebuilds it over the announced account (the same outpoints, that account's script).
+const overTheAccount = { keys: 'any' as const }
 const multiParty = psbt(
   [
     { kind: 'p2wpkh', amount: 60_000n },
@@ -825,6 +831,7 @@ total += write({
   cases: [
     {
       name: 'one P2WPKH input',
+      ...overTheAccount,
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n }]), [
         { address: addr.p2wpkh, index: 0 },
       ]),
@@ -865,6 +872,7 @@ total += write({
     },
     {
       name: 'multi-party: the foreign input, already signed, stays untouched',
+      ...overTheAccount,
       request: signPsbtRequest(multiParty, [{ address: addr.p2wpkh, index: 0 }]),
       expect: verifyPsbt,
     },
@@ -881,6 +889,7 @@ total += write({
     },
     {
       name: 'SIGHASH_ALL|ANYONECANPAY when listed',
+      ...overTheAccount,
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 0x81 }]), [
         { address: addr.p2wpkh, index: 0, sighashTypes: [0x81] },
       ]),
@@ -888,6 +897,7 @@ total += write({
     },
     {
       name: 'an input sighash the request did not allow',
+      ...overTheAccount,
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 0x81 }]), [
         { address: addr.p2wpkh, index: 0 },
       ]),
@@ -895,6 +905,7 @@ total += write({
     },
     {
       name: 'SIGHASH_NONE is refused',
+      ...overTheAccount,
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n, sighashType: 2 }]), [
         { address: addr.p2wpkh, index: 0, sighashTypes: [2] },
       ]),
@@ -902,16 +913,19 @@ total += write({
     },
     {
       name: 'our address named for a foreign input',
+      ...overTheAccount,
       request: signPsbtRequest(multiParty, [{ address: addr.p2wpkh, index: 1 }]),
       expect: { error: { code: -32602 } },
     },
     {
       name: 'an address of another wallet',
+      ...overTheAccount,
       request: signPsbtRequest(multiParty, [{ address: foreignPayment.address!, index: 1 }]),
       expect: { error: { code: 4100 } },
     },
     {
       name: 'an index out of range',
+      ...overTheAccount,
       request: signPsbtRequest(psbt([{ kind: 'p2wpkh', amount: 50_000n }]), [
         { address: addr.p2wpkh, index: 3 },
       ]),

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import * as ecc from '@bitcoinerlab/secp256k1'
 import { WalletKit } from '@reown/walletkit'
+import { base64 } from '@scure/base'
 import * as btc from '@scure/btc-signer'
 import { Core } from '@walletconnect/core'
 import type { ICore } from '@walletconnect/types'
@@ -188,7 +189,7 @@ describe('wallet-rpc conformance --walletconnect', () => {
     expect(hung.timedOut).toBe(1)
   })
 
-  it('a broken wallet (drops ton_getStateInit, ignores the intentions filter) fails exactly those cases', {
+  it('a broken wallet (drops ton_getStateInit, ignores the intentions filter, finalizes a foreign PSBT input) fails exactly those cases', {
     timeout: 300_000,
   }, async () => {
     const inner = await ourWallet()
@@ -203,6 +204,9 @@ describe('wallet-rpc conformance --walletconnect', () => {
         const request = (
           input as { params?: { request?: { method?: string; params?: { intentions?: unknown } } } }
         ).params?.request
+        if (request?.method === 'signPsbt' && 'result' in response) {
+          return { ...response, result: finalizingUnlisted(request.params, response.result) }
+        }
         if (
           request?.method !== 'getAccountAddresses' ||
           !request.params?.intentions ||
@@ -233,6 +237,7 @@ describe('wallet-rpc conformance --walletconnect', () => {
       'fail: walletconnect/session: ton:-239: ton_getPublicKey and ton_getStateInit in the session properties, for the announced account',
       'fail: walletconnect/session: ton:-3: ton_getPublicKey and ton_getStateInit in the session properties, for the announced account',
       'fail: bip122/getAccountAddresses: intentions ["ordinal"]',
+      'fail: bip122/signPsbt: multi-party: the foreign input, already signed, stays untouched',
       ...tonCases,
     ])
   })
@@ -277,6 +282,22 @@ describe('wallet-rpc conformance --walletconnect: the session rules', () => {
     expect(summary.results[0]?.reason).toBe('the account is p2tr, not P2WPKH')
   })
 })
+
+/** A signPsbt result with every input the request did not list finalized where it can be: a foreign one. */
+function finalizingUnlisted(params: unknown, result: unknown): unknown {
+  const { psbt } = result as { psbt: string }
+  const listed = new Set((params as { signInputs: { index: number }[] }).signInputs.map((s) => s.index))
+  const tx = btc.Transaction.fromPSBT(base64.decode(psbt), { allowUnknownOutputs: true })
+  for (let index = 0; index < tx.inputsLength; index++) {
+    if (listed.has(index)) continue
+    try {
+      tx.finalizeIdx(index)
+    } catch {
+      // Unsigned: nothing to finalize.
+    }
+  }
+  return { ...(result as object), psbt: base64.encode(tx.toPSBT()) }
+}
 
 /** Reads back the small terminal QR code `qrcode` prints (half blocks, black on white) with jsQR. */
 function decodeTerminalQr(text: string): string | undefined {
