@@ -12,16 +12,17 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit'
 import { getTransferSolInstruction } from '@solana-program/system'
-import { createWalletRpc } from '../src/createWalletRpc.js'
-import { ed25519 } from '../src/crypto/ed25519.js'
-import { solana, solanaKeys, solanaMainnet } from '../src/solana/index.js'
+import { createWalletRpc } from '../dist/createWalletRpc.js'
+import { ed25519 } from '../dist/crypto/ed25519.js'
+import { solana, solanaKeys, solanaMainnet } from '../dist/solana/index.js'
 import { measure, measureCalls, median, quantile, type Sample } from './measure.js'
 
 /**
  * solana_signTransaction through the whole `handle()` path (envelope, schema, strict decode, review with the
  * instruction decoded, approve, sign, answer) against one raw Ed25519 signature of the same message bytes by
  * the same backend, in alternating batches; headline on process CPU time (the machine is shared), wall time
- * beside it. Target: at most 1.3x. Then signAllTransactions: the per-transaction cost of a 100-transaction
+ * beside it. Both sides run the built package (`dist/`, which `npm run bench` builds): what a wallet ships, without
+ * the names tsx's transform wraps around every function of the sources. Target: at most 1.3x. Then signAllTransactions: the per-transaction cost of a 100-transaction
  * request over that of a 1-transaction request (target: at most 1.2x, i.e. linear).
  */
 const seed = new Uint8Array(32).fill(42)

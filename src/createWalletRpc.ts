@@ -120,10 +120,15 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
     namespace.attach?.({ emit: hub.emit, clock, onError: reportError })
   }
 
+  // Configured chain ids only (a bounded set): a request names one of a handful, so the pattern runs once each.
+  const configured = new Map<string, Namespace>()
   const namespaceOf = (chainId: string): Namespace => {
+    const known = configured.get(chainId)
+    if (known !== undefined) return known
     const name = chainIdPattern.exec(chainId)?.[1]
     const namespace = name === undefined ? undefined : byName.get(name)
     if (!namespace?.chains.includes(chainId)) throw new ChainNotConfiguredError(chainId)
+    configured.set(chainId, namespace)
     return namespace
   }
 
@@ -151,7 +156,7 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
         // Not `{ ...review, namespace, … }`: in Node 20's V8 every property written after a spread takes a slow
         // runtime path (~2 µs each here), which made that one literal most of the router's cost. Same result:
         // the review's fields first, then the router's, which win over any the namespace's review carries.
-        const approved = await untilExpiry(envelope, clock, () =>
+        const answer = untilExpiry(envelope, clock, () =>
           options.approve(
             Object.assign({}, review, {
               items: boundedItems(review.items),
@@ -164,7 +169,8 @@ export function createWalletRpc(options: CreateWalletRpcOptions): WalletRpc {
             }),
           ),
         )
-        if (approved !== true) throw new UserRejectedError()
+        // A synchronous `true` goes on without waiting a turn; anything else is awaited (a promise, a thenable).
+        if ((answer === true ? answer : await answer) !== true) throw new UserRejectedError()
         // The user may have taken longer than the request lived.
         refuseIfExpired(envelope, clock)
       } catch (error) {
@@ -274,10 +280,14 @@ const maxTimerMs = 2 ** 31 - 1
  * still asking: a dapp stops waiting then, so the wallet must too. An approval that arrives later is ignored,
  * and the check after approval refuses one that raced the timer.
  */
-async function untilExpiry<T>(envelope: Envelope, clock: Clock, ask: () => T | Promise<T>): Promise<T> {
+function untilExpiry<T>(envelope: Envelope, clock: Clock, ask: () => T | Promise<T>): T | Promise<T> {
   const remaining =
     envelope.expiresAtMs === undefined ? Number.POSITIVE_INFINITY : envelope.expiresAtMs - clock()
   if (remaining > maxTimerMs) return ask()
+  return raceExpiry(remaining, ask)
+}
+
+async function raceExpiry<T>(remaining: number, ask: () => T | Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const expired = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new RequestExpiredError()), Math.max(0, remaining))

@@ -10,6 +10,7 @@ import {
   decodeBase58,
   encodeBase58,
   encodeBase64,
+  encodeShortVec,
   parseAddress,
 } from './encoding.js'
 import { decodeInstruction, formatLamports, type InstructionFacts } from './programs.js'
@@ -330,7 +331,7 @@ export function transactionReview(
 export async function signPrepared(
   wallet: SolanaWallet,
   prepared: PreparedTransaction,
-): Promise<{ signed: SolanaTransaction; bytes: Uint8Array; signature: Uint8Array }> {
+): Promise<{ signed: SolanaTransaction; signature: Uint8Array }> {
   const signatures = prepared.transaction.signatures.map((signature) => new Uint8Array(signature))
   let accountSignature: Uint8Array | undefined
   for (const { slot, address } of prepared.ourSlots) {
@@ -342,17 +343,31 @@ export async function signPrepared(
     if (address === prepared.account) accountSignature = signature
   }
   const signed = { signatures, message: prepared.transaction.message }
-  return { signed, bytes: encodeTransaction(signed), signature: accountSignature! }
+  return { signed, signature: accountSignature! }
 }
 
 /**
- * The signed transaction `bytes` in the encoding `prepared` came in. Only the signature slots differ from the
- * bytes received, so in base64 every character past the quantum holding the last slot byte is the request's
- * own: those are copied, not re-encoded (byte-identical, as `encodeBase64(bytes)`; the decoder is canonical).
+ * The signed transaction in the encoding `prepared` came in. Only the signature slots differ from the bytes
+ * received, so in base64 every character past the quantum holding the last slot byte is the request's own:
+ * only the slots (and the message bytes completing their last quantum) are encoded, the rest is copied
+ * (byte-identical to `encodeBase64(encodeTransaction(signed))`; the decoder is canonical).
  */
-export function encodeSigned(prepared: PreparedTransaction, bytes: Uint8Array): string {
-  if (prepared.encoding === 'base58') return encodeBase58(bytes)
-  const slotsEnd = bytes.length - prepared.transaction.message.bytes.length
+export function encodeSigned(prepared: PreparedTransaction, signed: SolanaTransaction): string {
+  const message = signed.message.bytes
+  const count = encodeShortVec(signed.signatures.length)
+  const slotsEnd = count.length + 64 * signed.signatures.length
   const changed = Math.ceil(slotsEnd / 3) * 3
-  return encodeBase64(bytes.subarray(0, changed)) + prepared.text.slice((changed / 3) * 4)
+  if (prepared.encoding === 'base58' || changed >= slotsEnd + message.length) {
+    const bytes = encodeTransaction(signed)
+    return prepared.encoding === 'base58' ? encodeBase58(bytes) : encodeBase64(bytes)
+  }
+  const head = new Uint8Array(changed)
+  head.set(count)
+  let offset = count.length
+  for (const signature of signed.signatures) {
+    head.set(signature, offset)
+    offset += 64
+  }
+  head.set(message.subarray(0, changed - slotsEnd), slotsEnd)
+  return encodeBase64(head) + prepared.text.slice((changed / 3) * 4)
 }

@@ -34,13 +34,21 @@ export async function read<T>(what: string, call: () => Promise<T>): Promise<T> 
  * simulation is -32603 with the program's error. Without a provider: undefined (the review shows what the
  * bytes say, lookup-table accounts by table and index).
  */
-export async function chainFacts(
+export function chainFacts(
   context: RequestContext,
   wallet: SolanaWallet,
   prepared: PreparedTransaction,
-): Promise<ChainFacts | undefined> {
+): Promise<ChainFacts> | undefined {
   const provider = wallet.providers[context.chainId]
-  if (provider === undefined) return undefined
+  // Synchronous without a provider: signing-only requests take no extra turn.
+  return provider === undefined ? undefined : readChainFacts(provider, wallet, prepared)
+}
+
+async function readChainFacts(
+  provider: SolanaChainProvider,
+  wallet: SolanaWallet,
+  prepared: PreparedTransaction,
+): Promise<ChainFacts> {
   const { message } = prepared.transaction
   const blockhash = encodeBase58(message.recentBlockhash)
   const nonceAccount = durableNonceAccount(prepared)

@@ -62,7 +62,7 @@ export const solana_signAllTransactions = (wallet: SolanaWallet) =>
     async execute(_context, prepared: PreparedTransaction[]): Promise<SolanaSignAllTransactionsResult> {
       const transactions: string[] = []
       for (const one of prepared)
-        transactions.push(encodeSigned(one, (await signPrepared(wallet, one)).bytes))
+        transactions.push(encodeSigned(one, (await signPrepared(wallet, one)).signed))
       return { transactions }
     },
   })

@@ -12,6 +12,7 @@ import {
   transactionReview,
 } from '../request.js'
 import { chainFacts, read } from '../simulation.js'
+import { encodeTransaction } from '../transaction.js'
 import type { SolanaWallet } from '../wallet.js'
 
 const commitment = v.picklist(['processed', 'confirmed', 'finalized'])
@@ -72,7 +73,8 @@ export const solana_signAndSendTransaction = (wallet: SolanaWallet) =>
     },
     async execute(context, plan: Plan): Promise<SolanaSignAndSendTransactionResult> {
       const provider = wallet.providers[context.chainId]!
-      const { signed, bytes } = await signPrepared(wallet, plan.prepared)
+      const { signed } = await signPrepared(wallet, plan.prepared)
+      const bytes = encodeTransaction(signed)
       const expected = signed.signatures[0]!
       const reported = await read('sendTransaction', () => provider.send(bytes, plan.options))
       let matches = false

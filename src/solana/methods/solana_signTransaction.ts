@@ -26,14 +26,15 @@ export const solana_signTransaction = (wallet: SolanaWallet) =>
     params: solanaSignTransactionParams,
     async plan(context, params) {
       const prepared = prepareTransaction(wallet, params, '')
-      const chain = await chainFacts(context, wallet, prepared)
+      const pending = chainFacts(context, wallet, prepared)
+      const chain = pending === undefined ? undefined : await pending
       return {
         review: transactionReview(context, wallet, prepared, 'Sign transaction', chain),
         plan: prepared,
       }
     },
     async execute(_context, prepared: PreparedTransaction): Promise<SolanaSignTransactionResult> {
-      const { bytes, signature } = await signPrepared(wallet, prepared)
-      return { signature: encodeBase58(signature), transaction: encodeSigned(prepared, bytes) }
+      const { signed, signature } = await signPrepared(wallet, prepared)
+      return { signature: encodeBase58(signature), transaction: encodeSigned(prepared, signed) }
     },
   })
