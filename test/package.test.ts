@@ -129,3 +129,112 @@ describe('package', () => {
     }
   })
 })
+
+/**
+ * Node's `dist/eip155/viemUtils.js` is one esbuild bundle of the viem helpers the namespace uses (cold start:
+ * the `viem/utils` barrel loads ~270 files); it must be viem's code, answering exactly as `viem/utils` does.
+ */
+describe('eip155 prebundled viem helpers (Node)', () => {
+  it('importing wallet-rpc/eip155 loads viem/accounts but not the viem/utils barrel', () => {
+    const loaded = modulesLoadedBy('wallet-rpc/eip155')
+    expect(loaded.some((url) => url.includes('/node_modules/viem/_esm/accounts/index.js'))).toBe(true)
+    expect(loaded.filter((url) => url.includes('/node_modules/viem/_esm/utils/index.js'))).toEqual([])
+    expect(loaded.filter((url) => url.includes('/node_modules/ox/'))).toEqual([])
+  })
+
+  it('answers exactly as viem/utils does', async () => {
+    const bundled = await import(`${root}/dist/eip155/viemUtils.js`)
+    const viem = await import('viem/utils')
+    const address = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
+    const typedData = {
+      domain: { name: 'Ether Mail', version: '1', chainId: 1, verifyingContract: address },
+      types: {
+        Person: [
+          { name: 'name', type: 'string' },
+          { name: 'wallet', type: 'address' },
+        ],
+        Mail: [
+          { name: 'from', type: 'Person' },
+          { name: 'contents', type: 'string' },
+          { name: 'amounts', type: 'uint256[]' },
+        ],
+      },
+      primaryType: 'Mail',
+      message: { from: { name: 'Cow', wallet: address }, contents: 'Hello', amounts: [1n, 2n] },
+    } as const
+    const transaction = {
+      chainId: 1,
+      type: 'eip1559',
+      nonce: 7,
+      to: address,
+      value: 10n ** 18n,
+      gas: 21000n,
+      maxFeePerGas: 3n * 10n ** 9n,
+      maxPriorityFeePerGas: 10n ** 9n,
+      data: '0xa9059cbb',
+      accessList: [{ address, storageKeys: [`0x${'11'.repeat(32)}`] }],
+    } as const
+    const serialized = viem.serializeTransaction(transaction)
+    const legacy = viem.serializeTransaction({
+      chainId: 5,
+      nonce: 1,
+      to: address,
+      value: 1n,
+      gas: 21000n,
+      gasPrice: 1n,
+    })
+    const transferAbi = [
+      {
+        type: 'function',
+        name: 'transfer',
+        stateMutability: 'nonpayable',
+        inputs: [
+          { name: 'to', type: 'address' },
+          { name: 'amount', type: 'uint256' },
+        ],
+        outputs: [{ type: 'bool' }],
+      },
+    ] as const
+    const call = `0xa9059cbb${address.slice(2).toLowerCase().padStart(64, '0')}${'0'.repeat(63)}5`
+    const cases: Array<[string, (utils: typeof viem) => unknown]> = [
+      ['hashTypedData', (utils) => utils.hashTypedData(typedData)],
+      ['serializeTransaction', (utils) => utils.serializeTransaction(transaction)],
+      [
+        'serializeTransaction legacy',
+        (utils) =>
+          utils.serializeTransaction({
+            chainId: 5,
+            nonce: 1,
+            to: address,
+            value: 1n,
+            gas: 21000n,
+            gasPrice: 1n,
+          }),
+      ],
+      ['parseTransaction', (utils) => utils.parseTransaction(serialized)],
+      ['parseTransaction legacy', (utils) => utils.parseTransaction(legacy)],
+      ['hashMessage', (utils) => utils.hashMessage({ raw: '0x68656c6c6f' })],
+      ['getAddress', (utils) => utils.getAddress(address.toLowerCase())],
+      ['isAddress', (utils) => [utils.isAddress(address), utils.isAddress(address.replace('E', 'e'))]],
+      [
+        'decodeFunctionData',
+        (utils) => utils.decodeFunctionData({ abi: transferAbi, data: call as `0x${string}` }),
+      ],
+      [
+        'formatUnits',
+        (utils) => [utils.formatUnits(123456789n, 6), utils.formatEther(10n ** 17n), utils.formatGwei(1n)],
+      ],
+      [
+        'hex',
+        (utils) => [
+          utils.numberToHex(255n),
+          utils.hexToBigInt('0xff'),
+          utils.bytesToHex(utils.hexToBytes('0x0a0b')),
+          utils.keccak256('0x0a0b'),
+          utils.isAddressEqual(address, address.toLowerCase() as `0x${string}`),
+        ],
+      ],
+    ]
+    for (const [name, run] of cases) expect(run(bundled as typeof viem), name).toEqual(run(viem))
+  })
+})

@@ -1,6 +1,13 @@
 import type { Hex, Signature } from 'viem'
 import { type LocalAccount, privateKeyToAccount, toAccount } from 'viem/accounts'
 import {
+  ecc,
+  PORTABLE_SECP256K1,
+  type Secp256k1,
+  type Secp256k1Backend,
+  secp256k1Backend,
+} from '../crypto/secp256k1.js'
+import {
   bytesToHex,
   getAddress,
   hashMessage,
@@ -8,14 +15,7 @@ import {
   hexToBytes,
   keccak256,
   serializeTransaction,
-} from 'viem/utils'
-import {
-  ecc,
-  PORTABLE_SECP256K1,
-  type Secp256k1,
-  type Secp256k1Backend,
-  secp256k1Backend,
-} from '../crypto/secp256k1.js'
+} from './viemUtils.js'
 
 /**
  * A viem `LocalAccount` for a private key this wallet holds, signing with the shared secp256k1 backend

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
-import { hexToBigInt, numberToHex } from 'viem/utils'
 import { ProviderError } from '../core/errors.js'
 import { fetchFailureReason, splitCredentials, timeoutSignal } from '../core/http.js'
+import { hexToBigInt, numberToHex } from './viemUtils.js'
 
 /**
  * A chain provider: anything with an EIP-1193 `request` — a viem client (`createPublicClient(...)`, over

@@ -1,5 +1,6 @@
 import type { Address, Hex, TransactionSerializable } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
+import { recoverSigner } from './recoverSigner.js'
 import {
   hashMessage,
   hashTypedData,
@@ -8,8 +9,7 @@ import {
   keccak256,
   parseTransaction,
   serializeTransaction,
-} from 'viem/utils'
-import { recoverSigner } from './recoverSigner.js'
+} from './viemUtils.js'
 
 /**
  * Wraps an account this library did not build (an HSM, a remote or MPC signer, a hardware wallet behind

@@ -1,9 +1,9 @@
 import type { Address, Hex } from 'viem'
 import { HDKey, type LocalAccount } from 'viem/accounts'
-import { hexToBytes } from 'viem/utils'
 import { isValidMnemonic, mnemonicToSeed } from '../crypto/bip39.js'
 import { privateKeyAccount } from './account.js'
 import { checkedAccount } from './checkedAccount.js'
+import { hexToBytes } from './viemUtils.js'
 
 /**
  * What signs for eip155: any viem `LocalAccount` — `privateKeyToAccount`, an HD-derived account, or

@@ -1,10 +1,10 @@
 import type { Address, SignableMessage } from 'viem'
-import { bytesToHex, hexToBytes } from 'viem/utils'
 import type { RequestContext } from '../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import { signInSection, signInWarnings } from '../core/signIn.js'
 import { isData } from './schemas.js'
 import { looksLikeSiwe, parseSiweMessage, type SiweMessage } from './siwe.js'
+import { bytesToHex, hexToBytes } from './viemUtils.js'
 
 /**
  * A message to sign with the EIP-191 prefix. A 0x hex string is signed as the bytes it encodes (MetaMask,

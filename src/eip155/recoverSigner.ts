@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem'
+import { ecc } from '../crypto/secp256k1.js'
 import {
   bytesToHex,
   hexToBytes,
@@ -6,8 +7,7 @@ import {
   parseTransaction,
   publicKeyToAddress,
   serializeTransaction,
-} from 'viem/utils'
-import { ecc } from '../crypto/secp256k1.js'
+} from './viemUtils.js'
 
 /** secp256k1's n / 2: a larger s is the malleated twin of a low-s signature (EIP-2), never an honest one. */
 const halfCurveOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import type { Address, Hex } from 'viem'
-import { getAddress, isAddress } from 'viem/utils'
+import { getAddress, isAddress } from './viemUtils.js'
 
 /**
  * Strict leaf schemas for Ethereum JSON-RPC params (execution-apis encoding). Wallets in the field have

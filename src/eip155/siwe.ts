@@ -1,4 +1,3 @@
-import { getAddress } from 'viem/utils'
 import {
   checkSyntax,
   parseAuthority,
@@ -11,6 +10,7 @@ import {
   type SignInRequest,
   schemePattern,
 } from '../core/signIn.js'
+import { getAddress } from './viemUtils.js'
 
 /**
  * Sign-In with Ethereum (EIP-4361) messages, parsed strictly by the EIP's ABNF: every line in its place,

@@ -1,9 +1,9 @@
 import * as v from 'valibot'
 import type { Hex, TypedDataDefinition } from 'viem'
-import { hashTypedData } from 'viem/utils'
 import { InvalidParamsError, PolicyRefusedError } from '../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import { isUnlimited } from './transaction/review.js'
+import { hashTypedData } from './viemUtils.js'
 
 /**
  * EIP-712 typed data as wallets receive it: an object or its JSON string. The structure is checked here;

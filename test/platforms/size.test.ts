@@ -15,6 +15,13 @@ describe('browser bundles per namespace (esbuild metafile)', () => {
     })
   }
 
+  it("wallet-rpc/eip155 bundles the app's own viem (browser field), not Node's prebundled viem helpers", async () => {
+    const { inputs } = (await measure('wallet-rpc/eip155')) as { inputs: string[] }
+    expect(inputs).toContain('dist/eip155/viemUtils.browser.js')
+    expect(inputs).not.toContain('dist/eip155/viemUtils.js')
+    expect(inputs.some((path) => path.includes('node_modules/viem/_esm/utils/'))).toBe(true)
+  })
+
   it('the check sees a foreign library when one is there', () => {
     expect(foreignChainLibraries('wallet-rpc/bip122', ['node_modules/viem/_esm/index.js'])).toEqual([
       'node_modules/viem/',

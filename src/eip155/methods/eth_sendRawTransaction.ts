@@ -1,6 +1,5 @@
 import * as v from 'valibot'
 import type { Address, Hex, TransactionSerializableGeneric } from 'viem'
-import { parseTransaction } from 'viem/utils'
 import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
@@ -10,6 +9,7 @@ import { dataSchema } from '../schemas.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
 import { transactionReview } from '../transaction/review.js'
+import { parseTransaction } from '../viemUtils.js'
 
 /**
  * `eth_sendRawTransaction [raw]`: decode, recover the sender, refuse a chainId other than the request's

@@ -1,10 +1,10 @@
 import * as v from 'valibot'
 import type { Address, Hex } from 'viem'
-import { isAddress } from 'viem/utils'
 import { defineMethod } from '../../core/namespace.js'
 import { type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { messageReview, type PersonalMessage, personalMessage } from '../message.js'
 import { addressSchema } from '../schemas.js'
+import { isAddress } from '../viemUtils.js'
 
 /**
  * `personal_sign [message, address]` (EIP-191 version 0x45). Some dapps send `[address, message]`; that is read

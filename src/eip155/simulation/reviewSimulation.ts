@@ -1,7 +1,7 @@
-import { getAddress } from 'viem/utils'
 import { type AllowanceChange, type BalanceChange, balanceChangesSection } from '../../core/balanceChanges.js'
 import { item, type ReviewItem, type ReviewWarning, type Severity } from '../../core/review.js'
 import type { ChainAccess } from '../chains.js'
+import { getAddress } from '../viemUtils.js'
 import { decodeBalanceChanges } from './decodeBalanceChanges.js'
 import { type SimulatedCall, simulate } from './simulate.js'
 import { type TokenMetadata, tokenMetadata } from './tokenMetadata.js'

@@ -1,6 +1,6 @@
 import type { Address, Hex } from 'viem'
-import { numberToHex } from 'viem/utils'
 import type { ChainAccess } from '../chains.js'
+import { numberToHex } from '../viemUtils.js'
 import { isRevert, nodeErrorOf, revertReasonOf } from './nodeError.js'
 import { printable, revertReason } from './revertReason.js'
 import { SimulationTimeout, within } from './within.js'

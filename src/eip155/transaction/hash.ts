@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
-import { keccak256 } from 'viem/utils'
 import { ProviderError } from '../../core/errors.js'
+import { keccak256 } from '../viemUtils.js'
 
 /**
  * keccak256 of the raw transaction, after checking that the hash the provider reported for its broadcast

@@ -1,5 +1,4 @@
 import type { Address, Hex } from 'viem'
-import { decodeFunctionData, formatEther, formatGwei, formatUnits } from 'viem/utils'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import type { ChainConfig } from '../env.js'
 import { erc20Abi } from '../erc20Abi.js'
@@ -9,6 +8,7 @@ import {
   reviewSimulation,
 } from '../simulation/reviewSimulation.js'
 import { tokenMetadata } from '../simulation/tokenMetadata.js'
+import { decodeFunctionData, formatEther, formatGwei, formatUnits } from '../viemUtils.js'
 import type { TransactionDraft } from './request.js'
 
 /** What a review shows: a wallet-filled draft, or what a signed raw transaction decodes to (no estimate). */
