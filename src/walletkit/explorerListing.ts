@@ -75,9 +75,11 @@ export function listingFacts(
   metadata: DappMetadata,
   verifiedOrigin: string | undefined,
 ): SessionListingFacts {
+  const declaredUrl = typeof metadata?.url === 'string' ? metadata.url : undefined
   const verifiedHost = hostOf(verifiedOrigin)
-  const declaredHost = hostOf(typeof metadata?.url === 'string' ? metadata.url : undefined)
-  const dappHost = verifiedHost ?? declaredHost
+  const declaredHost = hostOf(declaredUrl)
+  // Listed means the same scheme too: a plain-http origin is not the https site it names.
+  const dappOrigin = verifiedHost === undefined ? originOf(declaredUrl) : originOf(verifiedOrigin)
   const entry = (listing: ExplorerListing): ListedEntry => ({
     id: listing.id,
     name: listing.name,
@@ -85,7 +87,9 @@ export function listingFacts(
     app_type: listing.app_type,
   })
   const atHost =
-    dappHost === undefined ? undefined : listings.find((listing) => hostOf(listing.homepage) === dappHost)
+    dappOrigin === undefined
+      ? undefined
+      : listings.find((listing) => originOf(listing.homepage) === dappOrigin)
   if (atHost !== undefined) {
     return { status: 'listed', listing: entry(atHost), hostMatchesVerifiedOrigin: verifiedHost !== undefined }
   }
@@ -143,14 +147,26 @@ function folded(name: string): string {
     .replace(/[\s!-/:-@[-`{-~]+/g, '')
 }
 
+// A backslash ends the authority as a slash does: browsers read `https://evil.example\\@listed.example` as
+// evil.example.
 const authorityPattern =
-  /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/?#]*@)?(\[[^\]/?#]*\]|[^:/?#]*)(?::([0-9]*))?(?:[/?#]|$)/i
+  /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/\\?#]*@)?(\[[^\]/\\?#]*\]|[^:/\\?#]*)(?::([0-9]*))?(?:[/\\?#]|$)/i
 
 /**
  * `host[:port]` of an http(s) URL or origin, lowercased, without a trailing dot or the scheme's default port;
  * undefined for anything else. A pattern, not `new URL()`: React Native's URL polyfill lacks `host`.
  */
 export function hostOf(url: string | undefined): string | undefined {
+  return authorityOf(url)?.host
+}
+
+/** `scheme://host[:port]` of an http(s) URL, as `hostOf` reads the host; undefined for anything else. */
+function originOf(url: string | undefined): string | undefined {
+  const authority = authorityOf(url)
+  return authority === undefined ? undefined : `${authority.scheme}://${authority.host}`
+}
+
+function authorityOf(url: string | undefined): { scheme: 'http' | 'https'; host: string } | undefined {
   if (url === undefined) return undefined
   const match = authorityPattern.exec(url.trim())
   if (match === null) return undefined
@@ -159,5 +175,6 @@ export function hostOf(url: string | undefined): string | undefined {
   if ((scheme !== 'https' && scheme !== 'http') || hostname.length === 0) return undefined
   const port = match[3]
   const defaultPort = scheme === 'https' ? '443' : '80'
-  return port === undefined || port === '' || port === defaultPort ? hostname : `${hostname}:${port}`
+  const host = port === undefined || port === '' || port === defaultPort ? hostname : `${hostname}:${port}`
+  return { scheme, host }
 }

@@ -245,6 +245,27 @@ describe('listing facts, directly', () => {
     expect(hostOf('ftp://files.example')).toBeUndefined()
     expect(hostOf('https://')).toBeUndefined()
     expect(hostOf(undefined)).toBeUndefined()
+    // Browsers read a backslash as a slash: this URL's host is evil.example, not the listed one.
+    expect(hostOf('https://evil.example\\@swap.sandbox.example')).toBe('evil.example')
+    expect(hostOf('https://evil.example\\swap.sandbox.example')).toBe('evil.example')
+  })
+
+  it('listed means the same scheme: a plain-http origin is not the https listing, and presents its URL', () => {
+    const listing = {
+      id: SWAP.id,
+      name: SWAP.name,
+      homepage: SWAP.url,
+      app_type: 'dapp',
+      image_url: {},
+    } as unknown as Parameters<typeof listingFacts>[0][number]
+    expect(listingFacts([listing], { name: 'Swap', url: SWAP.url }, SWAP.url)).toMatchObject({
+      status: 'listed',
+      hostMatchesVerifiedOrigin: true,
+    })
+    expect(listingFacts([listing], { name: 'Swap', url: SWAP.url }, 'http://swap.sandbox.example')).toEqual({
+      status: 'unlisted',
+      impersonates: { listing: swapEntry, presents: ['url'] },
+    })
   })
 
   it('an empty name or no metadata matches nothing', () => {

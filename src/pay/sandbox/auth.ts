@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Auth, RequestContext, SandboxConfig } from './context.js'
 import { header } from './context.js'
 import { PayHttpError } from './errors.js'
@@ -21,7 +22,7 @@ export function authenticate(context: RequestContext, auth: Auth, config: Sandbo
     }
   }
   if (apiKey === undefined) throw new PayHttpError(401, 'missing_api_key', 'the Api-Key header is required')
-  if (apiKey === config.apiKey) return
+  if (sameSecret(apiKey, config.apiKey)) return
   if (apiKey.startsWith('svc_test_')) throw new PayHttpError(401, 'invalid_api_key', 'unknown test API key')
   if (apiKey.startsWith('svc_')) throw new PayHttpError(401, 'invalid_api_key', 'unknown live API key')
   throw new PayHttpError(401, 'invalid_api_key', 'API keys start with svc_test_ (test) or svc_ (live)')
@@ -62,4 +63,10 @@ export function resolveVersion(requested: string | undefined, config: SandboxCon
 function isCalendarDate(year: number, month: number, day: number): boolean {
   const date = new Date(Date.UTC(year, month - 1, day))
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
+/** Constant-time, and over digests so the key's length does not show either. */
+function sameSecret(given: string, secret: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest()
+  return timingSafeEqual(digest(given), digest(secret))
 }

@@ -48,6 +48,10 @@ const transitions: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
  * The sandbox's in-memory book: merchants, payments, their state machine and the events each change emits.
  * Every change bumps `payment_state_version` (from 0 at creation) and emits one event carrying a full snapshot.
  */
+/** Long polls held at once, per payment and in all (each holds a socket and a timer). */
+export const maxWaitersPerPayment = 64
+export const maxWaiters = 4096
+
 export class SandboxState {
   readonly merchants = new Map<string, Merchant>()
   readonly payments = new Map<string, Payment>()
@@ -226,6 +230,10 @@ export class SandboxState {
 
   /** Resolves after `ms`, when an event of payment `key` fires, or on stop. */
   private wait(key: string, ms: number): Promise<void> {
+    const held = this.waiters.get(key)?.size ?? 0
+    // Bounded: anyone who knows a pay id may long-poll it (the checkout page); past the caps a poll answers at
+    // once, as a long poll may.
+    if (held >= maxWaitersPerPayment || this.timers.size >= maxWaiters) return Promise.resolve()
     return new Promise((resolve) => {
       const set = this.waiters.get(key) ?? new Set()
       this.waiters.set(key, set)

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parsePaymentLink } from '../../../../src/pay/links.js'
 import { formatFiat } from '../../../../src/pay/sandbox/currencies.js'
 import { type PaySandbox, startPaySandbox } from '../../../../src/pay/sandbox/index.js'
+import { maxWaitersPerPayment } from '../../../../src/pay/sandbox/state.js'
 
 /**
  * The checkout portal over plain HTTP (no browser): headers, escaping, the QR code (rasterised from the page's
@@ -244,6 +245,31 @@ describe('checkout portal over HTTP', () => {
     const page = await (await open(gatewayUrl)).text()
     expect(page).toContain('Payment submitted, confirming')
     expect(page).not.toContain('<svg') // nothing to scan once submitted
+  })
+
+  it('long polls held per payment are bounded: past the cap a poll answers at once', async () => {
+    const { paymentId, gatewayUrl } = await createCheckout()
+    const { version } = (await (await fetch(`${gatewayUrl}/status`)).json()) as { version: number }
+    let answered = 0
+    const held = Array.from({ length: maxWaitersPerPayment }, () =>
+      fetch(`${gatewayUrl}/status?version=${version}`).then(async (response) => {
+        answered++
+        return (await response.json()) as { version: number }
+      }),
+    )
+    // Once the held ones are waiting, one more is answered at once with the same version. (A try that reached
+    // the server before they all did is held too; it only fills the cap sooner.)
+    let extra: { version: number } | undefined
+    for (let attempt = 0; extra === undefined && attempt < 10; attempt++) {
+      const response = await fetch(`${gatewayUrl}/status?version=${version}`, {
+        signal: AbortSignal.timeout(2000),
+      }).catch(() => undefined)
+      extra = (await response?.json()) as { version: number } | undefined
+    }
+    expect(extra?.version).toBe(version)
+    expect(answered).toBe(0)
+    sandbox.control.process(paymentId)
+    for (const poll of await Promise.all(held)) expect(poll.version).toBeGreaterThan(version)
   })
 
   it('unknown payment ids get a 404 page; other paths keep the API 404', async () => {

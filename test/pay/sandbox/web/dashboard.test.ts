@@ -71,6 +71,15 @@ describe('dashboard sign-in and session', () => {
     expect(crossSite.status).toBe(403)
     const noToken = await client.post('/dashboard/sign-in', { apiKey: sandbox.apiKey })
     expect(noToken.status).toBe(403)
+    // No sign-in cookie and an empty token, without Origin (as a non-browser client posts): still no session.
+    const fresh = dashboardClient(sandbox)
+    const emptyToken = await fresh.post(
+      '/dashboard/sign-in',
+      { csrf: '', apiKey: sandbox.apiKey },
+      { origin: undefined },
+    )
+    expect(emptyToken.status).toBe(403)
+    expect(fresh.jar.has('wrpc_dashboard')).toBe(false)
     expect(client.jar.has('wrpc_dashboard')).toBe(false)
   })
 

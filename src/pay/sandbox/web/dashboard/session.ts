@@ -150,7 +150,8 @@ export function setCookie(context: RequestContext, name: string, value: string, 
 export const clearCookie = (context: RequestContext, name: string): string => setCookie(context, name, '', 0)
 
 export function sameToken(expected: string, actual: string | null | undefined): boolean {
-  if (typeof actual !== 'string') return false
+  // No token issued (no sign-in cookie) matches nothing, not even an empty one.
+  if (typeof actual !== 'string' || expected.length === 0) return false
   const a = Buffer.from(expected)
   const b = Buffer.from(actual)
   return a.length === b.length && timingSafeEqual(a, b)
