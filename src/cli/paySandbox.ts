@@ -1,5 +1,6 @@
 import {
   type FaultPlan,
+  type FeeConfig,
   type LiveModeOptions,
   parseFaultSpec,
   startPaySandbox,
@@ -32,6 +33,8 @@ Options:
                         with --rpc eip155:N=URL, uses that running chain (LiveToken deployed from its dev
                         account 0 unless --live-token) and --solana's runtime; prints the live svc_ key
   --live-token CHAIN=ADDRESS  with --live --rpc: the ERC-20 live payments use on CHAIN (no deployment)
+  --fee FIXED+PERCENT   a base_plus_percent fee on every payment, both modes: FIXED in minor units of the
+                        payment's currency plus PERCENT % (e.g. 30+2.9); live settlements pay the net amount
   --faults SPEC         fault mode, e.g. seed=7,duplicates=0.3,reorder=200,late=0.1,rotate=5,
                         gateway=confirm:503@1,gateway=fetch:409~0.2,gateway=confirm:503@1!after,hold-long-polls
                         (per test instead: PUT /_sandbox/faults with a JSON plan; GET shows the fault log)
@@ -53,6 +56,7 @@ type Parsed = {
   explorerListing?: string
   live?: boolean
   liveTokens?: Record<string, string>
+  fee?: FeeConfig
 }
 
 export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
@@ -121,6 +125,15 @@ export function parsePaySandboxArgs(argv: readonly string[]): Parsed | 'help' {
             '--live-token takes CHAIN=ADDRESS, e.g. eip155:31337=0x5FbDB2315678afecb367f032d93F642f64180aa3',
           )
         parsed.liveTokens = { ...parsed.liveTokens, [value.slice(0, at)]: value.slice(at + 1) }
+        break
+      }
+      case '--fee': {
+        const match = /^([0-9]{1,12})\+([0-9]{1,3}(?:\.[0-9]{1,6})?)%?$/.exec(value)
+        if (match === null || Number(match[2]) > 100)
+          throw new UsageError(
+            '--fee takes FIXED+PERCENT (minor units + a percentage up to 100), e.g. 30+2.9',
+          )
+        parsed.fee = { fixed: String(BigInt(match[1]!)), percentage: match[2]! }
         break
       }
       case '--data':
@@ -193,6 +206,7 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
       ...(parsed.faults === undefined ? {} : { faults: parsed.faults }),
       ...(parsed.solana === undefined ? {} : { solana: parsed.solana }),
       ...(parsed.dataDir === undefined ? {} : { dataDir: parsed.dataDir }),
+      ...(parsed.fee === undefined ? {} : { fee: parsed.fee }),
       ...(parsed.explorerListing === undefined ? {} : { explorerListing: parsed.explorerListing }),
       chains: parsed.chains,
     })
@@ -219,6 +233,10 @@ export async function runPaySandboxCommand(argv: string[]): Promise<number> {
   )
   if (parsed.solana !== undefined)
     lines.push(`  solana:       token ${parsed.solana.mint} on ${parsed.solana.rpcUrl} (solana:localnet)`)
+  if (parsed.fee !== undefined)
+    lines.push(
+      `  fee:          ${parsed.fee.fixed} minor units + ${parsed.fee.percentage} % per payment (base_plus_percent)`,
+    )
   const restored = sandbox.restored
   lines.push(
     sandbox.dataDir === null

@@ -5,7 +5,7 @@ import type { PaySandbox } from '../../../src/pay/sandbox/index.js'
 export type ApiReply = { status: number; body: any; headers: Headers }
 
 /** A bare HTTP caller for the sandbox: the tests speak the wire protocol, not a client library. */
-export function api(sandbox: PaySandbox, defaults: Record<string, string> = {}) {
+export function api(sandbox: Pick<PaySandbox, 'url' | 'apiKey'>, defaults: Record<string, string> = {}) {
   return async (
     method: string,
     path: string,

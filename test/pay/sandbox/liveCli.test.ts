@@ -38,6 +38,19 @@ describe('wallet-rpc pay-sandbox --live', () => {
     expect(() => parsePaySandboxArgs(['--live', '--live-token', 'eip155:31337=0x12'])).toThrow(UsageError)
   })
 
+  it('parses --fee FIXED+PERCENT and refuses malformed ones', () => {
+    expect(parsePaySandboxArgs(['--fee', '30+2.9'])).toEqual({
+      chains: {},
+      fee: { fixed: '30', percentage: '2.9' },
+    })
+    expect(parsePaySandboxArgs(['--fee', '007+0.4%'])).toMatchObject({
+      fee: { fixed: '7', percentage: '0.4' },
+    })
+    for (const value of ['30', '+2.9', '30+', '30+101', '-1+2', '30+2.9.1', '1e3+1', '30 + 2.9']) {
+      expect(() => parsePaySandboxArgs(['--fee', value]), value).toThrow(UsageError)
+    }
+  })
+
   it('starts its own chains and prints a live svc_ key next to the svc_test_ one; each key sees its own merchant', async () => {
     let anvilUrl = ''
     const output = await run(['--live'], async (text) => {
