@@ -12,9 +12,6 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit'
 import { getTransferSolInstruction } from '@solana-program/system'
-import { createWalletRpc } from '../dist/createWalletRpc.js'
-import { ed25519 } from '../dist/crypto/ed25519.js'
-import { solana, solanaKeys, solanaMainnet } from '../dist/solana/index.js'
 import { measure, measureCalls, median, quantile, type Sample } from './measure.js'
 
 /**
@@ -55,7 +52,14 @@ function transaction(feePayer: string, amount: bigint) {
   return { wire: getBase64EncodedWireTransaction(compiled), message: new Uint8Array(compiled.messageBytes) }
 }
 
+/** A module of the built package, typed as its source (dist/ exists only after `npm run build`). */
+const built = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href)
+
 export async function run(): Promise<void> {
+  const { createWalletRpc } = await built<typeof import('../src/createWalletRpc.js')>('createWalletRpc.js')
+  const { ed25519 } = await built<typeof import('../src/crypto/ed25519.js')>('crypto/ed25519.js')
+  const { solana, solanaKeys, solanaMainnet } =
+    await built<typeof import('../src/solana/index.js')>('solana/index.js')
   const backend = ed25519()
   const key = backend.fromSeed(seed)
   const keys = solanaKeys.fromSecretKey(seed)
