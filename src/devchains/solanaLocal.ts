@@ -84,6 +84,25 @@ export async function startSolanaLocal(options: { svm?: LiteSVM } = {}): Promise
       value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: Number(svm.getClock().slot) + 150 },
     }),
     isBlockhashValid: ([blockhash]) => ({ context: context(), value: blockhash === svm.latestBlockhash() }),
+    // Whether the runtime executed each signature (and how): the settlement loop's proof that a transfer landed.
+    getSignatureStatuses: ([signatures]) => {
+      if (!Array.isArray(signatures) || signatures.some((signature) => typeof signature !== 'string'))
+        throw new RpcFailure(-32602, 'Invalid param: expected an array of signatures')
+      return {
+        context: context(),
+        value: (signatures as string[]).map((signature) => {
+          let outcome: ReturnType<LiteSVM['getTransaction']>
+          try {
+            outcome = svm.getTransaction(signature as Parameters<LiteSVM['getTransaction']>[0])
+          } catch {
+            return null
+          }
+          if (outcome === null) return null
+          const err = outcome instanceof FailedTransactionMetadata ? errorValue(outcome) : null
+          return { slot: context().slot, confirmations: null, err, confirmationStatus: 'finalized' }
+        }),
+      }
+    },
     getBalance: ([key]) => ({ context: context(), value: Number(lookup(key)?.lamports ?? 0n) }),
     getAccountInfo: ([key]) => ({ context: context(), value: encodeAccount(lookup(key)) }),
     getMultipleAccounts: ([keys]) => {

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { base58 } from '@scure/base'
 import { FailedTransactionMetadata } from 'litesvm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,6 +9,7 @@ import { createPayClient } from '../../../src/pay/index.js'
 import { type PaySandbox, startPaySandbox } from '../../../src/pay/sandbox/index.js'
 import { devMnemonic, type LiveChains, startLiveChains } from '../../../src/pay/sandbox/live/chains.js'
 import { solana, solanaKeys, solanaLocalnet, solanaRpc } from '../../../src/solana/index.js'
+import { decodeTransaction } from '../../../src/solana/transaction.js'
 import { api, usd } from './helpers.js'
 
 /**
@@ -96,6 +99,199 @@ describe('a live Solana payment', () => {
       expect(executed(snapshot.settlement.tx_hash)).toBe(true)
     } finally {
       await wallet.close()
+    }
+  }, 60_000)
+})
+
+/**
+ * The runtime's JSON-RPC behind a proxy that can lose the treasury's settlement broadcasts: 'lose-reply' forwards
+ * the sendTransaction and then cuts the connection before the answer (the node took it, the sandbox cannot know);
+ * 'drop' cuts it before forwarding (nothing reached the node). Everything else passes through.
+ */
+async function startRuntimeProxy(upstream: string, treasury: () => string) {
+  let mode: 'pass' | 'lose-reply' | 'drop' = 'pass'
+  const cut: string[] = []
+  const server: Server = createServer(async (request, response) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of request) chunks.push(chunk as Buffer)
+    const body = Buffer.concat(chunks).toString('utf8')
+    const call = JSON.parse(body) as { method: string; params: unknown[] }
+    const settlement =
+      call.method === 'sendTransaction' &&
+      decodeTransaction(Buffer.from(call.params[0] as string, 'base64'), 'tx').message.staticAddresses[0] ===
+        treasury()
+    if (settlement && mode === 'drop') {
+      cut.push('drop')
+      request.socket.destroy()
+      return
+    }
+    const answer = await fetch(upstream, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    const text = await answer.text()
+    if (settlement && mode === 'lose-reply') {
+      cut.push('lose-reply')
+      request.socket.destroy()
+      return
+    }
+    response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut,
+    setMode: (next: typeof mode) => {
+      mode = next
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** A sandbox whose Solana chain work goes through the proxy; the buyer pays 4.20 USD; the net is 4.05 USDC. */
+async function paidThroughProxy(merchantAccount: number) {
+  let treasury = ''
+  const proxy = await startRuntimeProxy(chains.solana!.url, () => treasury)
+  const logged: string[] = []
+  const proxied = await startPaySandbox({
+    checkoutUrl: `https://${checkoutHost}`,
+    pollInMs: 20,
+    fee: { fixed: '10', percentage: '1' },
+    live: {
+      ...chains.live,
+      solana: { rpcUrl: proxy.url, mint: chains.live.solana!.mint },
+      pollMs: 20,
+      confirmTimeoutMs: 300,
+      log: (line) => logged.push(line),
+    },
+  })
+  const live = proxied.live!
+  treasury = live.treasury.solana
+  const [merchantKey] = solanaKeys.fromMnemonic(devMnemonic, { account: merchantAccount })
+  const destination = base58.encode(merchantKey!.publicKey)
+  const call = api(proxied, { 'api-key': live.apiKey, 'merchant-id': live.merchantId })
+  const asset = `${solanaLocalnet}/token:${live.solanaMint}`
+  const registered = await call('POST', `/v1/merchants/${live.merchantId}/settlements/crypto`, {
+    body: { settlements: [{ asset, destination: `${solanaLocalnet}:${destination}` }] },
+  })
+  expect(registered.status).toBe(201)
+  const created = await call('POST', '/v1/payments', {
+    body: { referenceId: `sol-${merchantAccount}`, amount: usd('420') },
+  })
+  const wallet = createWalletRpc({
+    namespaces: [
+      solana({
+        keys: solanaKeys.fromMnemonic(devMnemonic, { account: 6 }),
+        chains: [solanaLocalnet],
+        providers: { [solanaLocalnet]: solanaRpc(chains.solana!.url) },
+      }),
+    ],
+    approve: () => true,
+  })
+  return {
+    proxy,
+    proxied,
+    live,
+    logged,
+    destination,
+    mint: createSplMint(chains.solana!, { address: live.solanaMint! }),
+    /** Pays with the proxy in `mode` for the settlement broadcast; resolves once the settlement attempt ended. */
+    pay: async (mode: 'lose-reply' | 'drop') => {
+      proxy.setMode(mode)
+      try {
+        const client = createPayClient({
+          baseUrl: proxied.url,
+          apiKey: live.apiKey,
+          wallet,
+          trustedHosts: [checkoutHost],
+          maxPollMs: 10_000,
+        })
+        const offered = await client.getOptions(created.body.paymentLink)
+        const option = offered.options.find((candidate) => candidate.account === `${solanaLocalnet}:${payer}`)
+        const paid = await client.pay(created.body.paymentLink, option!.id, { options: offered })
+        expect(paid.status).toBe('succeeded')
+      } finally {
+        await wallet.close()
+      }
+      await live.idle()
+      return created.body.id as string
+    },
+    stop: async () => {
+      await proxied.stop()
+      await proxy.stop()
+    },
+  }
+}
+
+describe('a live Solana settlement whose broadcast is lost is never paid twice', () => {
+  it('the node took it but the reply was lost: the signature status says it landed, settled once with that hash', async () => {
+    const run = await paidThroughProxy(7)
+    try {
+      const paymentId = await run.pay('lose-reply')
+      expect(run.proxy.cut).toEqual(['lose-reply'])
+      // biome-ignore lint/suspicious/noExplicitAny: the snapshot is read field by field
+      const snapshot = run.live.control.payment(paymentId) as Record<string, any>
+      expect(snapshot.settlement).toMatchObject({
+        settled: true,
+        amount: { unit: 'iso4217/USD', value: '405' },
+      })
+      expect(executed(snapshot.settlement.tx_hash)).toBe(true)
+      expect(run.mint.balance(run.destination)).toBe(4_050_000n)
+      // A new blockhash and another settle request change nothing: it is settled, the merchant paid once.
+      chains.solana!.svm.expireBlockhash()
+      expect(() => run.live.control.settle(paymentId)).toThrow(/only a succeeded, unsettled payment settles/)
+      await run.live.idle()
+      expect(run.mint.balance(run.destination)).toBe(4_050_000n)
+    } finally {
+      await run.stop()
+    }
+  }, 60_000)
+
+  it('nothing reached the node: the same signed bytes are sent again, and re-signed only once their blockhash expired', async () => {
+    const run = await paidThroughProxy(8)
+    try {
+      const paymentId = await run.pay('drop')
+      expect(run.proxy.cut).toEqual(['drop'])
+      // Unknown outcome, blockhash still valid: pending, not settled, nothing re-signed.
+      expect(run.live.control.payment(paymentId)).toMatchObject({
+        status: 'succeeded',
+        settlement: { settled: false },
+      })
+      expect(run.logged.some((line) => line.includes('not mined yet; will be broadcast again'))).toBe(true)
+      const firstSignature = /settlement (\S+) not mined yet/.exec(run.logged.join('\n'))![1]!
+      // Retried while still dropped: the same bytes (the same signature), still pending.
+      run.live.control.settle(paymentId)
+      await run.live.idle()
+      expect(run.proxy.cut).toEqual(['drop', 'drop'])
+      expect(
+        run.logged.filter((line) => line.includes(`settlement ${firstSignature} not mined yet`)),
+      ).toHaveLength(2)
+      // The blockhash expires with the signature unknown: now it can never land, so it is dropped…
+      chains.solana!.svm.expireBlockhash()
+      run.proxy.setMode('pass')
+      run.live.control.settle(paymentId)
+      await run.live.idle()
+      expect(
+        run.logged.some((line) => line.includes(`settlement ${firstSignature} failed: never landed`)),
+      ).toBe(true)
+      expect(executed(firstSignature)).toBe(false)
+      expect(run.mint.balance(run.destination)).toBe(0n)
+      // …and the next attempt signs a new transfer, which settles: the merchant is paid exactly once.
+      run.live.control.settle(paymentId)
+      await run.live.idle()
+      // biome-ignore lint/suspicious/noExplicitAny: the snapshot is read field by field
+      const snapshot = run.live.control.payment(paymentId) as Record<string, any>
+      expect(snapshot.settlement.settled).toBe(true)
+      expect(snapshot.settlement.tx_hash).not.toBe(firstSignature)
+      expect(executed(snapshot.settlement.tx_hash)).toBe(true)
+      expect(run.mint.balance(run.destination)).toBe(4_050_000n)
+    } finally {
+      await run.stop()
     }
   }, 60_000)
 })

@@ -17,7 +17,8 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { encodeBase64, encodeShortVec } from '../../../solana/encoding.js'
+import { decodeBase64, encodeBase64, encodeShortVec } from '../../../solana/encoding.js'
+import { decodeTransaction } from '../../../solana/transaction.js'
 import type { EvmRoute, Payment, SolanaRoute, TokenConfig } from '../model.js'
 import { buildTokenTransfer, latestBlockhash, runtimeRpc, type SolanaTokenOption } from '../solanaOption.js'
 import type { SandboxState } from '../state.js'
@@ -236,7 +237,7 @@ export class LiveEngine {
     const mined =
       route.kind === 'evm'
         ? await this.broadcastEvm(route.chainId, settling.wire as Hex, settling.txHash as Hex)
-        : await this.broadcastSolana(route, settling.wire)
+        : await this.broadcastSolana(route, settling.wire, settling.txHash)
     if (this.stopped || payment.settlement !== undefined) return
     if (mined === 'pending') {
       // Maybe still in a mempool: keep the signed bytes, so a retry (control settle, restart) sends the same ones.
@@ -247,7 +248,7 @@ export class LiveEngine {
     }
     if (mined !== true) {
       this.options.log(`payment ${payment.id}: settlement ${settling.txHash} failed: ${mined}`)
-      // Refused or reverted: nothing moved, so a later attempt signs a new transfer.
+      // Reverted, failed on chain or expired unsent: nothing moved, so a later attempt signs a new transfer.
       delete payment.settling
       this.state.save(payment)
       return
@@ -303,14 +304,58 @@ export class LiveEngine {
     return { wire: encodeBase64(wire), txHash: base58.encode(signature) }
   }
 
-  private async broadcastSolana(route: SolanaRoute, wire: string): Promise<true | string> {
+  /**
+   * Sends (again, after a restart) and asks the runtime about the signature: true once it executed and is
+   * confirmed; why not when it failed on chain, or when it can no longer land (its blockhash expired and the
+   * signature is unknown); 'pending' otherwise. A send that errors proves nothing (the node may have taken it
+   * before the reply was lost), so only those answers let the caller drop the signed bytes and sign anew.
+   */
+  private async broadcastSolana(
+    route: SolanaRoute,
+    wire: string,
+    signature: string,
+  ): Promise<true | 'pending' | string> {
+    const { rpcUrl } = route.option
+    let sendError: string | undefined
     try {
-      await runtimeRpc(route.option.rpcUrl, 'sendTransaction', [wire, { encoding: 'base64' }])
-      return true
+      await runtimeRpc(rpcUrl, 'sendTransaction', [wire, { encoding: 'base64' }])
     } catch (error) {
-      const message = (error as Error).message
-      // The same signed bytes sent before a restart: the runtime already executed them.
-      return /already (been )?processed/i.test(message) ? true : message
+      // Refused, already executed (a broadcast before a restart), or the reply was lost: the status decides.
+      sendError = (error as Error).message.split('\n')[0]
+      this.options.log(`broadcast ${signature}: ${sendError}`)
+    }
+    const blockhash = base58.encode(
+      decodeTransaction(decodeBase64(wire, 'settling.wire'), 'settling.wire').message.recentBlockhash,
+    )
+    const deadline = Date.now() + this.options.confirmTimeoutMs
+    for (;;) {
+      try {
+        // The blockhash first: expired before a status that still says nothing means it never can land.
+        const valid = (await runtimeRpc(rpcUrl, 'isBlockhashValid', [
+          blockhash,
+          { commitment: 'processed' },
+        ])) as {
+          value?: unknown
+        }
+        const statuses = (await runtimeRpc(rpcUrl, 'getSignatureStatuses', [
+          [signature],
+          { searchTransactionHistory: true },
+        ])) as { value?: ({ err?: unknown; confirmationStatus?: string | null } | null)[] }
+        const status = statuses.value?.[0]
+        if (status !== null && status !== undefined) {
+          if (status.err !== null && status.err !== undefined)
+            return `failed on chain: ${JSON.stringify(status.err)}`
+          if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')
+            return true
+        } else if (valid.value === false) {
+          return `never landed, its blockhash expired${sendError === undefined ? '' : ` (${sendError})`}`
+        }
+      } catch (error) {
+        // The runtime did not answer: nothing is known; ask again until the deadline.
+        this.options.log(`status of ${signature}: ${(error as Error).message.split('\n')[0]}`)
+      }
+      if (this.stopped || Date.now() + this.options.pollMs > deadline) return 'pending'
+      await sleep(this.options.pollMs)
     }
   }
 
