@@ -246,7 +246,9 @@ export function base64Decode(text: string): Uint8Array | undefined {
 
 /**
  * A cursor over wire bytes that fails with -32602 and a field path instead of reading past the end. Every
- * read names the field it reads, so the error points at the exact place a hostile input breaks.
+ * read names the field it reads, so the error points at the exact place a hostile input breaks. A path is
+ * `field`, then optionally `.index`, `.sub` and `.subIndex` (`message.instructions.0.accounts.2`): joined
+ * only when a read fails, so a well-formed transaction builds no path strings.
  */
 export class WireReader {
   offset = 0
@@ -256,23 +258,27 @@ export class WireReader {
     readonly root: string,
   ) {}
 
-  path(field: string): string {
-    return field === '' ? this.root : `${this.root}.${field}`
+  path(field: string, index?: number, sub?: string, subIndex?: number): string {
+    let path = field === '' ? this.root : `${this.root}.${field}`
+    if (index !== undefined) path += `.${index}`
+    if (sub !== undefined) path += `.${sub}`
+    if (subIndex !== undefined) path += `.${subIndex}`
+    return path
   }
 
-  fail(reason: string, field: string): never {
-    throw new InvalidParamsError(reason, { path: this.path(field) })
+  fail(reason: string, field: string, index?: number, sub?: string, subIndex?: number): never {
+    throw new InvalidParamsError(reason, { path: this.path(field, index, sub, subIndex) })
   }
 
-  u8(field: string): number {
+  u8(field: string, index?: number, sub?: string, subIndex?: number): number {
     const value = this.bytes[this.offset]
-    if (value === undefined) this.fail('truncated', field)
+    if (value === undefined) this.fail('truncated', field, index, sub, subIndex)
     this.offset += 1
     return value
   }
 
-  take(length: number, field: string): Uint8Array {
-    if (this.offset + length > this.bytes.length) this.fail('truncated', field)
+  take(length: number, field: string, index?: number, sub?: string): Uint8Array {
+    if (this.offset + length > this.bytes.length) this.fail('truncated', field, index, sub)
     const slice = this.bytes.subarray(this.offset, this.offset + length)
     this.offset += length
     return slice
@@ -283,18 +289,18 @@ export class WireReader {
    * runtime refuses: a value above 0xffff, a fourth byte, and non-minimal encodings (a trailing zero byte),
    * which would let two different byte strings decode to the same message.
    */
-  shortVec(field: string): number {
+  shortVec(field: string, index?: number, sub?: string): number {
     let value = 0
-    for (let index = 0; index < 3; index++) {
-      const byte = this.u8(field)
-      value |= (byte & 0x7f) << (7 * index)
+    for (let position = 0; position < 3; position++) {
+      const byte = this.u8(field, index, sub)
+      value |= (byte & 0x7f) << (7 * position)
       if ((byte & 0x80) === 0) {
-        if (byte === 0 && index > 0) this.fail('non-minimal compact-u16 length', field)
-        if (value > 0xffff) this.fail('compact-u16 length above 65535', field)
+        if (byte === 0 && position > 0) this.fail('non-minimal compact-u16 length', field, index, sub)
+        if (value > 0xffff) this.fail('compact-u16 length above 65535', field, index, sub)
         return value
       }
     }
-    this.fail('compact-u16 length longer than 3 bytes', field)
+    this.fail('compact-u16 length longer than 3 bytes', field, index, sub)
   }
 
   get remaining(): number {
@@ -304,6 +310,8 @@ export class WireReader {
 
 /** Solana's compact-u16 encoding of `value` (0..65535). */
 export function encodeShortVec(value: number): Uint8Array {
+  // Nearly every count is below 128: one byte, no intermediate array.
+  if (value < 0x80) return Uint8Array.of(value)
   const out: number[] = []
   let rest = value
   for (;;) {

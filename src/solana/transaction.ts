@@ -54,7 +54,7 @@ export function decodeTransaction(bytes: Uint8Array, root: string): SolanaTransa
   if (count === 0) reader.fail('a transaction carries at least one signature slot', 'signatures')
   const signatures: Uint8Array[] = []
   for (let index = 0; index < count; index++) {
-    signatures.push(reader.take(64, `signatures.${index}`))
+    signatures.push(reader.take(64, 'signatures', index))
   }
   const message = readMessage(reader, 'message')
   if (message.header.numRequiredSignatures !== count) {
@@ -73,59 +73,56 @@ export function decodeMessage(bytes: Uint8Array, root: string): SolanaMessage {
 }
 
 function readMessage(reader: WireReader, field: string): SolanaMessage {
+  const at = field === '' ? barePaths : messagePaths
   const start = reader.offset
-  const first = reader.u8(under(field, 'header'))
+  const first = reader.u8(at.header)
   let version: SolanaMessage['version'] = 'legacy'
   let numRequiredSignatures = first
   if (first & 0x80) {
-    if ((first & 0x7f) !== 0)
-      reader.fail(`unsupported message version ${first & 0x7f}`, under(field, 'version'))
+    if ((first & 0x7f) !== 0) reader.fail(`unsupported message version ${first & 0x7f}`, at.version)
     version = 0
-    numRequiredSignatures = reader.u8(under(field, 'header.numRequiredSignatures'))
+    numRequiredSignatures = reader.u8(at.numRequiredSignatures)
   }
   const header: MessageHeader = {
     numRequiredSignatures,
-    numReadonlySignedAccounts: reader.u8(under(field, 'header.numReadonlySignedAccounts')),
-    numReadonlyUnsignedAccounts: reader.u8(under(field, 'header.numReadonlyUnsignedAccounts')),
+    numReadonlySignedAccounts: reader.u8(at.numReadonlySignedAccounts),
+    numReadonlyUnsignedAccounts: reader.u8(at.numReadonlyUnsignedAccounts),
   }
-  const keyCount = reader.shortVec(under(field, 'accountKeys'))
-  if (keyCount > maxAccounts)
-    reader.fail(`${keyCount} account keys, at most ${maxAccounts}`, under(field, 'accountKeys'))
+  const keyCount = reader.shortVec(at.accountKeys)
+  if (keyCount > maxAccounts) reader.fail(`${keyCount} account keys, at most ${maxAccounts}`, at.accountKeys)
   const staticAccountKeys: Uint8Array[] = []
   const seen = new Set<string>()
   for (let index = 0; index < keyCount; index++) {
-    const key = reader.take(32, under(field, `accountKeys.${index}`))
+    const key = reader.take(32, at.accountKeys, index)
     const text = keyText(key)
-    if (seen.has(text)) reader.fail('duplicate account key', under(field, `accountKeys.${index}`))
+    if (seen.has(text)) reader.fail('duplicate account key', at.accountKeys, index)
     seen.add(text)
     staticAccountKeys.push(key)
   }
-  checkHeader(reader, header, keyCount, under(field, 'header'))
-  const recentBlockhash = reader.take(32, under(field, 'recentBlockhash'))
-  const instructionCount = reader.shortVec(under(field, 'instructions'))
+  checkHeader(reader, header, keyCount, at.header)
+  const recentBlockhash = reader.take(32, at.recentBlockhash)
+  const instructionCount = reader.shortVec(at.instructions)
   const rawInstructions: CompiledInstruction[] = []
   for (let index = 0; index < instructionCount; index++) {
-    const path = under(field, `instructions.${index}`)
-    const programIdIndex = reader.u8(`${path}.programIdIndex`)
-    const accountCount = reader.shortVec(`${path}.accounts`)
+    const programIdIndex = reader.u8(at.instructions, index, 'programIdIndex')
+    const accountCount = reader.shortVec(at.instructions, index, 'accounts')
     const accountIndexes: number[] = []
     for (let position = 0; position < accountCount; position++) {
-      accountIndexes.push(reader.u8(`${path}.accounts.${position}`))
+      accountIndexes.push(reader.u8(at.instructions, index, 'accounts', position))
     }
-    const dataLength = reader.shortVec(`${path}.data`)
-    const data = reader.take(dataLength, `${path}.data`)
+    const dataLength = reader.shortVec(at.instructions, index, 'data')
+    const data = reader.take(dataLength, at.instructions, index, 'data')
     rawInstructions.push({ programIdIndex, accountIndexes, data })
   }
   const addressTableLookups: AddressTableLookup[] = []
   if (version === 0) {
-    const lookupCount = reader.shortVec(under(field, 'addressTableLookups'))
+    const lookupCount = reader.shortVec(at.addressTableLookups)
     for (let index = 0; index < lookupCount; index++) {
-      const path = under(field, `addressTableLookups.${index}`)
-      const accountKey = reader.take(32, `${path}.accountKey`)
-      const writableIndexes = readIndexList(reader, `${path}.writableIndexes`)
-      const readonlyIndexes = readIndexList(reader, `${path}.readonlyIndexes`)
+      const accountKey = reader.take(32, at.addressTableLookups, index, 'accountKey')
+      const writableIndexes = readIndexList(reader, at.addressTableLookups, index, 'writableIndexes')
+      const readonlyIndexes = readIndexList(reader, at.addressTableLookups, index, 'readonlyIndexes')
       if (writableIndexes.length + readonlyIndexes.length === 0) {
-        reader.fail('a lookup table entry must load at least one account', path)
+        reader.fail('a lookup table entry must load at least one account', at.addressTableLookups, index)
       }
       addressTableLookups.push({ accountKey, writableIndexes, readonlyIndexes })
     }
@@ -137,29 +134,33 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
   )
   const total = keyCount + loaded
   if (total > maxAccounts) {
-    reader.fail(
-      `${total} accounts with lookup tables, at most ${maxAccounts}`,
-      under(field, 'addressTableLookups'),
-    )
+    reader.fail(`${total} accounts with lookup tables, at most ${maxAccounts}`, at.addressTableLookups)
   }
-  rawInstructions.forEach((instruction, index) => {
-    const path = under(field, `instructions.${index}`)
+  for (let index = 0; index < rawInstructions.length; index++) {
+    const instruction = rawInstructions[index]!
     // The runtime requires program ids among the static keys, and never the fee payer.
     if (instruction.programIdIndex === 0 || instruction.programIdIndex >= keyCount) {
       reader.fail(
         `program id index ${instruction.programIdIndex} is not a static account other than the fee payer (1..${keyCount - 1})`,
-        `${path}.programIdIndex`,
+        at.instructions,
+        index,
+        'programIdIndex',
       )
     }
-    instruction.accountIndexes.forEach((accountIndex, position) => {
+    const { accountIndexes } = instruction
+    for (let position = 0; position < accountIndexes.length; position++) {
+      const accountIndex = accountIndexes[position]!
       if (accountIndex >= total) {
         reader.fail(
           `account index ${accountIndex} out of range (0..${total - 1})`,
-          `${path}.accounts.${position}`,
+          at.instructions,
+          index,
+          'accounts',
+          position,
         )
       }
-    })
-  })
+    }
+  }
   return {
     version,
     header,
@@ -172,15 +173,29 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
   }
 }
 
-/** `name` under the message's field (`message`, or `''` for a bare message); a module function, no closure. */
-function under(field: string, name: string): string {
-  return field === '' ? name : `${field}.${name}`
+/** The message's field paths, under `message` (in a transaction) or bare: made once, not per request. */
+function messageFieldPaths(field: string) {
+  const under = (name: string) => (field === '' ? name : `${field}.${name}`)
+  return {
+    header: under('header'),
+    version: under('version'),
+    numRequiredSignatures: under('header.numRequiredSignatures'),
+    numReadonlySignedAccounts: under('header.numReadonlySignedAccounts'),
+    numReadonlyUnsignedAccounts: under('header.numReadonlyUnsignedAccounts'),
+    accountKeys: under('accountKeys'),
+    recentBlockhash: under('recentBlockhash'),
+    instructions: under('instructions'),
+    addressTableLookups: under('addressTableLookups'),
+  }
 }
 
-function readIndexList(reader: WireReader, path: string): number[] {
-  const count = reader.shortVec(path)
+const messagePaths = messageFieldPaths('message')
+const barePaths = messageFieldPaths('')
+
+function readIndexList(reader: WireReader, field: string, index: number, list: string): number[] {
+  const count = reader.shortVec(field, index, list)
   const indexes: number[] = []
-  for (let index = 0; index < count; index++) indexes.push(reader.u8(`${path}.${index}`))
+  for (let position = 0; position < count; position++) indexes.push(reader.u8(field, index, list, position))
   return indexes
 }
 
