@@ -193,6 +193,70 @@ describe('modes: the key decides, the books are separate', () => {
     // Live payments change state on the chain only: the test control that forces success is refused.
     expectError(await liveApi()('POST', `/_sandbox/payments/${live.id}/succeed`), 409, 'invalid_transition')
   })
+  it("a test key can neither read nor change the live merchant's settlement destinations, nor a live key the test one's", async () => {
+    const liveMerchant = sandbox.live!.merchantId
+    const path = (merchantId: string) => `/v1/merchants/${merchantId}/settlements/crypto`
+    const asset = `${chainId}/erc20:0x1111111111111111111111111111111111111111`
+    const original = `${chainId}:${merchantPayout}`
+    const created = await liveApi()('POST', path(liveMerchant), {
+      body: { settlements: [{ asset, destination: original }] },
+    })
+    expect(created.status).toBe(201)
+    const id = created.body.settlements[0].id as string
+    const attacker = `${chainId}:${rogue.address}`
+    // The test key: the live merchant does not exist for it, whatever the route.
+    expectError(await testApi()('GET', path(liveMerchant)), 404, 'merchant_not_found')
+    expectError(
+      await testApi()('POST', path(liveMerchant), {
+        body: {
+          settlements: [
+            { asset: `${chainId}/erc20:0x2222222222222222222222222222222222222222`, destination: attacker },
+          ],
+        },
+      }),
+      404,
+      'merchant_not_found',
+    )
+    expectError(
+      await testApi()('PUT', `${path(liveMerchant)}/${id}`, { body: { destination: attacker } }),
+      404,
+      'merchant_not_found',
+    )
+    // The live key on the test merchant: the same.
+    expectError(await liveApi()('GET', path(sandbox.merchantId)), 404, 'merchant_not_found')
+    expectError(
+      await liveApi()('POST', path(sandbox.merchantId), {
+        body: { settlements: [{ asset, destination: attacker }] },
+      }),
+      404,
+      'merchant_not_found',
+    )
+    // The live entry is as it was registered, and the only one; the test merchant got none.
+    const listed = await liveApi()('GET', path(liveMerchant))
+    expect(
+      listed.body.data.filter(
+        (entry: { asset: string }) =>
+          entry.asset.endsWith('0x1111111111111111111111111111111111111111') ||
+          entry.asset.endsWith('0x2222222222222222222222222222222222222222'),
+      ),
+    ).toEqual([expect.objectContaining({ id, asset, destination: original })])
+    expect((await testApi()('GET', path(sandbox.merchantId))).body.data).toEqual([])
+  })
+
+  it("a live key with no live webhook endpoint is told so in live mode's words", async () => {
+    const endpoint = await liveApi()('GET', '/v1/webhook-endpoint')
+    expect(endpoint.status).toBe(200)
+    const bare = await startPaySandbox({ live: { ...chains.live, log: () => {} } })
+    try {
+      const reply = await api(bare, { 'api-key': bare.live!.apiKey })('GET', '/v1/webhook-endpoint')
+      expectError(reply, 404, 'webhook_endpoint_not_found')
+      expect(reply.body.message).toBe('no webhook endpoint in live mode')
+      const testReply = await api(bare)('GET', '/v1/webhook-endpoint')
+      expect(testReply.body.message).toBe('no webhook endpoint in test mode')
+    } finally {
+      await bare.stop()
+    }
+  })
 })
 
 describe('a live EVM payment, judged on the chain', () => {

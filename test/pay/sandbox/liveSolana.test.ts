@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletRpc } from '../../../src/createWalletRpc.js'
 import { createSplMint } from '../../../src/devchains/splToken.js'
 import { createPayClient } from '../../../src/pay/index.js'
-import { type PaySandbox, startPaySandbox } from '../../../src/pay/sandbox/index.js'
+import {
+  type PaySandbox,
+  startPaySandbox,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../../../src/pay/sandbox/index.js'
 import { devMnemonic, type LiveChains, startLiveChains } from '../../../src/pay/sandbox/live/chains.js'
 import { solana, solanaKeys, solanaLocalnet, solanaRpc } from '../../../src/solana/index.js'
 import { decodeTransaction } from '../../../src/solana/transaction.js'
@@ -21,6 +26,7 @@ import { api, usd } from './helpers.js'
 const checkoutHost = 'pay.sandbox.test'
 let chains: LiveChains
 let sandbox: PaySandbox
+let receiver: WebhookReceiver
 const [payerKey] = solanaKeys.fromMnemonic(devMnemonic, { account: 6 })
 const payer = base58.encode(payerKey!.publicKey)
 const merchant = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'
@@ -35,10 +41,13 @@ beforeAll(async () => {
   })
   chains.solana!.svm.airdrop(payer as never, 1_000_000_000n as never)
   chains.fundSolana(payer, 100_000_000n)
+  receiver = await startWebhookReceiver({ secrets: () => sandbox.live!.webhooks.secrets() })
+  sandbox.live!.webhooks.setEndpoint(receiver.url)
 }, 60_000)
 
 afterAll(async () => {
   await sandbox?.stop()
+  await receiver?.stop()
   await chains?.stop()
 })
 
@@ -97,9 +106,63 @@ describe('a live Solana payment', () => {
       expect(mint.balance(merchant)).toBe(4_050_000n)
       expect(mint.balance(live.treasury.solana)).toBe(150_000n)
       expect(executed(snapshot.settlement.tx_hash)).toBe(true)
+      // The merchant hears of it: a signed payment.settled carrying the payment's and the settlement's signatures.
+      const settled = await receiver.waitFor(
+        (entry) => entry.eventType === 'payment.settled' && entry.paymentId === created.body.id,
+      )
+      expect(settled.verified).toBe(true)
+      expect(receiver.inbox.snapshot(created.body.id)).toMatchObject({
+        live: true,
+        status: 'succeeded',
+        tx_id: signature,
+        settlement: {
+          settled: true,
+          amount: { unit: 'iso4217/USD', value: '405' },
+          tx_hash: snapshot.settlement.tx_hash,
+        },
+      })
     } finally {
       await wallet.close()
     }
+  }, 60_000)
+
+  it('the runtime refuses the signed transfer (the buyer holds no USDC): failed with failure_reason, nothing moved', async () => {
+    const live = sandbox.live!
+    const [brokeKey] = solanaKeys.fromMnemonic(devMnemonic, { account: 9 })
+    const broke = base58.encode(brokeKey!.publicKey)
+    chains.solana!.svm.airdrop(broke as never, 1_000_000_000n as never)
+    const mint = createSplMint(chains.solana!, { address: live.solanaMint! })
+    const treasuryBefore = mint.balance(live.treasury.solana)
+    const call = api(sandbox, { 'api-key': live.apiKey, 'merchant-id': live.merchantId })
+    const created = await call('POST', '/v1/payments', {
+      body: { referenceId: 'sol-broke', amount: usd('100') },
+    })
+    const id = created.body.id as string
+    // wallet-rpc's own wallet would not sign a transfer its simulation shows failing: the buyer signs by hand.
+    const options = await call('POST', `/v1/gateway/payment/${id}/options`, {
+      body: { accounts: [`${solanaLocalnet}:${broke}`] },
+    })
+    const option = options.body.options[0]
+    const fetched = await call('POST', `/v1/gateway/payment/${id}/fetch`, {
+      body: { optionId: option.id, data: option.actions.at(-1).data.data },
+    })
+    const [{ transaction }] = JSON.parse(fetched.body.actions[0].data.params) as [{ transaction: string }]
+    const bytes = Buffer.from(transaction, 'base64')
+    bytes.set(await brokeKey!.sign(bytes.subarray(65)), 1)
+    const confirm = await call('POST', `/v1/gateway/payment/${id}/confirm`, {
+      body: { optionId: option.id, results: [{ type: 'walletRpc', data: [bytes.toString('base64')] }] },
+    })
+    expect(confirm.body.status).toBe('failed')
+    const snapshot = live.control.payment(id) as Record<string, unknown>
+    expect(snapshot).toMatchObject({ live: true, status: 'failed' })
+    expect(snapshot.failure_reason).toMatch(
+      /^result 0: the runtime refused the transaction: .*InvalidAccountData/,
+    )
+    expect(mint.balance(live.treasury.solana)).toBe(treasuryBefore)
+    const failed = await receiver.waitFor(
+      (entry) => entry.eventType === 'payment.failed' && entry.paymentId === id,
+    )
+    expect(failed.verified).toBe(true)
   }, 60_000)
 })
 

@@ -1,10 +1,10 @@
 import * as v from 'valibot'
-import { ok, type Route } from '../context.js'
+import { ok, type RequestContext, type Route } from '../context.js'
 import { badRequest, PayHttpError } from '../errors.js'
 import { iso } from '../ids.js'
 import { type EventType, eventTypes } from '../model.js'
 import { validateBody } from '../validate.js'
-import { replayReachMs, type WebhookDispatcher, type WebhookEndpoint } from '../webhookDelivery.js'
+import { replayReachMs, type WebhookEndpoint } from '../webhookDelivery.js'
 import { sampleEvent } from './sampleEvent.js'
 
 /**
@@ -32,11 +32,13 @@ const endpointBody = v.object({
   events: v.optional(v.pipe(v.array(v.picklist(eventTypes)), v.minLength(1))),
 })
 
-/** The test-mode endpoint; 404 webhook_endpoint_not_found when none is registered. */
-function requireEndpoint(webhooks: WebhookDispatcher): WebhookEndpoint {
-  const endpoint = webhooks.endpoint
-  if (endpoint === null)
-    throw new PayHttpError(404, 'webhook_endpoint_not_found', 'no webhook endpoint in test mode')
+/** The key's mode's endpoint; 404 webhook_endpoint_not_found when none is registered in that mode. */
+function requireEndpoint(sandbox: RequestContext['sandbox']): WebhookEndpoint {
+  const endpoint = sandbox.webhooks.endpoint
+  if (endpoint === null) {
+    const mode = sandbox.live === undefined ? 'test' : 'live'
+    throw new PayHttpError(404, 'webhook_endpoint_not_found', `no webhook endpoint in ${mode} mode`)
+  }
   return endpoint
 }
 
@@ -63,7 +65,7 @@ export const getWebhookEndpoint: Route = {
   method: 'GET',
   path: '/v1/webhook-endpoint',
   auth: 'apiKey',
-  handle: (context) => ok({ endpoint: endpointJson(requireEndpoint(context.sandbox.webhooks)) }),
+  handle: (context) => ok({ endpoint: endpointJson(requireEndpoint(context.sandbox)) }),
 }
 
 export const deleteWebhookEndpoint: Route = {
@@ -71,7 +73,7 @@ export const deleteWebhookEndpoint: Route = {
   path: '/v1/webhook-endpoint',
   auth: 'apiKey',
   handle: (context) => {
-    requireEndpoint(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox)
     context.sandbox.webhooks.deleteEndpoint()
     return ok({ deleted: true })
   },
@@ -82,7 +84,7 @@ export const revealWebhookSecret: Route = {
   path: '/v1/webhook-endpoint/secret',
   auth: 'apiKey',
   handle: (context) => {
-    requireEndpoint(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox)
     return ok({ secret: context.sandbox.webhooks.secret() })
   },
 }
@@ -92,7 +94,7 @@ export const rotateWebhookSecret: Route = {
   path: '/v1/webhook-endpoint/secret/rotate',
   auth: 'apiKey',
   handle: (context) => {
-    requireEndpoint(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox)
     return ok(context.sandbox.webhooks.rotateSecret())
   },
 }
@@ -123,7 +125,7 @@ export const resendFailedDeliveries: Route = {
   auth: 'apiKey',
   handle: (context) => {
     const body = validateBody(sinceBody, context.body)
-    requireEndpoint(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox)
     return ok({ resent: context.sandbox.webhooks.resendFailed(Date.parse(body.since)) }, 202)
   },
 }
@@ -134,7 +136,7 @@ export const replayEvents: Route = {
   auth: 'apiKey',
   handle: (context) => {
     const body = validateBody(sinceBody, context.body)
-    requireEndpoint(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox)
     const since = Date.parse(body.since)
     if (since < context.sandbox.state.now() - replayReachMs) {
       throw badRequest('replay reaches back at most 14 days', [
@@ -153,7 +155,7 @@ export const sendTestEvent: Route = {
   auth: 'apiKey',
   handle: (context) => {
     const body = validateBody(testEventBody, context.body)
-    requireEndpoint(context.sandbox.webhooks)
+    requireEndpoint(context.sandbox)
     const event = sampleEvent(body.type as EventType, context.version, context.sandbox.state.now())
     const delivery = context.sandbox.webhooks.enqueue(event)
     return ok({ event, deliveryId: delivery?.id ?? null }, 202)
