@@ -168,6 +168,30 @@ export function fromCharCodesPortable(codes: Uint8Array, start = 0, end = codes.
   return text
 }
 
+// A typed array over 64 bytes gets its own off-heap backing store in V8: ~250-400 ns to allocate and more to
+// collect, against ~25 ns for a view. Bytes that outlive a call (a decoded transaction, which its signatures,
+// keys and message view) are carved out of shared 16 KiB chunks instead, as Node's Buffer pool does; every
+// byte of a chunk is request data a dapp sent, never a secret. Scratch space used only within one
+// synchronous call is reused.
+const chunkSize = 16 * 1024
+let chunk = new Uint8Array(0)
+let chunkUsed = 0
+
+/** `length` zeroed bytes of their own, usually a view into a shared chunk (`.buffer` is the chunk). */
+export function allocateBytes(length: number): Uint8Array {
+  if (length > chunkSize / 4) return new Uint8Array(length)
+  if (chunkUsed + length > chunk.length) {
+    chunk = new Uint8Array(chunkSize)
+    chunkUsed = 0
+  }
+  const bytes = chunk.subarray(chunkUsed, chunkUsed + length)
+  // Eight-byte steps keep every view aligned.
+  chunkUsed += (length + 7) & ~7
+  return bytes
+}
+
+let scratch64 = new Uint8Array(256)
+
 const alphabet64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 const codes64 = Uint8Array.from(alphabet64, (char) => char.charCodeAt(0))
 /** Character code → 6-bit value; 255 for anything outside the alphabet. */
@@ -177,7 +201,9 @@ for (let i = 0; i < 64; i++) values64[codes64[i]!] = i
 /** Padded RFC 4648 base64. */
 export function encodeBase64(bytes: Uint8Array): string {
   const length = bytes.length
-  const out = new Uint8Array(Math.ceil(length / 3) * 4)
+  const size = Math.ceil(length / 3) * 4
+  if (scratch64.length < size) scratch64 = new Uint8Array(size)
+  const out = scratch64
   let o = 0
   let i = 0
   for (; i + 2 < length; i += 3, o += 4) {
@@ -194,7 +220,7 @@ export function encodeBase64(bytes: Uint8Array): string {
     out[o + 2] = i + 1 < length ? codes64[(n >> 6) & 63]! : 61 // '='
     out[o + 3] = 61
   }
-  return fromCharCodes(out)
+  return fromCharCodes(out, 0, size)
 }
 
 /**
@@ -206,7 +232,7 @@ export function base64Decode(text: string): Uint8Array | undefined {
   if (length % 4 !== 0) return undefined
   if (length === 0) return new Uint8Array(0)
   const padding = text.charCodeAt(length - 1) !== 61 ? 0 : text.charCodeAt(length - 2) !== 61 ? 1 : 2
-  const out = new Uint8Array((length / 4) * 3 - padding)
+  const out = allocateBytes((length / 4) * 3 - padding)
   // Whole quanta first; a padded last quantum after the loop.
   const whole = padding === 0 ? length : length - 4
   let o = 0

@@ -359,6 +359,9 @@ export async function signPrepared(
   return { signed, signature: accountSignature! }
 }
 
+/** Where encodeSigned assembles the bytes it encodes; reused, as it is encoded within the call. */
+let headScratch = new Uint8Array(256)
+
 /**
  * The signed transaction in the encoding `prepared` came in. Only the signature slots differ from the bytes
  * received, so in base64 every character past the quantum holding the last slot byte is the request's own:
@@ -374,7 +377,9 @@ export function encodeSigned(prepared: PreparedTransaction, signed: SolanaTransa
     const bytes = encodeTransaction(signed)
     return prepared.encoding === 'base58' ? encodeBase58(bytes) : encodeBase64(bytes)
   }
-  const head = new Uint8Array(changed)
+  // Scratch (encoded at once), not a new array: see allocateBytes.
+  if (headScratch.length < changed) headScratch = new Uint8Array(changed)
+  const head = headScratch.subarray(0, changed)
   head.set(count)
   let offset = count.length
   for (const signature of signed.signatures) {
