@@ -20,6 +20,7 @@ Wallet under test (default: the built-in handler):
                            and session properties it announced (needs @walletconnect/sign-client; qrcode for the QR)
   --relay URL              the WalletConnect relay (default the public relay, which needs --project-id)
   --project-id ID          a Reown Cloud project id (or env WALLETCONNECT_PROJECT_ID)
+  --approval-timeout SECONDS  longest wait for the wallet to approve the session (default 300): then exit code 2
 
 Options:
   --filter TEXT            only cases whose label contains TEXT (e.g. bip122/signPsbt)
@@ -51,6 +52,7 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
       walletconnect: { type: 'boolean' },
       relay: { type: 'string' },
       'project-id': { type: 'string' },
+      'approval-timeout': { type: 'string' },
       timeout: { type: 'string' },
       json: { type: 'string' },
       junit: { type: 'string' },
@@ -67,11 +69,16 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
   const transports = [positionals.length > 0, values.exec !== undefined, values.walletconnect === true]
   if (transports.filter(Boolean).length > 1)
     throw new UsageError('give one of MODULE, --exec, --walletconnect')
-  if (!values.walletconnect && (values.relay !== undefined || values['project-id'] !== undefined)) {
-    throw new UsageError('--relay and --project-id go with --walletconnect')
+  const sessionOptions = [values.relay, values['project-id'], values['approval-timeout']]
+  if (!values.walletconnect && sessionOptions.some((value) => value !== undefined)) {
+    throw new UsageError('--relay, --project-id and --approval-timeout go with --walletconnect')
   }
   if (values.exec !== undefined && values.exec.trim() === '') throw new UsageError('--exec needs a command')
-  const timeoutMs = values.timeout === undefined ? undefined : secondsToMs(values.timeout)
+  const timeoutMs = values.timeout === undefined ? undefined : secondsToMs(values.timeout, '--timeout')
+  const approvalTimeoutMs =
+    values['approval-timeout'] === undefined
+      ? undefined
+      : secondsToMs(values['approval-timeout'], '--approval-timeout')
   const { execTransport, jsonReport, junitReport, loadVectors, runConformance, verdictNames } = await import(
     '../conformance/index.js'
   )
@@ -101,11 +108,11 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     }
     summary = values.walletconnect
-      ? await runWalletConnect(
-          common,
-          values.relay,
-          values['project-id'] ?? process.env.WALLETCONNECT_PROJECT_ID,
-        )
+      ? await runWalletConnect(common, {
+          relayUrl: values.relay,
+          projectId: values['project-id'] ?? process.env.WALLETCONNECT_PROJECT_ID,
+          approvalTimeoutMs,
+        })
       : await runConformance({
           ...common,
           ...(createHandler ? { createHandler } : {}),
@@ -130,15 +137,20 @@ export async function runConformanceCommand(argv: string[]): Promise<number> {
 /** The WalletConnect run: the pairing URI and its QR code on stdout, then one line per case as usual. */
 async function runWalletConnect(
   common: Pick<WalletConnectOptions, 'vectors' | 'onResult' | 'filter' | 'timeoutMs'>,
-  relayUrl: string | undefined,
-  projectId: string | undefined,
+  session: {
+    relayUrl: string | undefined
+    projectId: string | undefined
+    approvalTimeoutMs: number | undefined
+  },
 ): Promise<RunSummary> {
+  const { relayUrl, projectId, approvalTimeoutMs } = session
   const { runOverWalletConnect, TransportError } = await import('../conformance/index.js')
   try {
     return await runOverWalletConnect({
       ...common,
       ...(relayUrl === undefined ? {} : { relayUrl }),
       ...(projectId === undefined ? {} : { projectId }),
+      ...(approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs }),
       onUri: async (uri) => {
         process.stdout.write(`Pair your wallet with this URI (or scan the QR code):\n\n${uri}\n\n`)
         process.stdout.write(`${await terminalQr(uri)}\nWaiting for the wallet to approve the session…\n\n`)
@@ -164,10 +176,10 @@ async function terminalQr(uri: string): Promise<string> {
   }
 }
 
-function secondsToMs(text: string): number {
+function secondsToMs(text: string, option: string): number {
   const seconds = Number(text)
   if (!/^\d+(\.\d+)?$/.test(text) || seconds <= 0 || seconds > 86_400) {
-    throw new UsageError('--timeout takes seconds, more than 0 and at most 86400')
+    throw new UsageError(`${option} takes seconds, more than 0 and at most 86400`)
   }
   return Math.round(seconds * 1000)
 }

@@ -330,7 +330,7 @@ function decodeTerminalQr(text: string): string | undefined {
 
 describe('wallet-rpc conformance --walletconnect (the command)', () => {
   it('prints the wc: URI and a QR code of it, runs over the relay given, and writes the usual reports', {
-    timeout: 300_000,
+    timeout: 120_000,
   }, async () => {
     const { walletKit, stop } = await startWalletKit(await ourWallet())
     let out = ''
@@ -339,11 +339,15 @@ describe('wallet-rpc conformance --walletconnect (the command)', () => {
       const uri = /^(wc:\S+)$/m.exec(out)?.[1]
       if (uri && !paired) {
         paired = true
-        void walletKit.pair({ uri })
+        walletKit.pair({ uri }).catch((error: unknown) => {
+          pairingFailed = error
+        })
       }
       return true
     })
     let paired = false
+    // A pairing that fails leaves the command waiting for an approval that cannot come: said, not a hang.
+    let pairingFailed: unknown
     let code: number
     try {
       code = await runConformanceCommand([
@@ -354,11 +358,14 @@ describe('wallet-rpc conformance --walletconnect (the command)', () => {
         'local-test',
         '--filter',
         'bip122/signMessage',
+        '--approval-timeout',
+        '60',
       ])
     } finally {
       spy.mockRestore()
       await stop()
     }
+    expect(pairingFailed).toBeUndefined()
     const uri = /^(wc:\S+)$/m.exec(out)?.[1]
     expect(uri).toMatch(/^wc:[0-9a-f]{64}@2\?/)
     expect(decodeTerminalQr(out.slice(out.indexOf(uri!) + uri!.length))).toBe(uri)
@@ -371,5 +378,24 @@ describe('wallet-rpc conformance --walletconnect (the command)', () => {
   it('without a session to make: a usage error, exit code 2 (no relay reachable, no project id)', async () => {
     await expect(runConformanceCommand(['--walletconnect'])).rejects.toThrow(/--project-id/)
     await expect(runConformanceCommand(['--walletconnect', '--exec', 'x'])).rejects.toThrow(/one of MODULE/)
+    await expect(runConformanceCommand(['--approval-timeout', '5'])).rejects.toThrow(
+      /go with --walletconnect/,
+    )
+    await expect(
+      runConformanceCommand(['--walletconnect', '--relay', relay.url, '--approval-timeout', '0']),
+    ).rejects.toThrow(/--approval-timeout takes seconds/)
+  })
+
+  it('no wallet approves within --approval-timeout: a usage error naming it, not a hang', {
+    timeout: 60_000,
+  }, async () => {
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
+    try {
+      await expect(
+        runConformanceCommand(['--walletconnect', '--relay', relay.url, '--approval-timeout', '1']),
+      ).rejects.toThrow(/did not approve the session/)
+    } finally {
+      spy.mockRestore()
+    }
   })
 })
