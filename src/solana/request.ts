@@ -298,12 +298,15 @@ export function transactionReviewParts(
       wallet.signers.has(feePayer) ? `${feePayer} (you)` : `${feePayer} (someone else pays the fee)`,
     ),
     item('Network fee', formatLamports(baseFee)),
-    ...(priorityFee > 0n ? [item('Priority fee', formatLamports(priorityFee))] : []),
+  ]
+  // Pushed, not spread into the literal above: a spread sends V8's array literal down a slow generic path.
+  if (priorityFee > 0n) items.push(item('Priority fee', formatLamports(priorityFee)))
+  items.push(
     item(facts.advancesNonce ? 'Durable nonce' : 'Recent blockhash', encodeBase58(message.recentBlockhash)),
     item('Version', message.version === 'legacy' ? 'legacy' : 'v0'),
     group('Instructions', instructionItems),
     group('Signers', signers),
-  ]
+  )
   if (message.addressTableLookups.length > 0) {
     items.push(
       group(
@@ -328,13 +331,12 @@ export function transactionReview(
   title: string,
   chain: ChainFacts | undefined,
 ): ReviewDraft {
-  const parts = transactionReviewParts(context, wallet, prepared, chain?.resolved)
-  return {
-    account: prepared.account,
-    title,
-    items: [...parts.items, ...(chain?.items ?? [])],
-    warnings: [...parts.warnings, ...(chain?.warnings ?? [])],
+  const { items, warnings } = transactionReviewParts(context, wallet, prepared, chain?.resolved)
+  if (chain !== undefined) {
+    items.push(...chain.items)
+    warnings.push(...chain.warnings)
   }
+  return { account: prepared.account, title, items, warnings }
 }
 
 /**
