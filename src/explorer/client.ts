@@ -74,19 +74,26 @@ export type ExplorerClient = {
   /**
    * Every matching listing, fetched `pageSize` (default 100) at a time as the loop asks for more. `params`
    * must not hold `entries` or `page` (the iterator sets them). A failed page rejects the loop's `next()` with
-   * an ExplorerError.
+   * an ExplorerError. One pass, like a generator; `next()` can also be called by hand.
    */
   iterate(
     type: ExplorerListingType,
     params?: Omit<ExplorerListingParams, 'entries' | 'page'> & { pageSize?: number },
     call?: ExplorerCallOptions,
-  ): AsyncIterable<ExplorerListing>
+  ): AsyncIterableIterator<ExplorerListing>
   chains(params?: ExplorerChainsParams, call?: ExplorerCallOptions): Promise<ExplorerChains>
   /** The URL of a logo (for an `<img>`); throws an `invalid_params` ExplorerError for a bad size or id. */
   logoUrl(size: ExplorerLogoSize, imageId: string): string
   /** Forgets every cached answer. */
   clearCache(): void
 }
+
+// Engines without Symbol.asyncIterator (Hermes before 0.13) iterate through the key Babel's and
+// regenerator's for-await helpers fall back to.
+const asyncIteratorKey: symbol | string =
+  typeof Symbol === 'function' && typeof Symbol.asyncIterator === 'symbol'
+    ? Symbol.asyncIterator
+    : '@@asyncIterator'
 
 type CacheEntry = { text: string; etag: string | undefined; storedAt: number }
 
@@ -223,17 +230,17 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
     listings,
     iterate(type, params = {}, call = {}) {
       const { pageSize = 100, ...filters } = params
-      return {
-        [Symbol.asyncIterator]: () =>
-          pageIterator((page) => {
-            if ('entries' in filters || 'page' in filters) {
-              return Promise.reject(
-                invalid([{ field: 'page', message: 'set by iterate(): give pageSize instead' }]),
-              )
-            }
-            return listings(type, { ...filters, entries: pageSize, page }, call)
-          }),
-      }
+      const iterator = pageIterator((page) => {
+        if ('entries' in filters || 'page' in filters) {
+          return Promise.reject(
+            invalid([{ field: 'page', message: 'set by iterate(): give pageSize instead' }]),
+          )
+        }
+        return listings(type, { ...filters, entries: pageSize, page }, call)
+      })
+      return Object.assign(iterator, {
+        [asyncIteratorKey]: () => iterator,
+      }) as AsyncIterableIterator<ExplorerListing>
     },
     async chains(params = {}, call) {
       const pairs: Array<[string, string]> = [['projectId', options.projectId]]

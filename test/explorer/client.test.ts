@@ -181,6 +181,23 @@ describe('explorer client: paging', () => {
     expect(nothing).toEqual([])
   })
 
+  it('is its own iterator: next() by hand walks the same listings, then stays done without fetching', async () => {
+    const { explorer, sent } = client()
+    const iterator = explorer.iterate('all', { pageSize: 2 })
+    expect(iterator[Symbol.asyncIterator]()).toBe(iterator)
+    expect(sent).toEqual([])
+    const byHand: string[] = []
+    for (let step = await iterator.next(); !step.done; step = await iterator.next())
+      byHand.push(step.value.name)
+    expect(byHand).toEqual(names(await explorer.all()))
+    const requests = sent.length
+    expect(await iterator.next()).toEqual({ done: true, value: undefined })
+    expect(sent).toHaveLength(requests)
+    // One pass, like a generator: a for-await over a spent iterator sees nothing.
+    for await (const listing of iterator) byHand.push(listing.name)
+    expect(byHand).toHaveLength(names(await explorer.all()).length)
+  })
+
   it('stops early without fetching more when the loop breaks', async () => {
     const { explorer, sent } = client()
     for await (const listing of explorer.iterate('all', { pageSize: 3 })) {
