@@ -238,9 +238,14 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
         }
         return listings(type, { ...filters, entries: pageSize, page }, call)
       })
-      return Object.assign(iterator, {
-        [asyncIteratorKey]: () => iterator,
-      }) as AsyncIterableIterator<ExplorerListing>
+      const iterable: AsyncIterableIterator<ExplorerListing> = {
+        next: () => iterator.next(),
+        [Symbol.asyncIterator]: () => iterable,
+      }
+      if (asyncIteratorKey !== Symbol.asyncIterator) {
+        Object.defineProperty(iterable, asyncIteratorKey, { value: () => iterable })
+      }
+      return iterable
     },
     async chains(params = {}, call) {
       const pairs: Array<[string, string]> = [['projectId', options.projectId]]
