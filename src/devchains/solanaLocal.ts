@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { base58, base64 } from '@scure/base'
 import { type Address, address, type EncodedAccount, getTransactionDecoder, lamports } from '@solana/kit'
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm'
+import { decodeTransaction } from '../solana/transaction.js'
 
 /** A litesvm runtime behind the Solana JSON-RPC methods `solanaRpc` uses, on 127.0.0.1. */
 export type SolanaLocalChain = {
@@ -42,6 +43,29 @@ export async function startSolanaLocal(options: { svm?: LiteSVM } = {}): Promise
   const svm = options.svm ?? new LiteSVM()
   const sent: Uint8Array[] = []
   const decoder = getTransactionDecoder()
+  /** What getTransaction answers for each executed transaction: its wire bytes and SPL token balances around it. */
+  const executedTransactions = new Map<
+    string,
+    { bytes: Uint8Array; pre: TokenBalance[]; post: TokenBalance[] }
+  >()
+  /** The SPL token accounts among the transaction's static keys, with their balances now (RPC `TokenBalance`s). */
+  const tokenBalances = (keys: readonly string[]): TokenBalance[] =>
+    keys.flatMap((key, accountIndex) => {
+      const account = svm.getAccount(address(key))
+      if (!account.exists || account.data.length < 165 || !tokenProgramIds.has(account.programAddress))
+        return []
+      const data = new Uint8Array(account.data)
+      const amount = new DataView(data.buffer, data.byteOffset + 64, 8).getBigUint64(0, true)
+      return [
+        {
+          accountIndex,
+          mint: base58.encode(data.subarray(0, 32)),
+          owner: base58.encode(data.subarray(32, 64)),
+          programId: account.programAddress,
+          uiTokenAmount: { amount: amount.toString() },
+        },
+      ]
+    })
 
   const encodeAccount = (account: EncodedAccount | null) =>
     account === null
@@ -162,8 +186,21 @@ export async function startSolanaLocal(options: { svm?: LiteSVM } = {}): Promise
         },
       }
     },
+    // The executed transaction with its SPL token balances before and after (as a node's `meta` has them).
+    getTransaction: ([signature]) => {
+      if (typeof signature !== 'string') throw new RpcFailure(-32602, 'Invalid param: expected a signature')
+      const executed = executedTransactions.get(signature)
+      if (executed === undefined) return null
+      return {
+        slot: context().slot,
+        transaction: [base64.encode(executed.bytes), 'base64'],
+        meta: { err: null, preTokenBalances: executed.pre, postTokenBalances: executed.post },
+      }
+    },
     sendTransaction: ([encoded, rawConfig]) => {
       const { bytes, transaction } = transactionOf(encoded, rawConfig as { encoding?: string } | undefined)
+      const keys = staticKeysOf(bytes)
+      const pre = tokenBalances(keys)
       const outcome = execute(bytes, new Uint8Array(transaction.messageBytes)[0]!)
       if (outcome instanceof FailedTransactionMetadata || isFailed(outcome)) {
         const failed = outcome as FailedTransactionMetadata
@@ -173,7 +210,9 @@ export async function startSolanaLocal(options: { svm?: LiteSVM } = {}): Promise
         })
       }
       sent.push(bytes)
-      return base58.encode(outcome.signature())
+      const signature = base58.encode(outcome.signature())
+      executedTransactions.set(signature, { bytes, pre, post: tokenBalances(keys) })
+      return signature
     },
   }
 
@@ -211,6 +250,24 @@ export async function startSolanaLocal(options: { svm?: LiteSVM } = {}): Promise
     svm,
     sent,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+type TokenBalance = {
+  accountIndex: number
+  mint: string
+  owner: string
+  programId: string
+  uiTokenAmount: { amount: string }
+}
+
+/** The message's static account keys (base58), in order: what `accountIndex` counts. */
+function staticKeysOf(wire: Uint8Array): string[] {
+  try {
+    return decodeTransaction(wire, 'transaction').message.staticAddresses
+  } catch {
+    // Not one our decoder reads: the runtime still judges it; getTransaction then reports no token balances.
+    return []
   }
 }
 

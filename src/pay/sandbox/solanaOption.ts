@@ -3,7 +3,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { base58 } from '@scure/base'
 import { associatedTokenAccount, associatedTokenProgram, tokenProgram } from '../../solana/associatedToken.js'
-import { decodeBase64, encodeBase64, encodeShortVec, readU64Le } from '../../solana/encoding.js'
+import { decodeBase64, encodeBase64, encodeShortVec } from '../../solana/encoding.js'
 import { decodeTransaction, type SolanaTransaction } from '../../solana/transaction.js'
 import { currencyOf, toTokenMinor } from './currencies.js'
 import { newId } from './ids.js'
@@ -94,13 +94,16 @@ export function buildTokenTransfer(input: {
 export type SolanaCheck = { ok: true; signature: string } | { ok: false; reason: string }
 
 /**
- * Checks the base64 signed transaction against the message the sandbox built for the payer, then submits it
- * and confirms on the runtime that the payee's token account gained exactly `amount`.
+ * Checks the base64 signed transaction against the message the sandbox built for the payer, submits it, and
+ * judges the transaction itself on the runtime: confirmed without error (`getSignatureStatuses`), and its own
+ * token balance changes (`getTransaction`'s pre/post token balances) credit the payee's token account with
+ * exactly `amount`. Nothing else moving that account at the same time (another payment, a settlement) can blur it.
  */
 export async function checkAndSubmit(
   option: SolanaTokenOption,
   expected: { message: Uint8Array; payer: Uint8Array; payee: Uint8Array; amount: bigint },
   result: string,
+  waitMs = 30_000,
 ): Promise<SolanaCheck> {
   let transaction: SolanaTransaction
   try {
@@ -111,25 +114,80 @@ export async function checkAndSubmit(
   if (!equalBytes(transaction.message.bytes, expected.message)) {
     return { ok: false, reason: 'the signed transaction is not the one the option asked for' }
   }
-  const signature = transaction.signatures[0]!
-  if (!ed25519.verify(signature, expected.message, expected.payer)) {
+  const signatureBytes = transaction.signatures[0]!
+  if (!ed25519.verify(signatureBytes, expected.message, expected.payer)) {
     return { ok: false, reason: 'the payer’s signature does not verify' }
   }
-  const destination = base58.encode(associatedTokenAccount(expected.payee, base58.decode(option.mint)))
-  const before = await tokenBalance(option.rpcUrl, destination)
+  const signature = base58.encode(signatureBytes)
   try {
     await runtimeRpc(option.rpcUrl, 'sendTransaction', [result, { encoding: 'base64' }])
   } catch (error) {
-    return { ok: false, reason: `the runtime refused the transaction: ${(error as Error).message}` }
+    // The runtime said no: nothing ran. No answer at all proves nothing (it may have taken it): the status decides.
+    if (error instanceof RuntimeRpcError)
+      return { ok: false, reason: `the runtime refused the transaction: ${error.message}` }
   }
-  const after = await tokenBalance(option.rpcUrl, destination)
-  if (after - before !== expected.amount) {
+  const meta = await executedMeta(option.rpcUrl, signature, waitMs)
+  if (typeof meta === 'string') return { ok: false, reason: meta }
+  const destination = base58.encode(associatedTokenAccount(expected.payee, base58.decode(option.mint)))
+  const index = transaction.message.staticAddresses.indexOf(destination)
+  const balanceOf = (balances: TokenBalance[] | null | undefined) =>
+    BigInt(
+      balances?.find((entry) => entry.accountIndex === index && entry.mint === option.mint)?.uiTokenAmount
+        .amount ?? '0',
+    )
+  const gained = balanceOf(meta.postTokenBalances) - balanceOf(meta.preTokenBalances)
+  if (gained !== expected.amount) {
     return {
       ok: false,
-      reason: `the merchant's token account gained ${after - before}, not ${expected.amount}`,
+      reason: `transaction ${signature} credited the payee's token account ${destination} with ${gained}, not ${expected.amount}`,
     }
   }
-  return { ok: true, signature: base58.encode(signature) }
+  return { ok: true, signature }
+}
+
+type TokenBalance = { accountIndex: number; mint: string; uiTokenAmount: { amount: string } }
+type TransactionMeta = {
+  err: unknown
+  preTokenBalances?: TokenBalance[] | null
+  postTokenBalances?: TokenBalance[] | null
+}
+
+/** The executed transaction's `meta` once it is confirmed without error, or why not (failed, never confirmed). */
+async function executedMeta(
+  rpcUrl: string,
+  signature: string,
+  waitMs: number,
+): Promise<TransactionMeta | string> {
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    try {
+      const statuses = (await runtimeRpc(rpcUrl, 'getSignatureStatuses', [
+        [signature],
+        { searchTransactionHistory: true },
+      ])) as { value?: ({ err?: unknown; confirmationStatus?: string | null } | null)[] }
+      const status = statuses.value?.[0]
+      if (status?.err !== null && status?.err !== undefined) {
+        return `transaction ${signature} failed on chain: ${JSON.stringify(status.err)}`
+      }
+      if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
+        const executed = (await runtimeRpc(rpcUrl, 'getTransaction', [
+          signature,
+          { encoding: 'base64', commitment: 'confirmed', maxSupportedTransactionVersion: 0 },
+        ])) as { meta?: TransactionMeta | null } | null
+        if (executed?.meta !== undefined && executed.meta !== null) {
+          if (executed.meta.err !== null && executed.meta.err !== undefined) {
+            return `transaction ${signature} failed on chain: ${JSON.stringify(executed.meta.err)}`
+          }
+          return executed.meta
+        }
+      }
+    } catch {
+      // No answer: ask again until the deadline.
+    }
+    if (Date.now() + 100 > deadline)
+      return `transaction ${signature} was not confirmed within ${waitMs / 1000} s`
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }
 
 export async function latestBlockhash(rpcUrl: string): Promise<Uint8Array> {
@@ -138,14 +196,9 @@ export async function latestBlockhash(rpcUrl: string): Promise<Uint8Array> {
   return base58.decode(answer.value.blockhash)
 }
 
-async function tokenBalance(rpcUrl: string, account: string): Promise<bigint> {
-  const answer = (await runtimeRpc(rpcUrl, 'getAccountInfo', [account, { encoding: 'base64' }])) as {
-    value?: { data?: [string, string] } | null
-  }
-  const data = answer.value?.data?.[0]
-  if (data === undefined) return 0n
-  const bytes = decodeBase64(data, 'data')
-  return bytes.length >= 72 ? readU64Le(bytes, 64) : 0n
+/** The runtime answered with an error (it said no), as opposed to not answering at all. */
+export class RuntimeRpcError extends Error {
+  override name = 'RuntimeRpcError'
 }
 
 let nextId = 0
@@ -158,7 +211,7 @@ export async function runtimeRpc(url: string, method: string, params: unknown[])
     signal: AbortSignal.timeout(15_000),
   })
   const body = (await response.json()) as { result?: unknown; error?: { message?: string } }
-  if (body.error !== undefined) throw new Error(body.error.message ?? 'error')
+  if (body.error !== undefined) throw new RuntimeRpcError(body.error.message ?? 'error')
   return body.result
 }
 

@@ -169,10 +169,14 @@ describe('a live Solana payment', () => {
 /**
  * The runtime's JSON-RPC behind a proxy that can lose the treasury's settlement broadcasts: 'lose-reply' forwards
  * the sendTransaction and then cuts the connection before the answer (the node took it, the sandbox cannot know);
- * 'drop' cuts it before forwarding (nothing reached the node). Everything else passes through.
+ * 'drop' cuts it before forwarding (nothing reached the node). The buyer's payment broadcast can lose its reply
+ * too (`paymentMode`), and `afterPayment` runs right after the runtime executed it, before the answer goes back.
+ * Everything else passes through.
  */
 async function startRuntimeProxy(upstream: string, treasury: () => string) {
   let mode: 'pass' | 'lose-reply' | 'drop' = 'pass'
+  let paymentMode: 'pass' | 'lose-reply' = 'pass'
+  let afterPayment: () => void = () => {}
   const cut: string[] = []
   const server: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = []
@@ -199,6 +203,14 @@ async function startRuntimeProxy(upstream: string, treasury: () => string) {
       request.socket.destroy()
       return
     }
+    if (call.method === 'sendTransaction' && !settlement) {
+      afterPayment()
+      if (paymentMode === 'lose-reply') {
+        cut.push('payment lose-reply')
+        request.socket.destroy()
+        return
+      }
+    }
     response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -207,6 +219,10 @@ async function startRuntimeProxy(upstream: string, treasury: () => string) {
     cut,
     setMode: (next: typeof mode) => {
       mode = next
+    },
+    onPayment: (next: { mode: typeof paymentMode; after?: () => void }) => {
+      paymentMode = next.mode
+      afterPayment = next.after ?? (() => {})
     },
     stop: () =>
       new Promise<void>((resolve) => {
@@ -353,6 +369,32 @@ describe('a live Solana settlement whose broadcast is lost is never paid twice',
       expect(snapshot.settlement.tx_hash).not.toBe(firstSignature)
       expect(executed(snapshot.settlement.tx_hash)).toBe(true)
       expect(run.mint.balance(run.destination)).toBe(4_050_000n)
+    } finally {
+      await run.stop()
+    }
+  }, 60_000)
+})
+
+describe('a live Solana confirm judges the transaction itself', () => {
+  it('another credit to the treasury while the payment runs does not blur it, and a lost reply is not a refusal', async () => {
+    const run = await paidThroughProxy(10)
+    try {
+      // Right after the runtime executed the buyer's transfer, 1 unit more reaches the treasury's token account
+      // (as an overlapping payment would), and the answer to the sandbox is lost on the way back.
+      run.proxy.onPayment({
+        mode: 'lose-reply',
+        after: () => run.mint.fund(run.live.treasury.solana, run.mint.balance(run.live.treasury.solana) + 1n),
+      })
+      const paymentId = await run.pay('lose-reply')
+      expect(run.proxy.cut).toEqual(['payment lose-reply', 'lose-reply'])
+      // biome-ignore lint/suspicious/noExplicitAny: the snapshot is read field by field
+      const snapshot = run.live.control.payment(paymentId) as Record<string, any>
+      expect(run.logged.filter((line) => !line.includes('fetch failed'))).toEqual([])
+      expect(snapshot).toMatchObject({ status: 'succeeded', settlement: { settled: true } })
+      expect(executed(snapshot.tx_id)).toBe(true)
+      expect(run.mint.balance(run.destination)).toBe(4_050_000n)
+      // The treasury keeps the fee (0.15 USDC) and the extra unit.
+      expect(run.mint.balance(run.live.treasury.solana)).toBe(150_001n)
     } finally {
       await run.stop()
     }

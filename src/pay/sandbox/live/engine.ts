@@ -115,8 +115,8 @@ export class LiveEngine {
       return { reason: `transaction ${hash} already paid payment ${owner}` }
     }
     this.claimed.set(key, payment.id)
-    // The Solana option's transaction was submitted by the sandbox itself and the treasury's token account was
-    // read back at confirm (checkAndSubmit): it is on the chain with exactly the amount.
+    // The Solana option's transaction was submitted by the sandbox itself and judged at confirm (checkAndSubmit):
+    // confirmed on the runtime, and its own token balance changes credit the treasury with exactly the amount.
     if (route.kind === 'solana') return undefined
     const failure = await this.checkEvm(route, hash as Hex)
     if (failure !== undefined) this.claimed.delete(key)
