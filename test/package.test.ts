@@ -238,3 +238,37 @@ describe('eip155 prebundled viem helpers (Node)', () => {
     for (const [name, run] of cases) expect(run(bundled as typeof viem), name).toEqual(run(viem))
   })
 })
+
+/**
+ * In Node the fast backends (tiny-secp256k1's WASM, node:crypto's Ed25519) answer first, so the portable ones
+ * are required at their first use instead of imported (src/crypto/portableSecp256k1.ts): a cold start does
+ * not pay for libraries it does not use. Bundles import them statically (test/platforms/size.test.ts).
+ */
+describe('portable crypto backends in Node', () => {
+  it.each(['bip122', 'eip155', 'ton'])(
+    'importing wallet-rpc/%s loads neither @bitcoinerlab/secp256k1 nor tweetnacl',
+    (namespace) => {
+      const loaded = modulesLoadedBy(`wallet-rpc/${namespace}`)
+      for (const library of ['/node_modules/@bitcoinerlab/secp256k1/', '/node_modules/tweetnacl/'])
+        expect(loaded.filter((url) => url.includes(library))).toEqual([])
+    },
+  )
+
+  it('still loads them when asked for the portable backends', () => {
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { loadSecp256k1 } = await import('./dist/crypto/secp256k1.js')
+         const { tweetnaclEd25519 } = await import('./dist/crypto/ed25519.js')
+         const secp = await loadSecp256k1('@bitcoinerlab/secp256k1')
+         const key = tweetnaclEd25519.fromSeed(new Uint8Array(32))
+         process.stdout.write(JSON.stringify([secp.ecc.isPrivate(new Uint8Array(32).fill(1)), key.publicKey.length]))`,
+      ],
+      { cwd: root, encoding: 'utf8' },
+    )
+    expect(result.status, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual([true, 32])
+  })
+})

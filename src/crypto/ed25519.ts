@@ -1,5 +1,5 @@
-import { concatBytes } from '@noble/curves/utils.js'
-import nacl from 'tweetnacl'
+import { concatBytes } from '@noble/hashes/utils.js'
+import { tweetnaclLibrary } from './portableEd25519.js'
 import { checkedEd25519, chosen, type Ed25519Backend, ed25519PassesKnownAnswers } from './registry.js'
 
 export type { Ed25519Backend, Ed25519Key } from './registry.js'
@@ -22,6 +22,7 @@ export const tweetnaclEd25519: Ed25519Backend = {
   name: 'tweetnacl',
   fromSeed(seed) {
     assertSeed(seed)
+    const nacl = tweetnaclLibrary()
     const pair = nacl.sign.keyPair.fromSeed(seed)
     return {
       publicKey: pair.publicKey,
@@ -29,7 +30,10 @@ export const tweetnaclEd25519: Ed25519Backend = {
     }
   },
   verify(publicKey, message, signature) {
-    return isVerifiable(publicKey, signature) && nacl.sign.detached.verify(message, signature, publicKey)
+    return (
+      isVerifiable(publicKey, signature) &&
+      tweetnaclLibrary().sign.detached.verify(message, signature, publicKey)
+    )
   },
 }
 

@@ -1,5 +1,5 @@
-import * as bitcoinerlab from '@bitcoinerlab/secp256k1'
 import { nodeRequire } from './nodeRequire.js'
+import { portableSecp256k1Library } from './portableSecp256k1.js'
 import { checkedSecp256k1, chosen, pick, type Secp256k1, type Secp256k1Backend } from './registry.js'
 
 export type { Secp256k1, Secp256k1Backend } from './registry.js'
@@ -20,10 +20,15 @@ export type { Secp256k1, Secp256k1Backend } from './registry.js'
 
 export const PORTABLE_SECP256K1 = '@bitcoinerlab/secp256k1'
 
-/** The audited pure-JS backend; loads everywhere. */
+let portableEcc: Secp256k1 | undefined
+
+/** The audited pure-JS backend; loads everywhere (in Node at its first use: see portableSecp256k1.ts). */
 export const portableSecp256k1: Secp256k1Backend = {
   name: PORTABLE_SECP256K1,
-  ecc: pick(bitcoinerlab as unknown as Secp256k1),
+  get ecc() {
+    portableEcc ??= pick(portableSecp256k1Library())
+    return portableEcc
+  },
 }
 
 /** tiny-secp256k1 through Node's `require`, or undefined outside Node or when it does not load. */

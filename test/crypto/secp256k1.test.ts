@@ -79,7 +79,10 @@ describe('secp256k1 backends', () => {
 describe('the portable fallback, end to end', () => {
   it('signMessage through handle() gives the same bytes with WALLET_RPC_SECP256K1=noble and no node:crypto', async () => {
     const script = `
-      if (process.env.HIDE_NODE_CRYPTO) process.getBuiltinModule = undefined
+      // node:crypto hidden (noble SHA-256, as in a browser); node:module stays: Node requires the portable
+      // libraries at their first use (src/crypto/portableSecp256k1.ts).
+      const builtin = process.getBuiltinModule
+      if (process.env.HIDE_NODE_CRYPTO) process.getBuiltinModule = (id) => (id === 'node:crypto' ? undefined : builtin(id))
       const { createWalletRpc } = await import('./src/createWalletRpc.ts')
       const { bip122, hdKeys, secp256k1Backend } = await import('./src/bip122/index.ts')
       const { activeSha256 } = await import('./src/crypto/sha256.ts')

@@ -22,6 +22,19 @@ describe('browser bundles per namespace (esbuild metafile)', () => {
     expect(inputs.some((path) => path.includes('node_modules/viem/_esm/utils/'))).toBe(true)
   })
 
+  it.each([
+    ['bip122', 'node_modules/@bitcoinerlab/secp256k1/'],
+    ['eip155', 'node_modules/@bitcoinerlab/secp256k1/'],
+    ['ton', 'node_modules/tweetnacl/'],
+  ])(
+    'wallet-rpc/%s bundles its portable backend %s statically (browser field)',
+    async (namespace, library) => {
+      const { inputs } = (await measure(`wallet-rpc/${namespace}`)) as { inputs: string[] }
+      expect(inputs.some((path) => path.includes(library))).toBe(true)
+      expect(inputs.filter((path) => path.includes('dist/crypto/requireFromHere.js'))).toEqual([])
+    },
+  )
+
   it('the check sees a foreign library when one is there', () => {
     expect(foreignChainLibraries('wallet-rpc/bip122', ['node_modules/viem/_esm/index.js'])).toEqual([
       'node_modules/viem/',
