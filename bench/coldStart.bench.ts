@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { buildSync } from 'esbuild'
@@ -67,39 +67,59 @@ const firstAnswers: Array<{ name: string; ours: string; library: string; library
   },
 ]
 
-/** Wall milliseconds of one fresh `node` running `script` as an ES module from the package root. */
-function wallOf(script: string): number {
+// The child's own CPU time (user + system, all its threads) at exit: on a shared machine wall time swings
+// with the load, CPU time much less, so both are printed.
+const reportCpu = `;{const u=process.cpuUsage();process.stdout.write('\\ncpu '+(u.user+u.system)/1000)}`
+
+/** Wall and CPU milliseconds of one fresh `node` running `script` as an ES module from the package root. */
+function timesOf(script: string): { wall: number; cpu: number } {
   const start = process.hrtime.bigint()
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script + reportCpu], {
     cwd: root,
     encoding: 'utf8',
   })
-  const elapsed = Number(process.hrtime.bigint() - start) / 1e6
+  const wall = Number(process.hrtime.bigint() - start) / 1e6
   if (child.status !== 0) throw new Error(`cold-start script failed: ${child.stderr.slice(-2000)}`)
-  return elapsed
+  return { wall, cpu: Number(child.stdout.split('\ncpu ').at(-1)) }
 }
 
+type Medians = { wall: number; cpu: number }
+
 /** Medians of alternating runs of each script (which goes first rotates), in milliseconds. */
-function alternate(scripts: string[]): number[] {
-  const samples = scripts.map(() => [] as number[])
+function alternate(scripts: string[]): Medians[] {
+  const samples = scripts.map(() => ({ wall: [] as number[], cpu: [] as number[] }))
   for (let round = 0; round < runs; round++) {
     for (let k = 0; k < scripts.length; k++) {
       const index = (k + round) % scripts.length
-      samples[index]!.push(wallOf(scripts[index]!))
+      const { wall, cpu } = timesOf(scripts[index]!)
+      samples[index]!.wall.push(wall)
+      samples[index]!.cpu.push(cpu)
     }
   }
-  return samples.map(median)
+  return samples.map(({ wall, cpu }) => ({ wall: median(wall), cpu: median(cpu) }))
+}
+
+/** Wall and CPU milliseconds of one side, e.g. `  231 ms (cpu  130)`. */
+function times({ wall, cpu }: Medians): string {
+  return `${wall.toFixed(0).padStart(5)} ms (cpu ${cpu.toFixed(0).padStart(4)})`
+}
+
+/** Both ratios, wall first (what the target is about), e.g. `1.20x (cpu 1.08x)`. */
+function ratios(ours: Medians, theirs: Medians): string {
+  return `${(ours.wall / theirs.wall).toFixed(2)}x (cpu ${(ours.cpu / theirs.cpu).toFixed(2)}x)`
 }
 
 export async function run(): Promise<void> {
   console.log(
-    `cold start: wall ms of a fresh node process, median of ${runs} alternating runs (target <= 1.2x)`,
+    `cold start: wall (and CPU) ms of a fresh node process, median of ${runs} alternating runs (target <= 1.2x); load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
   )
   for (const { subpath, module, library } of imports) {
     const [ours, theirs] = alternate([`await import('${module}')`, `await import('${library}')`])
-    const ratio = ours! / theirs!
+    const ratio = ours!.wall / theirs!.wall
     console.log(
-      `  import ${subpath.padEnd(18)} ${ours!.toFixed(0).padStart(5)} ms   ${library.padEnd(14)} ${theirs!.toFixed(0).padStart(5)} ms   ${ratio.toFixed(2)}x ${ratio <= 1.2 ? 'ok' : 'ABOVE TARGET'}`,
+      `  import ${subpath.padEnd(18)} ${times(ours!)}   ${library.padEnd(14)} ${times(theirs!)}   ${ratios(ours!, theirs!)} ${ratio <= 1.2 ? 'ok' : 'ABOVE TARGET'}`,
     )
   }
   console.log('  process start -> first answer, ours vs the chain library doing the same job directly:')
@@ -111,7 +131,7 @@ export async function run(): Promise<void> {
           packaging === 'unbundled' ? [ours, library] : [bundled(ours, scratch), bundled(library, scratch)],
         )
         console.log(
-          `  ${`${name}, ${packaging}`.padEnd(58)} ${mine!.toFixed(0).padStart(5)} ms   ${libraryName} ${theirs!.toFixed(0).padStart(5)} ms   ${(mine! / theirs!).toFixed(2)}x`,
+          `  ${`${name}, ${packaging}`.padEnd(58)} ${times(mine!)}   ${libraryName} ${times(theirs!)}   ${ratios(mine!, theirs!)}`,
         )
       }
     }
