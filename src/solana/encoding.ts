@@ -33,8 +33,11 @@ export function keyText(key: Uint8Array): string {
 
 /** A 32-byte Solana public key (an account address) as base58, the form dapps and explorers show. */
 export function addressOf(key: Uint8Array): string {
-  if (key.length !== 32) return encodeBase58(key)
-  const content = keyText(key)
+  return key.length === 32 ? addressOfKey(key, keyText(key)) : encodeBase58(key)
+}
+
+/** `addressOf` a 32-byte key whose `keyText` the caller already has. */
+export function addressOfKey(key: Uint8Array, content: string): string {
   let address = addressCache.get(content)
   if (address === undefined) {
     address = encodeBase58(key)

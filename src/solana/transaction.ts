@@ -1,4 +1,4 @@
-import { addressOf, encodeShortVec, keyText, WireReader } from './encoding.js'
+import { addressOfKey, encodeShortVec, keyText, WireReader } from './encoding.js'
 
 export type MessageHeader = {
   numRequiredSignatures: number
@@ -91,6 +91,7 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
   const keyCount = reader.shortVec(at.accountKeys)
   if (keyCount > maxAccounts) reader.fail(`${keyCount} account keys, at most ${maxAccounts}`, at.accountKeys)
   const staticAccountKeys: Uint8Array[] = []
+  const staticAddresses: string[] = []
   const seen = new Set<string>()
   for (let index = 0; index < keyCount; index++) {
     const key = reader.take(32, at.accountKeys, index)
@@ -98,6 +99,7 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
     if (seen.has(text)) reader.fail('duplicate account key', at.accountKeys, index)
     seen.add(text)
     staticAccountKeys.push(key)
+    staticAddresses.push(addressOfKey(key, text))
   }
   checkHeader(reader, header, keyCount, at.header)
   const recentBlockhash = reader.take(32, at.recentBlockhash)
@@ -165,7 +167,7 @@ function readMessage(reader: WireReader, field: string): SolanaMessage {
     version,
     header,
     staticAccountKeys,
-    staticAddresses: staticAccountKeys.map(addressOf),
+    staticAddresses,
     recentBlockhash,
     instructions: rawInstructions,
     addressTableLookups,
