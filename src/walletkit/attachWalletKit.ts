@@ -85,7 +85,13 @@ export function attachWalletKit(
     const listingLookup =
       options.explorer === undefined
         ? undefined
-        : lookUpListing(options.explorer, proposal.proposer?.metadata, origin)
+        : // Only a VALID attestation confirms the origin: with Verify unreachable (UNKNOWN) the SDK copies
+          // the dapp's own declared URL into `origin`, which would make any page "the listed site".
+          lookUpListing(
+            options.explorer,
+            proposal.proposer?.metadata,
+            verified?.validation === 'VALID' ? origin : undefined,
+          )
     let approval: Awaited<ReturnType<typeof buildSessionApproval>>
     try {
       approval = await buildSessionApproval(wallet, proposal, report)

@@ -171,6 +171,13 @@ describe('session-proposal review with an explorer', () => {
     ])
   })
 
+  it('an origin Verify could not attest (UNKNOWN) is not a verified one: the SDK fills it from the dapp', async () => {
+    const { review } = await reviewOf(SWAP, verified('UNKNOWN', { origin: SWAP.url }))
+    expect(review.listing).toEqual({ status: 'listed', listing: swapEntry, hostMatchesVerifiedOrigin: false })
+    expect(review.warnings.map((warning) => warning.code)).toEqual(['explorer.origin_unverified'])
+    expect(review.originValidation).toBe('UNKNOWN')
+  })
+
   it('without the explorer option the review has no listing and no warnings', async () => {
     const { review } = await reviewOf(SWAP, at('https://swap.sandbox.example'), null)
     expect('listing' in review).toBe(false)
