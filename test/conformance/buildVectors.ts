@@ -16,6 +16,7 @@ import { BIP32Factory } from 'bip32'
 import { mnemonicToSeedSync } from 'bip39'
 import {
   defaultVectorsDir,
+  keysOf,
   type VectorCase,
   type VectorFile,
   vectorFormat,
@@ -29,9 +30,19 @@ const hospital =
 const now = 1700000000
 const out = defaultVectorsDir()
 
+/** Writes a vector file with every case marked `keys` (fixed or any, by keysOf's rule unless the case says). */
 function write(vector: Omit<VectorFile, 'format'>): number {
   const file = join(out, vector.namespace, `${vector.method}.json`)
-  writeFileSync(file, `${JSON.stringify({ format: vectorFormat, ...vector }, null, 2)}\n`)
+  const marked: VectorFile = {
+    format: vectorFormat,
+    ...vector,
+    cases: vector.cases.map(({ name, ...rest }) => ({
+      name,
+      keys: keysOf({ format: vectorFormat, ...vector }, { name, ...rest }),
+      ...rest,
+    })),
+  }
+  writeFileSync(file, `${JSON.stringify(marked, null, 2)}\n`)
   return vector.cases.length
 }
 

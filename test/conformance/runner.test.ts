@@ -37,7 +37,38 @@ describe('wallet-rpc conformance', () => {
     expect(invalid.length).toBeGreaterThan(30)
   })
 
-  it('marks each case as needing the fixed keys or any keys: computed, with the explicit field where it is wrong', () => {
+  it('every bip122, TON and eip155 case says in its file whether it needs the fixed keys or works with any', () => {
+    const cases = loadVectors()
+      .filter(({ file }) => /^(bip122|ton|eip155)\//.test(file))
+      .flatMap(({ vector }) => vector.cases)
+    expect(cases.length).toBeGreaterThan(120)
+    expect(cases.filter((c) => c.keys !== 'fixed' && c.keys !== 'any').map((c) => c.name)).toEqual([])
+  })
+
+  it("the rule for an unmarked case (third parties' vectors): exact bytes or other keys need the fixed keys", () => {
+    const rule = new Map(
+      loadVectors().flatMap(({ file, vector }) =>
+        vector.cases.map(({ keys: _marked, ...c }) => [`${file} ${c.name}`, keysOf(vector, c)] as const),
+      ),
+    )
+    expect({
+      exact: rule.get('eip155/personal_sign.json hex message "hello world" (viem vector)'),
+      otherAccount: rule.get("eip155/personal_sign.json account 1 (m/44'/60'/0'/0/1, anvil dev account #1)"),
+      otherContract: rule.get('ton/ton_signData.json v4R2 wallet'),
+      psbt: rule.get('bip122/signPsbt.json one P2WPKH input'),
+      verifiedOnly: rule.get('bip122/signMessage.json bip322, P2WPKH'),
+      refusal: rule.get('eip155/personal_sign.json the user rejects'),
+    }).toEqual({
+      exact: 'fixed',
+      otherAccount: 'fixed',
+      otherContract: 'fixed',
+      psbt: 'fixed',
+      verifiedOnly: 'any',
+      refusal: 'any',
+    })
+  })
+
+  it('marks each case as needing the fixed keys or any keys, the explicit field where the rule is wrong', () => {
     const need = new Map(
       loadVectors().flatMap(({ file, vector }) =>
         vector.cases.map((c) => [`${file} ${c.name}`, keysOf(vector, c)] as const),
