@@ -204,6 +204,7 @@ describe('wallet-rpc pay-sandbox --live, as a child process on the anvil it star
       status: 'succeeded',
       tx_id: hash,
       fee: { kind: 'base_plus_percent', total_amount: { unit: 'iso4217/USD', value: '88' } },
+      processing: { fee: { kind: 'base_plus_percent', total_amount: { unit: 'iso4217/USD', value: '88' } } },
       settlement: { settled: true, amount: { unit: 'iso4217/USD', value: '1912' } },
     })
     const settlementHash = data.settlement.tx_hash as Hex
