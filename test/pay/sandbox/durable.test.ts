@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createWebhookReceiver } from '../../../src/pay/index.js'
 import { startPaySandbox } from '../../../src/pay/sandbox/index.js'
 import { Journal } from '../../../src/pay/sandbox/journal.js'
-import { api, createPayment, serveWebhooks, usd } from './helpers.js'
+import { api, createPayment, serveWebhooks, spawnPaySandboxCli, usd } from './helpers.js'
 
 /**
  * Issue 16 item 4: the sandbox on `--data DIR` is killed with SIGKILL in the middle of a burst of payments and
@@ -29,37 +29,16 @@ type Started = { child: ChildProcess; url: string; apiKey: string; merchantId: s
 
 /** Runs the real CLI (`wallet-rpc pay-sandbox`) in its own process, through tsx, and waits for its banner. */
 async function startCli(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'pay-sandbox', ...args], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const { child, output } = await spawnPaySandboxCli(args)
   cleanup.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
-  let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8')
-  })
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8')
-  })
-  await new Promise<void>((resolve, reject) => {
-    const check = setInterval(() => {
-      if (output.includes('Ctrl-C')) {
-        clearInterval(check)
-        resolve()
-      } else if (child.exitCode !== null) {
-        clearInterval(check)
-        reject(new Error(`the sandbox exited: ${output}`))
-      }
-    }, 20)
-  })
   return {
     child,
-    url: /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!,
-    apiKey: /Api-Key:\s+(svc_test_\S+)/.exec(output)![1]!,
-    merchantId: /Merchant-Id:\s+(mrch_\S+)/.exec(output)![1]!,
-    output: () => output,
+    url: /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output())![1]!,
+    apiKey: /Api-Key:\s+(svc_test_\S+)/.exec(output())![1]!,
+    merchantId: /Merchant-Id:\s+(mrch_\S+)/.exec(output())![1]!,
+    output,
   }
 }
 

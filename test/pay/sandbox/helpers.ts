@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process'
 import { expect } from 'vitest'
 import type { PaySandbox } from '../../../src/pay/sandbox/index.js'
 
@@ -138,4 +139,35 @@ export async function serveWebhooks(
         server.closeAllConnections()
       }),
   }
+}
+
+/**
+ * Runs the real CLI (`wallet-rpc pay-sandbox ARGS`) in its own process, through tsx, and resolves once its banner
+ * is out (rejects if it exits first). `output()` is everything it wrote so far, stdout and stderr.
+ */
+export async function spawnPaySandboxCli(
+  args: string[],
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'pay-sandbox', ...args], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const append = (chunk: Buffer) => {
+    output += chunk.toString('utf8')
+  }
+  child.stdout!.on('data', append)
+  child.stderr!.on('data', append)
+  await new Promise<void>((resolve, reject) => {
+    const check = setInterval(() => {
+      if (output.includes('Ctrl-C')) {
+        clearInterval(check)
+        resolve()
+      } else if (child.exitCode !== null) {
+        clearInterval(check)
+        reject(new Error(`the sandbox exited: ${output}`))
+      }
+    }, 20)
+  })
+  return { child, output: () => output }
 }

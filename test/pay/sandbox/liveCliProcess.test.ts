@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import {
   type Address,
   createPublicClient,
@@ -17,7 +17,7 @@ import { eip155, httpProvider, mnemonicKeys } from '../../../src/eip155/index.js
 import { createPayClient } from '../../../src/pay/index.js'
 import { startWebhookReceiver, type WebhookReceiver } from '../../../src/pay/sandbox/index.js'
 import { devMnemonic } from '../../../src/pay/sandbox/live/token.js'
-import { api, expectError, usd } from './helpers.js'
+import { api, expectError, spawnPaySandboxCli, usd } from './helpers.js'
 
 /**
  * Issue 16 item 1 end to end: the real CLI, `wallet-rpc pay-sandbox --live --fee 30+2.9`, in its own process,
@@ -33,7 +33,7 @@ const buyer = mnemonicToAccount(devMnemonic, { addressIndex: buyerIndex }).addre
 const payout = mnemonicToAccount(devMnemonic, { addressIndex: 6 }).address
 
 let child: ChildProcess
-let output = ''
+let output: () => string = () => ''
 let banner: {
   url: string
   testKey: string
@@ -49,41 +49,22 @@ let receiver: WebhookReceiver | undefined
 let webhookSecret = ''
 
 beforeAll(async () => {
-  child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'pay-sandbox', '--live', '--port', '0', '--fee', '30+2.9'],
-    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8')
-  })
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8')
-  })
-  await new Promise<void>((resolve, reject) => {
-    const check = setInterval(() => {
-      if (output.includes('Ctrl-C')) {
-        clearInterval(check)
-        resolve()
-      } else if (child.exitCode !== null) {
-        clearInterval(check)
-        reject(new Error(`the sandbox exited: ${output}`))
-      }
-    }, 20)
-  })
-  const all = (pattern: RegExp) => [...output.matchAll(pattern)].map((match) => match[1]!)
+  const started = await spawnPaySandboxCli(['--live', '--port', '0', '--fee', '30+2.9'])
+  child = started.child
+  output = started.output
+  const all = (pattern: RegExp) => [...output().matchAll(pattern)].map((match) => match[1]!)
   const [testKey, liveKey] = all(/Api-Key:\s+(\S+)/g)
   const [testMerchant, liveMerchant] = all(/Merchant-Id:\s+(\S+)/g)
-  const evm = /eip155:31337: (http:\/\/127\.0\.0\.1:\d+), USDC (0x[0-9a-fA-F]{40})/.exec(output)!
+  const evm = /eip155:31337: (http:\/\/127\.0\.0\.1:\d+), USDC (0x[0-9a-fA-F]{40})/.exec(output())!
   banner = {
-    url: /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)![1]!,
+    url: /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output())![1]!,
     testKey: testKey!,
     testMerchant: testMerchant!,
     liveKey: liveKey!,
     liveMerchant: liveMerchant!,
     anvilUrl: evm[1]!,
     token: getAddress(evm[2]!),
-    treasury: getAddress(/treasury:\s+(0x[0-9a-fA-F]{40})/.exec(output)![1]!),
+    treasury: getAddress(/treasury:\s+(0x[0-9a-fA-F]{40})/.exec(output())![1]!),
   }
   chain = createPublicClient({ transport: http(banner.anvilUrl) }) as PublicClient
   receiver = await startWebhookReceiver({ secrets: () => [webhookSecret] })
@@ -127,8 +108,8 @@ describe('wallet-rpc pay-sandbox --live, as a child process on the anvil it star
     expect(banner.testKey).toMatch(/^svc_test_/)
     expect(banner.liveKey).toMatch(/^svc_(?!test_)/)
     expect(banner.liveMerchant).not.toBe(banner.testMerchant)
-    expect(output).toContain('live chains:  started here')
-    expect(output).toContain('fee:          30 minor units + 2.9 % per payment')
+    expect(output()).toContain('live chains:  started here')
+    expect(output()).toContain('fee:          30 minor units + 2.9 % per payment')
   })
 
   it('a payment with the live key: mined on anvil, succeeded with its hash, settled net of the fee by a mined transfer', async () => {
@@ -238,7 +219,7 @@ describe('wallet-rpc pay-sandbox --live, as a child process on the anvil it star
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
-    expect(output).toContain('pay sandbox stopped')
+    expect(output()).toContain('pay sandbox stopped')
     await expect(fetch(banner.anvilUrl, { method: 'POST', body: '{}' })).rejects.toThrow()
   }, 30_000)
 })
