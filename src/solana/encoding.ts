@@ -181,7 +181,7 @@ let chunk = new Uint8Array(0)
 let chunkUsed = 0
 
 /** `length` zeroed bytes of their own, usually a view into a shared chunk (`.buffer` is the chunk). */
-export function allocateBytes(length: number): Uint8Array {
+function allocateBytes(length: number): Uint8Array {
   if (length > chunkSize / 4) return new Uint8Array(length)
   if (chunkUsed + length > chunk.length) {
     chunk = new Uint8Array(chunkSize)
