@@ -243,6 +243,29 @@ describe('modes: the key decides, the books are separate', () => {
     expect((await testApi()('GET', path(sandbox.merchantId))).body.data).toEqual([])
   })
 
+  it("each mode's events go to its own endpoint only, signed with its own secret, with its live flag", async () => {
+    const testReceiver = await startWebhookReceiver({ secrets: () => sandbox.webhooks.secrets() })
+    try {
+      sandbox.webhooks.setEndpoint(testReceiver.url)
+      const test = await testApi()('POST', '/v1/payments', {
+        body: { referenceId: 'test-hooks', amount: usd('200') },
+      })
+      sandbox.control.succeed(test.body.id)
+      const testEvent = await testReceiver.waitFor(
+        (entry) => entry.eventType === 'payment.succeeded' && entry.paymentId === test.body.id,
+      )
+      expect(testEvent.verified).toBe(true)
+      expect(testReceiver.inbox.snapshot(test.body.id)).toMatchObject({ live: false })
+      // The live endpoint never got the test payment; the test one never a live payment; different secrets.
+      expect(receiver.received.some((entry) => entry.paymentId === test.body.id)).toBe(false)
+      expect(testReceiver.received.every((entry) => entry.paymentId === test.body.id)).toBe(true)
+      expect(sandbox.webhooks.secrets()).not.toContain(sandbox.live!.webhooks.secret())
+    } finally {
+      sandbox.webhooks.deleteEndpoint()
+      await testReceiver.stop()
+    }
+  })
+
   it("a live key with no live webhook endpoint is told so in live mode's words", async () => {
     const endpoint = await liveApi()('GET', '/v1/webhook-endpoint')
     expect(endpoint.status).toBe(200)
