@@ -2,6 +2,9 @@
 // real @reown/walletkit through the local relay), against our own wallet on keys the vectors do not know, and
 // against a deliberately broken one.
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import * as ecc from '@bitcoinerlab/secp256k1'
 import { WalletKit } from '@reown/walletkit'
 import { base64 } from '@scure/base'
@@ -10,12 +13,14 @@ import { Core } from '@walletconnect/core'
 import type { ICore } from '@walletconnect/types'
 import { BIP32Factory } from 'bip32'
 import { mnemonicToSeedSync } from 'bip39'
+import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import jsQRModule from 'jsqr'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runConformanceCommand } from '../../src/cli/conformance.js'
 import { createCliWallet } from '../../src/cli/wallet.js'
 import {
   type CaseResult,
+  type JsonReport,
   keysOf,
   loadVectors,
   runOverWalletConnect,
@@ -335,6 +340,9 @@ describe('wallet-rpc conformance --walletconnect (the command)', () => {
     // One retry with a fresh wallet when no session came: in a loaded CI run (load 13 on 2 cores) the shared
     // local relay once lost a pairing and the run waited out the test's 300 s. The reason stays visible.
     const failures: string[] = []
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-wc-'))
+    const json = join(dir, 'report.json')
+    const junit = join(dir, 'report.xml')
     let out = ''
     let code: number | undefined
     for (let attempt = 0; attempt < 2 && code === undefined; attempt++) {
@@ -361,6 +369,10 @@ describe('wallet-rpc conformance --walletconnect (the command)', () => {
           '120',
           '--filter',
           'bip122/signMessage',
+          '--json',
+          json,
+          '--junit',
+          junit,
         ])
       } catch (error) {
         failures.push(String(error))
@@ -377,6 +389,23 @@ describe('wallet-rpc conformance --walletconnect (the command)', () => {
     expect(out).toMatch(/^PASS {4}walletconnect\/session #1 /m)
     expect(out).toMatch(/^PASS {4}bip122\/signMessage #5 bip322, P2WPKH/m)
     expect(out).not.toMatch(/^FAIL/m)
+    const report = JSON.parse(readFileSync(json, 'utf8')) as JsonReport
+    const xml = readFileSync(junit, 'utf8')
+    rmSync(dir, { recursive: true, force: true })
+    expect(report).toMatchObject({ transport: 'walletconnect', failed: 0, pending: 0, timedOut: 0 })
+    expect(report.passed).toBe(report.cases.length)
+    expect(report.cases.every((c) => c.transport === 'walletconnect' && c.verdict === 'PASS')).toBe(true)
+    expect(report.cases.filter((c) => c.method === 'bip122/signMessage').every((c) => c.keys === 'any')).toBe(
+      true,
+    )
+    expect(XMLValidator.validate(xml)).toBe(true)
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml)
+    expect(parsed.testsuites).toMatchObject({
+      tests: String(report.cases.length),
+      failures: '0',
+      errors: '0',
+      skipped: '0',
+    })
   })
 
   it('without a session to make: a usage error, exit code 2 (no relay reachable, no project id)', async () => {
