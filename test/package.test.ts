@@ -256,6 +256,11 @@ describe('portable crypto backends in Node', () => {
     },
   )
 
+  it("importing wallet-rpc/bip122 does not load @noble/curves (the PSBT check's curve, required at first use)", () => {
+    const loaded = modulesLoadedBy('wallet-rpc/bip122')
+    expect(loaded.filter((url) => url.includes('/node_modules/@noble/curves/'))).toEqual([])
+  })
+
   it('still loads them when asked for the portable backends', () => {
     const result = spawnSync(
       process.execPath,

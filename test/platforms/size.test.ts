@@ -26,6 +26,7 @@ describe('browser bundles per namespace (esbuild metafile)', () => {
     ['bip122', 'node_modules/@bitcoinerlab/secp256k1/'],
     ['eip155', 'node_modules/@bitcoinerlab/secp256k1/'],
     ['ton', 'node_modules/tweetnacl/'],
+    ['bip122', 'node_modules/@noble/curves/secp256k1.js'],
   ])(
     'wallet-rpc/%s bundles its portable backend %s statically (browser field)',
     async (namespace, library) => {

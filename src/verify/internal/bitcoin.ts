@@ -1,10 +1,10 @@
 // Bitcoin primitives written from the BIPs, independent of the wallet's signer code:
 // addresses (BIP-13/-173/-350), hashes, BIP-86 tweak, signature parsing, and the sighash digests.
-import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js'
 import { ripemd160 } from '@noble/hashes/legacy.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes } from '@noble/hashes/utils.js'
 import { base64, bech32, bech32m, createBase58check, hex } from '@scure/base'
+import { nobleSecp256k1 } from '../../crypto/nobleSecp256k1.js'
 import { fail } from '../result.js'
 
 export type BitcoinNetwork = 'mainnet' | 'testnet' | 'regtest'
@@ -110,6 +110,7 @@ export function p2pkhScript(hash: Uint8Array): Uint8Array {
 
 /** BIP-86: the output key of a key-path-only taproot output for `internalKey` (x-only, 32 bytes). */
 export function taprootOutputKey(internalKey: Uint8Array): Uint8Array {
+  const { secp256k1 } = nobleSecp256k1()
   const point = secp256k1.Point.fromBytes(concatBytes(Uint8Array.of(2), internalKey))
   const tweak = bytesToNumber(taggedHash('TapTweak', internalKey))
   if (tweak >= secp256k1.Point.CURVE().n) fail('taproot tweak out of range')
@@ -416,7 +417,7 @@ export function verifyEcdsaWithHashType(
   const hashType = signatureWithType[signatureWithType.length - 1]!
   const der = signatureWithType.slice(0, -1)
   try {
-    const ok = secp256k1.verify(der, digestFor(hashType), publicKey, {
+    const ok = nobleSecp256k1().secp256k1.verify(der, digestFor(hashType), publicKey, {
       prehash: false,
       format: 'der',
       lowS: true,
@@ -436,7 +437,7 @@ export function verifySchnorr(signature: Uint8Array, digest: Uint8Array, xOnlyKe
 }
 
 const schnorrVerify = (signature: Uint8Array, digest: Uint8Array, key: Uint8Array) =>
-  schnorr.verify(signature, digest, key)
+  nobleSecp256k1().schnorr.verify(signature, digest, key)
 
 /** Signature given as hex (WalletConnect), base64, or BIP-322's prefixed base64 (`smp`, `ful`, `pof`). */
 export function decodeSignatureText(text: unknown): {
