@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { erc20Abi } from '../src/eip155/erc20Abi.js'
 
 /**
  * The published shape: every subpath resolves by the package's own name from the built `dist/`, ships
@@ -177,42 +178,20 @@ describe('eip155 prebundled viem helpers (Node)', () => {
       accessList: [{ address, storageKeys: [`0x${'11'.repeat(32)}`] }],
     } as const
     const serialized = viem.serializeTransaction(transaction)
-    const legacy = viem.serializeTransaction({
+    const legacyTransaction = {
       chainId: 5,
       nonce: 1,
       to: address,
       value: 1n,
       gas: 21000n,
       gasPrice: 1n,
-    })
-    const transferAbi = [
-      {
-        type: 'function',
-        name: 'transfer',
-        stateMutability: 'nonpayable',
-        inputs: [
-          { name: 'to', type: 'address' },
-          { name: 'amount', type: 'uint256' },
-        ],
-        outputs: [{ type: 'bool' }],
-      },
-    ] as const
+    } as const
+    const legacy = viem.serializeTransaction(legacyTransaction)
     const call = `0xa9059cbb${address.slice(2).toLowerCase().padStart(64, '0')}${'0'.repeat(63)}5`
     const cases: Array<[string, (utils: typeof viem) => unknown]> = [
       ['hashTypedData', (utils) => utils.hashTypedData(typedData)],
       ['serializeTransaction', (utils) => utils.serializeTransaction(transaction)],
-      [
-        'serializeTransaction legacy',
-        (utils) =>
-          utils.serializeTransaction({
-            chainId: 5,
-            nonce: 1,
-            to: address,
-            value: 1n,
-            gas: 21000n,
-            gasPrice: 1n,
-          }),
-      ],
+      ['serializeTransaction legacy', (utils) => utils.serializeTransaction(legacyTransaction)],
       ['parseTransaction', (utils) => utils.parseTransaction(serialized)],
       ['parseTransaction legacy', (utils) => utils.parseTransaction(legacy)],
       ['hashMessage', (utils) => utils.hashMessage({ raw: '0x68656c6c6f' })],
@@ -220,7 +199,7 @@ describe('eip155 prebundled viem helpers (Node)', () => {
       ['isAddress', (utils) => [utils.isAddress(address), utils.isAddress(address.replace('E', 'e'))]],
       [
         'decodeFunctionData',
-        (utils) => utils.decodeFunctionData({ abi: transferAbi, data: call as `0x${string}` }),
+        (utils) => utils.decodeFunctionData({ abi: erc20Abi, data: call as `0x${string}` }),
       ],
       [
         'formatUnits',
