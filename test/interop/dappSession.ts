@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { WalletKit } from '@reown/walletkit'
-import { Core } from '@walletconnect/core'
 import { SignClient } from '@walletconnect/sign-client'
-import type { ICore, SessionTypes } from '@walletconnect/types'
+import type { SessionTypes } from '@walletconnect/types'
 import UniversalProvider from '@walletconnect/universal-provider'
 import { BIP122_REGTEST, bip122, esplora, hdKeys } from '../../src/bip122/index.js'
 import type { Namespace } from '../../src/core/namespace.js'
@@ -23,7 +21,7 @@ import {
   type WalletKitAdapter,
   type WalletRpcLike,
 } from '../../src/walletkit/index.js'
-import { type LocalRelay, memoryStorage, startLocalRelay } from '../walletkit/localRelay.js'
+import { type LocalRelay, relayCore, startLocalRelay } from '../walletkit/localRelay.js'
 
 /**
  * A dapp and our wallet as they meet in production: the dapp's real `UniversalProvider` (what AppKit and
@@ -139,17 +137,6 @@ export type DappSession = {
   stop(): Promise<void>
 }
 
-// The SDK's Core class and its ICore declaration disagree under exactOptionalPropertyTypes only.
-const core = (relay: LocalRelay, name: string): ICore =>
-  new Core({
-    projectId: 'local-test',
-    relayUrl: relay.url,
-    storage: memoryStorage(),
-    customStoragePrefix: `${name}-${randomUUID()}`,
-    telemetryEnabled: false,
-    logger: 'silent',
-  }) as unknown as ICore
-
 export type DappSessionOptions = {
   /** Extra namespaces for the wallet (e.g. eip155 on anvil). */
   namespaces?: Namespace[]
@@ -195,7 +182,7 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
     },
   })
   const walletKit = await WalletKit.init({
-    core: core(relay, 'wallet'),
+    core: relayCore(relay, 'wallet'),
     metadata: { name: 'wallet-rpc', description: '', url: 'https://wallet.example', icons: [] },
   })
   const received: ReceivedRequest[] = []
@@ -217,7 +204,7 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
     onError: (error) => walletErrors.push(error),
   })
   const client = await SignClient.init({
-    core: core(relay, 'dapp'),
+    core: relayCore(relay, 'dapp'),
     metadata: { name: 'Example dapp', description: '', url: dappUrl, icons: [] },
     logger: 'silent',
   })

@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import { WalletKit } from '@reown/walletkit'
-import { Core } from '@walletconnect/core'
 import { SignClient } from '@walletconnect/sign-client'
-import type { ICore } from '@walletconnect/types'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { BIP122_MAINNET, bip122, hdKeys } from '../../src/bip122/index.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
@@ -13,7 +10,7 @@ import {
   type SessionProposalReview,
   type WalletKitAdapter,
 } from '../../src/walletkit/index.js'
-import { type LocalRelay, memoryStorage, startLocalRelay } from './localRelay.js'
+import { type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
 
 /**
  * The explorer option between the real SDKs: dapps' `SignClient`s propose to the wallet's real `WalletKit`
@@ -24,16 +21,6 @@ import { type LocalRelay, memoryStorage, startLocalRelay } from './localRelay.js
 const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const SWAP = { name: 'Sandbox Swap', url: 'https://swap.sandbox.example' }
-
-const core = (relay: LocalRelay, name: string): ICore =>
-  new Core({
-    projectId: 'local-test',
-    relayUrl: relay.url,
-    storage: memoryStorage(),
-    customStoragePrefix: `${name}-${randomUUID()}`,
-    telemetryEnabled: false,
-    logger: 'silent',
-  }) as unknown as ICore
 
 let relay: LocalRelay
 let sandbox: PaySandbox
@@ -72,7 +59,7 @@ async function proposalReview(
   explorerUrl = sandbox.url,
 ): Promise<SessionProposalReview> {
   const walletKit = await WalletKit.init({
-    core: core(relay, 'wallet'),
+    core: relayCore(relay, 'wallet'),
     metadata: { name: 'Test Wallet', description: '', url: 'https://wallet.example', icons: [] },
   })
   walletKits.push(walletKit)
@@ -88,7 +75,7 @@ async function proposalReview(
     }),
   )
   const dapp = await SignClient.init({
-    core: core(relay, 'dapp'),
+    core: relayCore(relay, 'dapp'),
     metadata: { description: '', icons: [], ...metadata },
     logger: 'silent',
   })

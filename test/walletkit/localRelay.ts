@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto'
-import type { CoreTypes } from '@walletconnect/types'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { Core } from '@walletconnect/core'
+import type { CoreTypes, ICore } from '@walletconnect/types'
 import { memoryStorage as conformanceMemoryStorage } from '../../src/conformance/walletconnect.js'
 
 /**
@@ -154,3 +155,15 @@ export async function startLocalRelay(): Promise<LocalRelay> {
 export function memoryStorage(): NonNullable<CoreTypes.Options['storage']> {
   return conformanceMemoryStorage()
 }
+
+/** A real `@walletconnect/core` on `relay`, with its own memory storage; `name` prefixes its storage keys. */
+export const relayCore = (relay: LocalRelay, name: string): ICore =>
+  // The SDK's Core class and its ICore declaration disagree under exactOptionalPropertyTypes only.
+  new Core({
+    projectId: 'local-test',
+    relayUrl: relay.url,
+    storage: memoryStorage(),
+    customStoragePrefix: `${name}-${randomUUID()}`,
+    telemetryEnabled: false,
+    logger: 'silent',
+  }) as unknown as ICore

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import { recoverPersonalSignature } from '@metamask/eth-sig-util'
 import { WalletKit } from '@reown/walletkit'
-import { Core } from '@walletconnect/core'
 import { SignClient } from '@walletconnect/sign-client'
-import type { ICore, SessionTypes, SignClientTypes } from '@walletconnect/types'
+import type { SessionTypes, SignClientTypes } from '@walletconnect/types'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { BIP122_MAINNET, bip122, hdKeys } from '../../src/bip122/index.js'
 import type { Review } from '../../src/core/review.js'
@@ -14,7 +12,7 @@ import {
   type SessionProposalReview,
   type WalletKitAdapter,
 } from '../../src/walletkit/index.js'
-import { type LocalRelay, memoryStorage, startLocalRelay } from './localRelay.js'
+import { type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
 
 /**
  * The adapter between the real SDKs: a dapp's `SignClient` and the wallet's `WalletKit` (both with the
@@ -28,17 +26,6 @@ const mnemonic =
 const bitcoinAccount = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'
 const ethereumAccount = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
 const dappUrl = 'https://app.example.com'
-
-// The SDK's Core class and its ICore declaration disagree under exactOptionalPropertyTypes only.
-const core = (relay: LocalRelay, name: string): ICore =>
-  new Core({
-    projectId: 'local-test',
-    relayUrl: relay.url,
-    storage: memoryStorage(),
-    customStoragePrefix: `${name}-${randomUUID()}`,
-    telemetryEnabled: false,
-    logger: 'silent',
-  }) as unknown as ICore
 
 let relay: LocalRelay
 let wallet: WalletRpc
@@ -66,7 +53,7 @@ beforeAll(async () => {
     },
   })
   walletKit = await WalletKit.init({
-    core: core(relay, 'wallet'),
+    core: relayCore(relay, 'wallet'),
     metadata: { name: 'Test Wallet', description: '', url: 'https://wallet.example', icons: [] },
   })
   adapter = attachWalletKit(walletKit, wallet, {
@@ -78,7 +65,7 @@ beforeAll(async () => {
     clock: () => Date.now() + clockSkewMs,
   })
   dapp = await SignClient.init({
-    core: core(relay, 'dapp'),
+    core: relayCore(relay, 'dapp'),
     metadata: { name: 'Example dapp', description: '', url: dappUrl, icons: [] },
     logger: 'silent',
   })
