@@ -8,8 +8,8 @@ export type ListedEntry = Pick<ExplorerListing, 'id' | 'name' | 'homepage' | 'ap
 /**
  * What the explorer says about the dapp behind a session proposal:
  * - `listed`: an entry's listed URL has the dapp's host; `hostMatchesVerifiedOrigin` is true when that host is
- *   the origin the Verify API saw (false when there was no verified origin and the dapp's self-declared URL
- *   was used instead);
+ *   the origin the Verify API attested (VALID); false when there was none (Verify unreachable gives UNKNOWN,
+ *   with the dapp's own URL as origin) and the dapp's self-declared URL was used instead;
  * - `unlisted`: no entry has that host; `impersonates` names the listed entry whose name, icon or URL the dapp
  *   presents anyway (an impostor), with a `caution` warning in the review;
  * - `unavailable`: the explorer did not answer in time or failed (`reason`); the proposal goes on without it.
