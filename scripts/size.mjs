@@ -11,10 +11,10 @@ const budgets = {
   'wallet-rpc/bip122': 125,
   'wallet-rpc/ton': 124,
   'wallet-rpc/eip155': 116,
-  'wallet-rpc/solana': 44,
+  'wallet-rpc/solana': 48,
   'wallet-rpc/verify': 156,
   'wallet-rpc/walletkit': 38,
-  'wallet-rpc/pay': 15,
+  'wallet-rpc/pay': 17,
   'wallet-rpc/explorer': 5,
 }
 /** Each namespace's chain libraries, which no other namespace's bundle may contain. */
