@@ -57,7 +57,8 @@ export function tokenFor(
 export const caip19Of = (chainId: string, token: Address): string => `${chainId}/erc20:${token}`
 
 /** A route for one EVM account: approval transaction first, then the TransferWithAuthorization signature. */
-export function createRoute(input: {
+/** What a route for one EVM account is made from, in test and live mode alike. */
+export type EvmRouteInput = {
   payment: Payment
   account: string
   chainId: string
@@ -66,8 +67,9 @@ export function createRoute(input: {
   payee: Address
   now: number
   routeTtlMs: number
-  layout: ActionLayout
-}): EvmRoute {
+}
+
+export function createRoute(input: EvmRouteInput & { layout: ActionLayout }): EvmRoute {
   const { payment, chainId, token, layout } = input
   const currency = currencyOf(payment.amount.unit)
   if (currency === undefined) throw new Error(`unsupported currency ${payment.amount.unit}`)

@@ -1,6 +1,6 @@
 import { type Address, encodeFunctionData, erc20Abi } from 'viem'
 import { currencyOf, toTokenMinor } from '../currencies.js'
-import { caip19Of, sandboxSpender } from '../gatewayOptions.js'
+import { caip19Of, type EvmRouteInput, sandboxSpender } from '../gatewayOptions.js'
 import { newId } from '../ids.js'
 import type { EvmRoute, Payment, TokenConfig, WalletRpcAction } from '../model.js'
 
@@ -10,17 +10,7 @@ import type { EvmRoute, Payment, TokenConfig, WalletRpcAction } from '../model.j
  * live engine then judges the payment by the transaction's receipt on the chain (its `Transfer` logs), not by
  * the calldata the wallet claims to have sent.
  */
-export function createLiveEvmRoute(input: {
-  payment: Payment
-  account: string
-  chainId: string
-  address: Address
-  token: TokenConfig
-  payee: Address
-  now: number
-  routeTtlMs: number
-  sinceBlock: bigint
-}): EvmRoute {
+export function createLiveEvmRoute(input: EvmRouteInput & { sinceBlock: bigint }): EvmRoute {
   const { payment, chainId, token, address, payee } = input
   const currency = currencyOf(payment.amount.unit)
   if (currency === undefined) throw new Error(`unsupported currency ${payment.amount.unit}`)
