@@ -12,13 +12,18 @@ export type CompiledFixture = { solcVersion: string; abi: unknown[]; bytecode: `
 
 /** Compiles fixtures/<name>.sol with the npm `solc` package (its wasm build, no binary, no network). */
 export function compileFixture(name: FixtureName): CompiledFixture {
+  return compileSolidity(name, fixtureSource(name))
+}
+
+/** Compiles contract `name` of the Solidity file at `source`, optimizer off (how every committed output was made). */
+export function compileSolidity(name: string, source: URL): CompiledFixture {
   const solc = createRequire(import.meta.url)('solc') as {
     version(): string
     compile(input: string): string
   }
   const input = {
     language: 'Solidity',
-    sources: { [`${name}.sol`]: { content: readFileSync(fixtureSource(name), 'utf8') } },
+    sources: { [`${name}.sol`]: { content: readFileSync(source, 'utf8') } },
     settings: {
       optimizer: { enabled: false },
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
