@@ -1,5 +1,4 @@
-import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39'
-import { wordlist } from '@scure/bip39/wordlists/english.js'
+import { bip39Library } from './bip39Library.js'
 
 type NodeCrypto = typeof import('node:crypto')
 
@@ -17,7 +16,9 @@ export function normalizeMnemonic(mnemonic: string): string {
 
 /** Whether the phrase is a BIP-39 English mnemonic with a valid checksum. */
 export function isValidMnemonic(mnemonic: string): boolean {
-  return typeof mnemonic === 'string' && validateMnemonic(normalizeMnemonic(mnemonic), wordlist)
+  if (typeof mnemonic !== 'string') return false
+  const { validateMnemonic, wordlist } = bip39Library()
+  return validateMnemonic(normalizeMnemonic(mnemonic), wordlist)
 }
 
 /** The 64-byte BIP-39 seed of a (valid) mnemonic and passphrase. */
@@ -26,7 +27,7 @@ export function mnemonicToSeed(mnemonic: string, passphrase = ''): Uint8Array {
   const crypto = (
     globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
   ).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
-  if (typeof crypto?.pbkdf2Sync !== 'function') return mnemonicToSeedSync(phrase, passphrase)
+  if (typeof crypto?.pbkdf2Sync !== 'function') return bip39Library().mnemonicToSeedSync(phrase, passphrase)
   const salt = `mnemonic${passphrase.normalize('NFKD')}`
   const seed = crypto.pbkdf2Sync(phrase, salt, 2048, 64, 'sha512')
   return new Uint8Array(seed.buffer, seed.byteOffset, seed.byteLength)

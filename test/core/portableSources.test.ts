@@ -119,6 +119,8 @@ describe('sources a wallet imports', () => {
 
   it('Node-only sources are exactly the browser-field files and what only they import', () => {
     expect([...nodeOnlySources(files)].sort()).toEqual([
+      'src/crypto/bip32Library.ts',
+      'src/crypto/bip39Library.ts',
       'src/crypto/nobleSecp256k1.ts',
       'src/crypto/portableEd25519.ts',
       'src/crypto/portableSecp256k1.ts',

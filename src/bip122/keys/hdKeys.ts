@@ -1,5 +1,6 @@
 import { randomBytes } from '@noble/hashes/utils.js'
-import { type BIP32API, BIP32Factory, type BIP32Interface } from 'bip32'
+import type { BIP32API, BIP32Interface } from 'bip32'
+import { bip32Factory } from '../../crypto/bip32Library.js'
 import { isValidMnemonic, mnemonicToSeed } from '../../crypto/bip39.js'
 import { ecc } from '../../crypto/secp256k1.js'
 import { taggedHash } from '../encoding.js'
@@ -30,7 +31,7 @@ export function hdKeys(options: HdKeysOptions): KeyProvider {
   if (!Number.isInteger(account) || account < 0 || account >= hardened) {
     throw new TypeError('hdKeys: account must be a whole number below 2^31')
   }
-  bip32 ??= BIP32Factory(ecc)
+  bip32 ??= bip32Factory(ecc)
   const root = bip32.fromSeed(seedOf(options))
   const chainNodes = new Map<string, BIP32Interface>()
   const leaves = new Map<string, BIP32Interface>()
