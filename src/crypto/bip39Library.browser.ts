@@ -8,3 +8,8 @@ const library: Bip39Library = { mnemonicToSeedSync, validateMnemonic, wordlist }
 export function bip39Library(): Bip39Library {
   return library
 }
+
+/** BIP-39's English word list alone (TON mnemonics use it with their own checksum). */
+export function bip39Wordlist(): string[] {
+  return wordlist
+}

@@ -13,9 +13,11 @@ let loaded: Bip39Library | undefined
  * `browser` field swaps this file for `bip39Library.browser.ts`, which imports them statically.
  */
 export function bip39Library(): Bip39Library {
-  loaded ??= {
-    ...requireFromHere<typeof bip39>('@scure/bip39'),
-    wordlist: requireFromHere<{ wordlist: string[] }>('@scure/bip39/wordlists/english.js').wordlist,
-  }
+  loaded ??= { ...requireFromHere<typeof bip39>('@scure/bip39'), wordlist: bip39Wordlist() }
   return loaded
+}
+
+/** BIP-39's English word list alone (TON mnemonics use it with their own checksum). */
+export function bip39Wordlist(): string[] {
+  return requireFromHere<{ wordlist: string[] }>('@scure/bip39/wordlists/english.js').wordlist
 }

@@ -1,7 +1,7 @@
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha512 } from '@noble/hashes/sha2.js'
 import { utf8ToBytes } from '@noble/hashes/utils.js'
-import { bip39Library } from '../crypto/bip39Library.js'
+import { bip39Wordlist } from '../crypto/bip39Library.js'
 import { pbkdf2Sha512 } from '../crypto/pbkdf2.js'
 
 /**
@@ -31,7 +31,7 @@ async function isPasswordSeed(entropy: Uint8Array): Promise<boolean> {
 
 /** Whether `words` (lowercase, trimmed) form a valid TON mnemonic for `password` (tonlib's rules). */
 export async function isValidTonMnemonic(words: readonly string[], password = ''): Promise<boolean> {
-  const { wordlist } = bip39Library()
+  const wordlist = bip39Wordlist()
   if (!words.every((word) => wordlist.includes(word))) return false
   if (password.length > 0) {
     const passless = entropyOf(words, '')
