@@ -14,7 +14,7 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url))
 /** Modules of a namespace folder that stay separate files (the package's `browser` field swaps them). */
 const keptSeparate = new Set([resolve(dist, 'eip155/viemUtils.js')])
 
-for (const namespace of ['bip122', 'ton', 'eip155']) {
+for (const namespace of ['bip122', 'ton', 'eip155', 'solana']) {
   const folder = resolve(dist, namespace)
   const entry = resolve(folder, 'index.js')
   await esbuild.build({
