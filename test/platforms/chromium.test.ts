@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyPersonalSign, verifySignMessage, verifyTonSignData } from '../../src/verify/index.js'
 import { type Bundler, bundle, bundlers, root } from './bundle.js'
 import {
+  agreementTable,
   chainlessCases,
   expectSameAsNode,
   nodeOutcome,
@@ -57,6 +58,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
   /** Bundler → the service worker target of its extension. */
   const serviceWorkers = new Map<Bundler, Target>()
   let exampleWorker: Target | undefined
+  /** Context ("esbuild page", "vite service worker" …) → its answers, for the summary printed at the end. */
+  const outcomes = new Map<string, Outcome>()
 
   beforeAll(async () => {
     node = await nodeOutcome(cases)
@@ -121,6 +124,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
   }, 240_000)
 
   afterAll(async () => {
+    if (outcomes.size > 0)
+      console.log(`Chromium, per method and context:\n${agreementTable(cases, node, outcomes)}`)
     await browser?.close()
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
     rmSync(work, { recursive: true, force: true })
@@ -146,6 +151,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
         (input) => (globalThis as unknown as { runCases: (c: unknown) => Promise<unknown> }).runCases(input),
         cases as never,
       )) as Outcome
+      outcomes.set(`${bundler} page`, outcome)
       expect(errors).toEqual([])
       expectSameAsNode(cases, outcome, node)
       expect(outcome.backends).toEqual(portableBackends)
@@ -160,6 +166,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
         (input) => (globalThis as unknown as { runCases: (c: unknown) => Promise<unknown> }).runCases(input),
         cases as never,
       )) as Outcome
+      outcomes.set(`${bundler} service worker`, outcome)
       expectSameAsNode(cases, outcome, node)
       expect(outcome.backends).toEqual(portableBackends)
     }, 120_000)

@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildHermesBundle, root } from './bundle.js'
 import {
+  agreementTable,
   type Case,
   chainlessCases,
   expectSameAsNode,
@@ -57,6 +58,8 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
   const work = mkdtempSync(join(tmpdir(), 'wallet-rpc-hermes-'))
   let bundle: string
   let node: Outcome
+  /** Context → its answers, for the summary printed at the end. */
+  const outcomes = new Map<string, Outcome>()
 
   beforeAll(async () => {
     chmodSync(hermes, 0o755) // npm does not always keep the binary's mode
@@ -64,10 +67,15 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
     bundle = await buildHermesBundle(join(root, 'test/platforms/fixtures/hermesEntry.js'), work)
   }, 300_000)
 
-  afterAll(() => rmSync(work, { recursive: true, force: true }))
+  afterAll(() => {
+    if (outcomes.size > 0)
+      console.log(`Hermes, per method and context:\n${agreementTable(cases, node, outcomes)}`)
+    rmSync(work, { recursive: true, force: true })
+  })
 
   it('answers every chainless vector as Node does, with the portable backends', async () => {
     const outcome = (await runInHermes(bundle, printResult(`runCases(${JSON.stringify(cases)})`))) as Outcome
+    outcomes.set('hermes, portable backends', outcome)
     expectSameAsNode(cases, outcome, node)
     expect(outcome.backends).toEqual(portableBackends)
   }, 600_000)
@@ -79,6 +87,7 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
     const outcome = (await runInHermes(bundle, call)) as Outcome & {
       calls: { secp256k1: number; ed25519: number }
     }
+    outcomes.set('hermes, useCrypto native modules', outcome)
     expectSameAsNode(cases, outcome, node)
     expect(outcome.backends).toEqual({
       secp256k1: 'native-secp256k1',
