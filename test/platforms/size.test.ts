@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest'
 // @ts-expect-error: plain JavaScript (the `npm run size` script)
-import { foreignChainLibraries, measure } from '../../scripts/size.mjs'
+import { budgets, foreignChainLibraries, measure } from '../../scripts/size.mjs'
 
 /**
  * Importing one namespace never pulls another namespace's chain library, proven on the browser bundle's
- * esbuild metafile (what a wallet ships), not only in Node's module graph (test/package.test.ts).
+ * esbuild metafile (what a wallet ships), not only in Node's module graph (test/package.test.ts); and every
+ * subpath stays within the size budget the README states, so a change that breaks one fails `npm test` (CI)
+ * and not only `npm run size`.
  */
 describe('browser bundles per namespace (esbuild metafile)', () => {
   for (const namespace of ['bip122', 'ton', 'eip155', 'solana']) {
@@ -33,6 +35,14 @@ describe('browser bundles per namespace (esbuild metafile)', () => {
       const { inputs } = (await measure(`wallet-rpc/${namespace}`)) as { inputs: string[] }
       expect(inputs.some((path) => path.includes(library))).toBe(true)
       expect(inputs.filter((path) => path.includes('dist/crypto/requireFromHere.js'))).toEqual([])
+    },
+  )
+
+  it.each(Object.entries(budgets as Record<string, number>))(
+    '%s stays within its README budget of %d KiB min+gzip (npm run size fails above it; so does npm test)',
+    async (subpath, budget) => {
+      const { gzip } = (await measure(subpath)) as { gzip: number }
+      expect(gzip / 1024).toBeLessThanOrEqual(budget)
     },
   )
 
