@@ -1,10 +1,9 @@
-import { ripemd160 } from '@noble/hashes/legacy.js'
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { bech32, bech32m, createBase58check } from '@scure/base'
 import type { Network } from 'bitcoinjs-lib'
+import { nobleHashes } from '../crypto/nobleHashes.js'
 import type { Secp256k1 } from '../crypto/secp256k1.js'
-import { sha256 } from '../crypto/sha256.js'
+import { constantSha256, sha256 } from '../crypto/sha256.js'
 import type { AddressType, Purpose } from './types.js'
 
 /** Small byte helpers shared by the account model and message signing (no Buffer at boundaries). */
@@ -12,7 +11,7 @@ import type { AddressType, Purpose } from './types.js'
 export const base58check = createBase58check((data: Uint8Array) => sha256(data))
 
 export function hash160(data: Uint8Array): Uint8Array {
-  return ripemd160(sha256(data))
+  return nobleHashes().ripemd160(sha256(data))
 }
 
 export function sha256d(...parts: Uint8Array[]): Uint8Array {
@@ -25,8 +24,7 @@ const tagPrefixes = new Map<string, Uint8Array>()
 export function taggedHashPrefix(tag: string): Uint8Array {
   let prefix = tagPrefixes.get(tag)
   if (prefix === undefined) {
-    // @noble/hashes: a per-tag constant, often computed at import, where no backend may be chosen yet.
-    const tagHash = nobleSha256(utf8ToBytes(tag))
+    const tagHash = constantSha256(utf8ToBytes(tag))
     prefix = concatBytes(tagHash, tagHash)
     tagPrefixes.set(tag, prefix)
   }

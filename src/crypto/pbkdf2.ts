@@ -1,5 +1,4 @@
-import { pbkdf2Async } from '@noble/hashes/pbkdf2.js'
-import { sha512 } from '@noble/hashes/sha2.js'
+import { nobleHashes } from './nobleHashes.js'
 
 type NodeCrypto = typeof import('node:crypto')
 type Subtle = {
@@ -19,8 +18,8 @@ type Subtle = {
 
 /**
  * PBKDF2-HMAC-SHA512 (RFC 8018) of 64 bytes, in the fastest place this runtime has: OpenSSL in Node, WebCrypto
- * in browsers and service workers, @noble/hashes elsewhere (Hermes). The same bytes everywhere
- * (test/ton/mnemonic.test.ts checks the first two against the third).
+ * in browsers and service workers, @noble/hashes elsewhere (Hermes; Node never loads it). The same bytes
+ * everywhere (test/ton/mnemonic.test.ts checks the first two against the third).
  */
 export async function pbkdf2Sha512(
   password: Uint8Array,
@@ -45,5 +44,6 @@ export async function pbkdf2Sha512(
       // An insecure context (http: page) has no usable SubtleCrypto: the portable code below.
     }
   }
+  const { pbkdf2Async, sha512 } = nobleHashes()
   return pbkdf2Async(sha512, password, salt, { c: iterations, dkLen: 64 })
 }

@@ -1,5 +1,5 @@
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { concatBytes } from '@noble/hashes/utils.js'
+import { nobleHashes } from './nobleHashes.js'
 import { checkedSha256, chosen, type Sha256Backend } from './registry.js'
 
 export type { Sha256Backend } from './registry.js'
@@ -9,8 +9,11 @@ type NodeCrypto = typeof import('node:crypto')
 const asBytes = (digest: Uint8Array): Uint8Array =>
   new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength)
 
-/** @noble/hashes (audited, pure JS): everywhere. */
-export const portableSha256: Sha256Backend = { name: '@noble/hashes', hash: nobleSha256 }
+/** @noble/hashes (audited, pure JS): everywhere; in Node loaded at its first hash (see nobleHashes.ts). */
+export const portableSha256: Sha256Backend = {
+  name: '@noble/hashes',
+  hash: (data) => nobleHashes().sha256(data),
+}
 
 /**
  * OpenSSL's one-shot `crypto.hash` where Node is (about 2x faster than @noble/hashes and than `createHash`
@@ -30,6 +33,15 @@ export function nodeSha256(): Sha256Backend | undefined {
 export function activeSha256(): Sha256Backend {
   chosen.sha256 ??= nodeSha256() ?? portableSha256
   return chosen.sha256
+}
+
+/**
+ * SHA-256 of a constant (a BIP-340 tag, a fixed midstate), often computed at import: with the backend in use,
+ * else this runtime's default, without choosing one, so a wallet can still inject its own and
+ * `wallet.backends()` says "unused" until a request hashes. A constant's bytes do not depend on who hashed it.
+ */
+export function constantSha256(data: Uint8Array): Uint8Array {
+  return (chosen.sha256 ?? nodeSha256() ?? portableSha256).hash(data)
 }
 
 /** Makes `backend` the one used from now on (process-wide), after it hashed FIPS 180-2's "abc" right. */

@@ -1,20 +1,22 @@
-import { hmac } from '@noble/hashes/hmac.js'
-import { sha512 } from '@noble/hashes/sha2.js'
 import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { bip39Wordlist } from '../crypto/bip39Library.js'
+import { nobleHashes } from '../crypto/nobleHashes.js'
 import { pbkdf2Sha512 } from '../crypto/pbkdf2.js'
 
 /**
  * TON's own mnemonic scheme (tonlib, keys/Mnemonic.cpp; the same as @ton/crypto's `mnemonicToPrivateKey` and
- * `mnemonicValidate`), on @noble/hashes and the runtime's PBKDF2 rather than @ton/crypto, whose browser
- * build reads `window.crypto` (absent in an extension's service worker) and needs WebCrypto (absent in
- * Hermes). The word list is BIP-39's English one. test/ton/mnemonic.test.ts cross-checks @ton/crypto.
+ * `mnemonicValidate`), on @noble/hashes (in Node loaded at the first mnemonic) and the runtime's PBKDF2
+ * rather than @ton/crypto, whose browser build reads `window.crypto` (absent in an extension's service worker)
+ * and needs WebCrypto (absent in Hermes). The word list is BIP-39's English one. test/ton/mnemonic.test.ts
+ * cross-checks @ton/crypto.
  */
 const iterations = 100_000
 
 /** `hmac_sha512(key = the words joined by spaces, data = password)`. */
-const entropyOf = (words: readonly string[], password: string) =>
-  hmac(sha512, utf8ToBytes(words.join(' ')), utf8ToBytes(password))
+const entropyOf = (words: readonly string[], password: string) => {
+  const { hmac, sha512 } = nobleHashes()
+  return hmac(sha512, utf8ToBytes(words.join(' ')), utf8ToBytes(password))
+}
 
 const pbkdf2 = (entropy: Uint8Array, salt: string, rounds: number) =>
   pbkdf2Sha512(entropy, utf8ToBytes(salt), rounds)

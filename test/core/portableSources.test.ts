@@ -121,6 +121,7 @@ describe('sources a wallet imports', () => {
     expect([...nodeOnlySources(files)].sort()).toEqual([
       'src/crypto/bip32Library.ts',
       'src/crypto/bip39Library.ts',
+      'src/crypto/nobleHashes.ts',
       'src/crypto/nobleSecp256k1.ts',
       'src/crypto/portableEd25519.ts',
       'src/crypto/portableSecp256k1.ts',

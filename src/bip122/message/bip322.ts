@@ -1,6 +1,5 @@
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js'
 import { concatBytes } from '@noble/hashes/utils.js'
-import { sha256 } from '../../crypto/sha256.js'
+import { constantSha256, sha256 } from '../../crypto/sha256.js'
 import { compactSize, p2pkhScript, sha256d, taggedHash, taggedHashPrefix } from '../encoding.js'
 
 /**
@@ -19,13 +18,12 @@ const zero32 = new Uint8Array(32)
 /** to_sign's only output: value 0, script OP_RETURN. */
 const toSignOutput = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x6a)
 const toSignOutputs = concatBytes(Uint8Array.of(0x01), toSignOutput)
-// Midstates that are the same for every message: computed once.
-const hashSequenceV0 = nobleSha256(nobleSha256(zero4))
-const hashOutputsV0 = nobleSha256(nobleSha256(toSignOutput))
-// (With @noble/hashes: constants need no backend, and computing them must not choose one at import.)
-const shaAmountsV1 = nobleSha256(zero8)
-const shaSequencesV1 = nobleSha256(zero4)
-const shaOutputsV1 = nobleSha256(toSignOutput)
+// Midstates that are the same for every message: computed once, at import (so without choosing a backend).
+const hashSequenceV0 = constantSha256(constantSha256(zero4))
+const hashOutputsV0 = constantSha256(constantSha256(toSignOutput))
+const shaAmountsV1 = constantSha256(zero8)
+const shaSequencesV1 = constantSha256(zero4)
+const shaOutputsV1 = constantSha256(toSignOutput)
 
 /** `sha256_tag("BIP0322-signed-message", message)`: the message hash BIP-322 commits to. */
 export function bip322MessageHash(message: Uint8Array): Uint8Array {
