@@ -1,7 +1,7 @@
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { bech32, bech32m, createBase58check } from '@scure/base'
 import type { Network } from 'bitcoinjs-lib'
-import { nobleHashes } from '../crypto/nobleHashes.js'
+import { nobleRipemd160 } from '../crypto/nobleHashes.js'
 import type { Secp256k1 } from '../crypto/secp256k1.js'
 import { constantSha256, sha256 } from '../crypto/sha256.js'
 import type { AddressType, Purpose } from './types.js'
@@ -11,7 +11,7 @@ import type { AddressType, Purpose } from './types.js'
 export const base58check = createBase58check((data: Uint8Array) => sha256(data))
 
 export function hash160(data: Uint8Array): Uint8Array {
-  return nobleHashes().ripemd160(sha256(data))
+  return nobleRipemd160()(sha256(data))
 }
 
 export function sha256d(...parts: Uint8Array[]): Uint8Array {

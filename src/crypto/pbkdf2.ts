@@ -1,4 +1,4 @@
-import { nobleHashes } from './nobleHashes.js'
+import { noblePbkdf2Async, nobleSha512 } from './nobleHashes.js'
 
 type NodeCrypto = typeof import('node:crypto')
 type Subtle = {
@@ -44,6 +44,5 @@ export async function pbkdf2Sha512(
       // An insecure context (http: page) has no usable SubtleCrypto: the portable code below.
     }
   }
-  const { pbkdf2Async, sha512 } = nobleHashes()
-  return pbkdf2Async(sha512, password, salt, { c: iterations, dkLen: 64 })
+  return noblePbkdf2Async()(nobleSha512(), password, salt, { c: iterations, dkLen: 64 })
 }

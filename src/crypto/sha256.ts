@@ -1,5 +1,5 @@
 import { concatBytes } from '@noble/hashes/utils.js'
-import { nobleHashes } from './nobleHashes.js'
+import { nobleSha256 } from './nobleHashes.js'
 import { checkedSha256, chosen, type Sha256Backend } from './registry.js'
 
 export type { Sha256Backend } from './registry.js'
@@ -12,7 +12,7 @@ const asBytes = (digest: Uint8Array): Uint8Array =>
 /** @noble/hashes (audited, pure JS): everywhere; in Node loaded at its first hash (see nobleHashes.ts). */
 export const portableSha256: Sha256Backend = {
   name: '@noble/hashes',
-  hash: (data) => nobleHashes().sha256(data),
+  hash: (data) => nobleSha256()(data),
 }
 
 /**

@@ -1,7 +1,7 @@
 import { equalBytes } from '@noble/curves/utils.js'
 import { isValidMnemonic, mnemonicToSeed } from '../crypto/bip39.js'
 import { ed25519 } from '../crypto/ed25519.js'
-import { nobleHashes } from '../crypto/nobleHashes.js'
+import { nobleHmac, nobleSha512 } from '../crypto/nobleHashes.js'
 import { addressOf } from './encoding.js'
 
 /**
@@ -36,7 +36,8 @@ const hardened = 0x80000000
 export function slip10Ed25519(seed: Uint8Array, path: string): Uint8Array {
   const segments = path.split('/')
   if (segments[0] !== 'm') throw new TypeError('a SLIP-0010 path starts with m')
-  const { hmac, sha512 } = nobleHashes()
+  const hmac = nobleHmac()
+  const sha512 = nobleSha512()
   let node = hmac(sha512, new TextEncoder().encode('ed25519 seed'), seed)
   for (const segment of segments.slice(1)) {
     const match = /^(\d+)'$/.exec(segment)

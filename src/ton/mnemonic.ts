@@ -1,6 +1,6 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { bip39Wordlist } from '../crypto/bip39Library.js'
-import { nobleHashes } from '../crypto/nobleHashes.js'
+import { nobleHmac, nobleSha512 } from '../crypto/nobleHashes.js'
 import { pbkdf2Sha512 } from '../crypto/pbkdf2.js'
 
 /**
@@ -13,10 +13,8 @@ import { pbkdf2Sha512 } from '../crypto/pbkdf2.js'
 const iterations = 100_000
 
 /** `hmac_sha512(key = the words joined by spaces, data = password)`. */
-const entropyOf = (words: readonly string[], password: string) => {
-  const { hmac, sha512 } = nobleHashes()
-  return hmac(sha512, utf8ToBytes(words.join(' ')), utf8ToBytes(password))
-}
+const entropyOf = (words: readonly string[], password: string) =>
+  nobleHmac()(nobleSha512(), utf8ToBytes(words.join(' ')), utf8ToBytes(password))
 
 const pbkdf2 = (entropy: Uint8Array, salt: string, rounds: number) =>
   pbkdf2Sha512(entropy, utf8ToBytes(salt), rounds)

@@ -3,7 +3,7 @@
 // TEP-81 domain), for the expected domain, within a freshness window, over the payload the dapp asked for.
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
-import { nobleHashes } from '../crypto/nobleHashes.js'
+import { nobleSha256 } from '../crypto/nobleHashes.js'
 import { firstParam, parseTonAddress, publicKeyBytes, sessionWallet } from './internal/ton.js'
 import { type Address, beginCell, Cell } from './internal/tonCore.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
@@ -56,7 +56,7 @@ export function tonSignDataDigest(
   const hash = Uint8Array.from(address.hash)
   const stamp = new DataView(new ArrayBuffer(8))
   stamp.setBigUint64(0, BigInt(timestamp))
-  return nobleHashes().sha256(
+  return nobleSha256()(
     concatBytes(
       Uint8Array.of(0xff, 0xff),
       utf8ToBytes('ton-connect/sign-data/'),

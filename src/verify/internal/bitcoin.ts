@@ -2,7 +2,7 @@
 // addresses (BIP-13/-173/-350), hashes, BIP-86 tweak, signature parsing, and the sighash digests.
 import { concatBytes } from '@noble/hashes/utils.js'
 import { base64, bech32, bech32m, createBase58check, hex } from '@scure/base'
-import { nobleHashes } from '../../crypto/nobleHashes.js'
+import { nobleRipemd160, nobleSha256 } from '../../crypto/nobleHashes.js'
 import { nobleSecp256k1 } from '../../crypto/nobleSecp256k1.js'
 import { fail } from '../result.js'
 
@@ -21,12 +21,12 @@ export type DecodedAddress = {
 
 // @noble/hashes on purpose, never the wallet's SHA-256 backend (Node loads it at the first check: bip122
 // imports this file for its address checks, and a cold start must not pay for hashes Node signs without).
-const sha256 = (data: Uint8Array): Uint8Array => nobleHashes().sha256(data)
+const sha256 = (data: Uint8Array): Uint8Array => nobleSha256()(data)
 const base58check = createBase58check(sha256)
 const hrpNetworks: Record<string, BitcoinNetwork> = { bc: 'mainnet', tb: 'testnet', bcrt: 'regtest' }
 
 export const sha256d = (data: Uint8Array): Uint8Array => sha256(sha256(data))
-export const hash160 = (data: Uint8Array): Uint8Array => nobleHashes().ripemd160(sha256(data))
+export const hash160 = (data: Uint8Array): Uint8Array => nobleRipemd160()(sha256(data))
 
 export function taggedHash(tag: string, ...parts: Uint8Array[]): Uint8Array {
   const tagHash = sha256(new TextEncoder().encode(tag))
