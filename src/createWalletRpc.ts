@@ -66,7 +66,7 @@ export type SupportedNamespace = {
 }
 
 export type WalletRpc = {
-  /** The crypto backend each primitive uses (secp256k1, Ed25519, SHA-256), choosing them if none was yet. */
+  /** The crypto backend each primitive uses (secp256k1, Ed25519, SHA-256); `'unused'` for one not chosen yet. */
   backends(): ActiveBackends
   /** Answers one request. Never throws; always echoes the request's id. */
   handle(input: HandleInput | SessionRequestEvent | unknown): Promise<JsonRpcResponse>

@@ -6,7 +6,7 @@ type NodeCrypto = typeof import('node:crypto')
  * BIP-39 with @scure/bip39 (Uint8Array-native: the `bip39` package needs a `Buffer` global and, without
  * one, calls every valid mnemonic invalid). The seed's PBKDF2-HMAC-SHA512 (2048 rounds) runs in OpenSSL
  * where Node is (about 4x faster than pure JS), else in @noble/hashes: the same bytes
- * (test/crypto/bip39.test.ts).
+ * (test/crypto/backends.test.ts).
  */
 
 /** NFKD and single spaces, as BIP-39 hashes the phrase; surrounding and repeated whitespace is dropped. */

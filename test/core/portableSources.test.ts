@@ -11,7 +11,20 @@ import { describe, expect, it } from 'vitest'
  * part) — anywhere else it would end in "Buffer is not defined" in a browser.
  */
 const root = new URL('../..', import.meta.url).pathname
-const portableFolders = ['bip122', 'ton', 'eip155', 'solana', 'core', 'crypto', 'verify', 'walletkit', 'pay']
+const portableFolders = [
+  'bip122',
+  'ton',
+  'eip155',
+  'solana',
+  'core',
+  'crypto',
+  'verify',
+  'walletkit',
+  'pay',
+  'explorer',
+]
+/** The package root's own files (`wallet-rpc`: createWalletRpc and its exports). */
+const portableRootFiles = ['src/index.ts', 'src/createWalletRpc.ts']
 const exempt = (file: string) => file.startsWith('src/pay/sandbox/')
 const bufferAllowed = (file: string) =>
   file.startsWith('src/ton/') || /^src\/verify\/(ton_|internal\/ton)/.test(file)
@@ -63,7 +76,7 @@ function sources(): string[] {
     }
   }
   for (const folder of portableFolders) walk(join(root, 'src', folder))
-  return files.filter((file) => !exempt(file))
+  return [...portableRootFiles, ...files].filter((file) => !exempt(file))
 }
 
 /** A bare `Buffer` reference (not a type, not a property name such as a checked `globalThis.Buffer`). */
@@ -110,6 +123,8 @@ describe('sources a wallet imports', () => {
   it('are all scanned', () => {
     expect(files.length).toBeGreaterThan(100)
     expect(files).toContain('src/crypto/secp256k1.ts')
+    expect(files).toContain('src/createWalletRpc.ts')
+    expect(files).toContain('src/explorer/client.ts')
   })
 
   it('have no node: import, import(), import.meta, top-level await, unchecked Buffer or URL.canParse', () => {

@@ -70,3 +70,23 @@ describe('every browser subpath bundles alone with every bundler, no plugin', ()
         expect(loaded).toEqual(Object.keys(await import(subpath)).sort())
       }, 120_000)
 })
+
+describe('without the Buffer line, /ton and /verify say so at load (never a wrong verdict later)', () => {
+  const app = mkdtempSync(join(tmpdir(), 'wallet-rpc-nobuffer-'))
+  mkdirSync(join(app, 'node_modules'))
+  symlinkSync(root, join(app, 'node_modules/wallet-rpc'))
+  afterAll(() => rmSync(app, { recursive: true, force: true }))
+
+  for (const subpath of needsBuffer)
+    for (const bundler of bundlers)
+      it(`${subpath} with ${bundler}`, async () => {
+        const dir = join(app, subpath.replace(/\W/g, '_'))
+        mkdirSync(dir, { recursive: true })
+        const entry = join(dir, 'entry.js')
+        writeFileSync(entry, `import * as subpath from '${subpath}'\nglobalThis.subpath = subpath\n`)
+        const script = readFileSync(await bundle(bundler, entry, join(dir, 'out')), 'utf8')
+        expect(() => vm.runInContext(script, browserLikeContext())).toThrow(
+          /need a global Buffer.*globalThis\.Buffer = Buffer/,
+        )
+      }, 120_000)
+})
