@@ -6,10 +6,10 @@ import { requireFromHere } from './requireFromHere.js'
 
 /*
  * Node's copy: @noble/hashes' sha2, hmac, pbkdf2 and legacy (6 module files) are required at their first use,
- * not imported. Node hashes SHA-256 and PBKDF2 with OpenSSL, so importing them cost every ton and bip122
- * cold start ~4 ms for code a wallet may never run. The package's `browser` field swaps this file for
- * `nobleHashes.browser.ts`, which imports them statically, as a bundle must. One accessor per function, so
- * that a bundle keeps only the functions its namespace calls.
+ * not imported. Node hashes SHA-256 and PBKDF2 with OpenSSL, so importing them cost the cold start of ton,
+ * bip122 and solana 1-4 ms (issue 14) for code most Node wallets never run. The package's `browser` field
+ * swaps this file for `nobleHashes.browser.ts`, which imports them statically, as a bundle must. One accessor
+ * per function, so that a bundle keeps only the functions its namespace calls.
  */
 
 /** `require(id)` at the first call, the same module after. */

@@ -19,8 +19,8 @@ export type DecodedAddress = {
   script: Uint8Array
 }
 
-// @noble/hashes on purpose, never the wallet's SHA-256 backend (Node loads it at the first check: bip122
-// imports this file for its address checks, and a cold start must not pay for hashes Node signs without).
+// @noble/hashes on purpose, never the wallet's SHA-256 backend; required at the first check in Node (bip122
+// imports this file, and its cold start should not load hashes until a check runs).
 const sha256 = (data: Uint8Array): Uint8Array => nobleSha256()(data)
 const base58check = createBase58check(sha256)
 const hrpNetworks: Record<string, BitcoinNetwork> = { bc: 'mainnet', tb: 'testnet', bcrt: 'regtest' }
