@@ -441,7 +441,6 @@ total += write({
     },
     {
       name: 'from an address this wallet does not hold',
-      chain: 'anvil',
       request: {
         chainId: eth.anvil,
         method: 'eth_sendTransaction',
@@ -451,7 +450,6 @@ total += write({
     },
     {
       name: 'value of 2^256',
-      chain: 'anvil',
       request: {
         chainId: eth.anvil,
         method: 'eth_sendTransaction',
@@ -498,7 +496,6 @@ total += write({
     },
     {
       name: 'the EIP-155 example (chain 1) sent on chain 31337',
-      chain: 'anvil',
       request: {
         chainId: eth.anvil,
         method: 'eth_sendRawTransaction',
@@ -510,7 +507,6 @@ total += write({
     },
     {
       name: 'bytes that are not a transaction',
-      chain: 'anvil',
       request: { chainId: eth.anvil, method: 'eth_sendRawTransaction', params: ['0xdeadbeef'] },
       expect: { error: { code: -32602 } },
     },
@@ -1025,7 +1021,6 @@ total += write({
     },
     {
       name: 'the docs example recipient with a bad checksum',
-      chain: 'bitcoin-regtest',
       request: transfer({ amount: '1000', recipientAddress: 'bc1pmzfrwwndsqmk5yh69yjr5lfgfg4ev8c0tsc06e' }),
       expect: { error: { code: -32602 } },
     },
@@ -1047,7 +1042,6 @@ total += write({
     { name: 'a zero amount', request: transfer({ amount: '0' }), expect: { error: { code: -32602 } } },
     {
       name: 'a mainnet recipient on regtest',
-      chain: 'bitcoin-regtest',
       request: transfer({ amount: '1000', recipientAddress: addr.foreign }),
       expect: { error: { code: -32602 } },
     },
@@ -1269,13 +1263,11 @@ total += write({
     },
     {
       name: 'valid_until in the past',
-      chain: 'ton-sandbox',
       request: send([{ valid_until: now - 1, messages: [{ address: dest, amount: '1' }] }]),
       expect: { error: { code: -32602 } },
     },
     {
       name: 'a raw destination address',
-      chain: 'ton-sandbox',
       request: send([
         {
           messages: [
@@ -1287,26 +1279,22 @@ total += write({
     },
     {
       name: 'no messages',
-      chain: 'ton-sandbox',
       request: send([{ messages: [] }]),
       expect: { error: { code: -32602 } },
     },
     {
       name: 'five messages on v4R2 (limit 4)',
       wallet: { tonWallet: 'v4r2' },
-      chain: 'ton-sandbox',
       request: send([{ messages: Array.from({ length: 5 }, () => ({ address: dest, amount: '1' })) }]),
       expect: { error: { code: -32602 } },
     },
     {
       name: 'a negative amount',
-      chain: 'ton-sandbox',
       request: send([{ messages: [{ address: dest, amount: '-5' }] }]),
       expect: { error: { code: -32602 } },
     },
     {
       name: '`from` another wallet',
-      chain: 'ton-sandbox',
       request: send([{ from: bounceable, messages: [{ address: dest, amount: '1' }] }]),
       expect: { error: { code: 4100 } },
     },

@@ -109,6 +109,32 @@ describe('wallet-rpc conformance', () => {
     expect(summary.passed).toBe(summary.results.length)
   })
 
+  it("the sending methods' refusals made before any chain access pass with no chain configured", {
+    timeout: 120_000,
+  }, async () => {
+    // Unmarked `chain`, so they run without a provider here and in every other runtime (test/platforms).
+    const sending = new Set([
+      'ton_sendMessage',
+      'eth_sendTransaction',
+      'eth_sendRawTransaction',
+      'sendTransfer',
+    ])
+    const summary = await runConformance({
+      skipChains: true,
+      select: (vector, testCase) => sending.has(vector.method) && testCase.chain === undefined,
+    })
+    expect(failing(summary.results)).toEqual([])
+    expect(summary.pending).toBe(0)
+    const refusals = (method: string) =>
+      summary.results.filter((r) => r.method === method && r.expected.error !== undefined).length
+    expect({
+      ton_sendMessage: refusals('ton_sendMessage'),
+      eth_sendTransaction: refusals('eth_sendTransaction'),
+      eth_sendRawTransaction: refusals('eth_sendRawTransaction'),
+      sendTransfer: refusals('sendTransfer'),
+    }).toEqual({ ton_sendMessage: 11, eth_sendTransaction: 2, eth_sendRawTransaction: 2, sendTransfer: 11 })
+  })
+
   for (const [name, wallet] of Object.entries(brokenWallets)) {
     it(`fails exactly its cases: ${name} (${wallet.rule})`, { timeout: 120_000 }, async () => {
       const summary = await runConformance({ createHandler: wallet.createHandler, filter: wallet.filter })
