@@ -5,6 +5,7 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { firstParam, sessionWallet } from './internal/ton.js'
 import {
   Address,
+  assertBufferGlobal,
   beginCell,
   Cell,
   loadMessage,
@@ -55,6 +56,7 @@ export function verifyTonSendMessage(
   options: VerifyTonSendMessageOptions,
 ): VerifyResult {
   return guarded(() => {
+    assertBufferGlobal()
     const request = firstParam(params)
     if (!isRecord(options)) fail('session properties are needed')
     const wallet = sessionWallet(options.stateInit, options.publicKey)

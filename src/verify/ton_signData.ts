@@ -5,7 +5,7 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { nobleSha256 } from '../crypto/nobleHashes.js'
 import { firstParam, parseTonAddress, publicKeyBytes, sessionWallet } from './internal/ton.js'
-import { type Address, beginCell, Cell } from './internal/tonCore.js'
+import { type Address, assertBufferGlobal, beginCell, Cell } from './internal/tonCore.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 
 export type TonSignDataPayload =
@@ -79,6 +79,7 @@ export function verifyTonSignData(
   options: VerifyTonSignDataOptions,
 ): VerifyResult {
   return guarded(() => {
+    assertBufferGlobal()
     const payload = firstParam(params)
     if (!isRecord(result)) fail('result is not an object')
     if (!isRecord(options) || typeof options.domain !== 'string') fail('the expected domain is needed')
