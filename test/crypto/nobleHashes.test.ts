@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { hmac } from '@noble/hashes/hmac.js'
 import { ripemd160 } from '@noble/hashes/legacy.js'
 import { pbkdf2Async } from '@noble/hashes/pbkdf2.js'
@@ -8,6 +6,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { describe, expect, it } from 'vitest'
 import * as bundled from '../../src/crypto/nobleHashes.browser.js'
 import * as node from '../../src/crypto/nobleHashes.js'
+import { modulesLoadedByImport } from '../setup/modulesLoaded.js'
 
 /**
  * @noble/hashes behind accessors: Node requires each module at its first use (src/crypto/nobleHashes.ts),
@@ -15,7 +14,6 @@ import * as node from '../../src/crypto/nobleHashes.js'
  * those bundles). Both copies must be @noble/hashes itself, and importing a namespace in Node must load none
  * of its hash modules (the cold start that issue 14 measures).
  */
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const abc = utf8ToBytes('abc')
 
 describe('nobleHashes', () => {
@@ -44,34 +42,7 @@ describe('nobleHashes', () => {
   it.each(['ton', 'bip122', 'solana'])(
     'importing %s in Node loads no @noble/hashes hash module (Node hashes with OpenSSL)',
     (namespace) => {
-      // Every ESM resolution and every CommonJS (or required) module of a fresh process.
-      const recordModules = `
-import { register, createRequire } from 'node:module'
-register('data:text/javascript,' + encodeURIComponent(\`
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context)
-  process.stderr.write('MODULE ' + resolved.url + '\\\\n')
-  return resolved
-}\`))
-process.on('exit', () => {
-  for (const file of Object.keys(createRequire(process.cwd() + '/').cache)) process.stderr.write('MODULE ' + file + '\\\\n')
-})
-`
-      const result = spawnSync(
-        process.execPath,
-        [
-          '--import',
-          `data:text/javascript,${encodeURIComponent(recordModules)}`,
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          `await import('./src/${namespace}/index.ts')`,
-        ],
-        { cwd: root, encoding: 'utf8' },
-      )
-      expect(result.status, result.stderr).toBe(0)
-      const modules = result.stderr.split('\n').filter((line) => line.startsWith('MODULE '))
+      const modules = modulesLoadedByImport(`./src/${namespace}/index.ts`, { sources: true })
       expect(modules.some((line) => line.includes('/src/crypto/nobleHashes.ts'))).toBe(true)
       // Our own copy (bitcoinjs-lib brings its own older one, under node_modules/@noble/hashes/esm).
       const hashModules = modules.filter((line) =>

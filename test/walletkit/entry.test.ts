@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { modulesLoadedBy } from '../setup/modulesLoaded.js'
 
 /**
  * `wallet-rpc/walletkit` must not load any namespace or its chain libraries: a wallet that only serves
@@ -9,40 +9,6 @@ import { describe, expect, it } from 'vitest'
  * (@walletconnect/utils ships CommonJS for Node).
  */
 const root = fileURLToPath(new URL('../..', import.meta.url))
-
-const recordModules = `
-import { register, createRequire } from 'node:module'
-register('data:text/javascript,' + encodeURIComponent(\`
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context)
-  process.stderr.write('MODULE ' + resolved.url + '\\\\n')
-  return resolved
-}\`))
-process.on('exit', () => {
-  for (const file of Object.keys(createRequire(process.cwd() + '/').cache)) process.stderr.write('MODULE ' + file + '\\\\n')
-})
-`
-
-function modulesLoadedBy(entry: string): string[] {
-  const result = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      `data:text/javascript,${encodeURIComponent(recordModules)}`,
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      `const api = await import(${JSON.stringify(entry)}); if (typeof api.attachWalletKit !== 'function') process.exit(3)`,
-    ],
-    { cwd: root, encoding: 'utf8' },
-  )
-  expect(result.status, result.stderr).toBe(0)
-  return result.stderr
-    .split('\n')
-    .filter((line) => line.startsWith('MODULE '))
-    .map((line) => line.slice('MODULE '.length))
-}
 
 const namespaceCode = ['/src/bip122/', '/src/ton/', '/src/eip155/', '/src/pay/', '/src/verify/']
 const chainLibraries = [
@@ -63,7 +29,10 @@ const chainLibraries = [
 
 describe('wallet-rpc/walletkit entry', () => {
   it('loads @walletconnect/utils and no namespace, chain library or the WalletKit client itself', () => {
-    const loaded = modulesLoadedBy(`${root}src/walletkit/index.ts`)
+    const loaded = modulesLoadedBy(
+      `const api = await import(${JSON.stringify(`${root}src/walletkit/index.ts`)}); if (typeof api.attachWalletKit !== 'function') process.exit(3)`,
+      { sources: true },
+    )
     expect(loaded.some((url) => url.includes('/node_modules/@walletconnect/utils/'))).toBe(true)
     for (const fragment of [...namespaceCode, ...chainLibraries]) {
       expect(loaded.filter((url) => url.includes(fragment))).toEqual([])
