@@ -19,11 +19,12 @@ import { verifyPersonalSign, verifySignMessage, verifyTonSignData } from '../../
 import { type Bundler, bundle, bundlers, root } from './bundle.js'
 import {
   agreementTable,
-  chainlessCases,
   expectSameAsNode,
   nodeOutcome,
   type Outcome,
+  platformCases,
   portableBackends,
+  sendingMethods,
 } from './vectorCases.js'
 
 /**
@@ -32,7 +33,8 @@ import {
  * (b) as the service worker of an unpacked Manifest V3 extension, where `import()` and synchronous XHR are
  * forbidden and a worker has no DOM. Each context answers every conformance vector that needs no chain —
  * signing methods of every namespace, refusals, session properties, and the vector's wallet-rpc/verify
- * check — and the answers must equal Node's byte for byte.
+ * check — and every sending method's vector over a recorded chain served inside the context
+ * (fixtures/chainStubs.js); the answers and broadcast bytes must equal Node's byte for byte.
  */
 const chromium =
   process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync)
@@ -48,7 +50,7 @@ describe.runIf(!chromium && required)('chromium required', () => {
 })
 
 describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
-  const cases = chainlessCases()
+  const cases = platformCases()
   const work = mkdtempSync(join(tmpdir(), 'wallet-rpc-chromium-'))
   let browser: Browser
   let server: Server
@@ -131,10 +133,17 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
     rmSync(work, { recursive: true, force: true })
   })
 
-  it('the vectors cover every namespace, refusals, and verify checks', () => {
+  it('the vectors cover every namespace, the sending methods, refusals, and verify checks', () => {
     const methods = new Set(cases.map((testCase) => testCase.request.method))
-    for (const method of ['signMessage', 'signPsbt', 'getAccountAddresses', 'personal_sign', 'ton_signData'])
-      expect(methods).toContain(method)
+    const signing = ['signMessage', 'signPsbt', 'getAccountAddresses', 'personal_sign', 'ton_signData']
+    for (const method of [...signing, ...sendingMethods]) expect(methods).toContain(method)
+    // Each sending method signed and broadcast something in Node (what the other contexts must reproduce).
+    for (const method of sendingMethods)
+      expect(
+        cases.some(
+          (testCase, i) => testCase.request.method === method && node.results[i]?.broadcasts?.length === 1,
+        ),
+      ).toBe(true)
     expect(node.results.some(({ answer }) => 'error' in (answer as object))).toBe(true)
     expect(node.results.filter(({ verdict }) => verdict !== undefined).length).toBeGreaterThan(5)
     expect(node.results.every(({ verdict }) => verdict === undefined || verdict.valid)).toBe(true)

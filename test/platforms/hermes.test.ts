@@ -8,10 +8,10 @@ import { buildHermesBundle, root } from './bundle.js'
 import {
   agreementTable,
   type Case,
-  chainlessCases,
   expectSameAsNode,
   nodeOutcome,
   type Outcome,
+  platformCases,
   portableBackends,
 } from './vectorCases.js'
 
@@ -21,7 +21,8 @@ import {
  * bundle is made the way an RN app's build makes it: every module through Babel with
  * `@react-native/babel-preset` (what Metro runs), the `@babel/runtime` helpers it asks for resolved, one
  * script out. Only the polyfills an RN wallet installs are loaded (test/platforms/fixtures/hermesPolyfills.js).
- * Every conformance vector that needs no chain is answered in Hermes and compared with Node's; then a
+ * Every conformance vector that needs no chain, and every sending method's vector over a recorded chain
+ * (fixtures/chainStubs.js), is answered in Hermes and compared with Node's, broadcasts included; then a
  * wallet's own "native" secp256k1 and Ed25519 modules are plugged in with `useCrypto` and must carry every
  * signature with the same answers.
  */
@@ -54,7 +55,7 @@ const printResult = (expression: string) =>
   `(${expression}).then(function (r) { print(JSON.stringify(r)) }, function (e) { print('ERROR ' + e + ' ' + e.stack) })`
 
 describe.skipIf(!available)('React Native (Hermes VM)', () => {
-  const cases: Case[] = chainlessCases()
+  const cases: Case[] = platformCases()
   const work = mkdtempSync(join(tmpdir(), 'wallet-rpc-hermes-'))
   let bundle: string
   let node: Outcome
@@ -73,7 +74,7 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
     rmSync(work, { recursive: true, force: true })
   })
 
-  it('answers every chainless vector as Node does, with the portable backends', async () => {
+  it('answers every chainless and sending vector as Node does, with the portable backends', async () => {
     const outcome = (await runInHermes(bundle, printResult(`runCases(${JSON.stringify(cases)})`))) as Outcome
     outcomes.set('hermes, portable backends', outcome)
     expectSameAsNode(cases, outcome, node)

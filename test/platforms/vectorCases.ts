@@ -1,5 +1,14 @@
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, concatBytes } from '@noble/hashes/utils.js'
+import * as btc from '@scure/btc-signer'
 import { expect } from 'vitest'
-import { type Expectation, loadVectors } from '../../src/conformance/vectors.js'
+import {
+  type Expectation,
+  type FundingStep,
+  loadVectors,
+  type VectorCase,
+  type VectorFile,
+} from '../../src/conformance/vectors.js'
 // @ts-expect-error: plain JavaScript (webpack, Vite and Babel take it without a TypeScript loader)
 import { runCases } from './fixtures/vectorWallet.js'
 
@@ -9,9 +18,32 @@ export type Case = {
   config: Record<string, unknown>
   request: { chainId: string; origin?: string; method: string; params?: unknown }
   verify?: { function: string; options?: Record<string, unknown> }
+  /** The recorded chain the case's wallet reads and broadcasts to (fixtures/chainStubs.js). */
+  chain?: RecordedChain
 }
+
+/** Fixed answers of a chain's public API, as fixtures/chainStubs.js serves them in every runtime. */
+export type RecordedChain =
+  | { kind: 'toncenter'; state: 'uninitialized' | 'active'; balance: string; seqno: number }
+  | {
+      kind: 'esplora'
+      funded: Array<{ address: string; txid: string; vout: number; value: number; hex: string }>
+      feeRates: Record<string, number>
+    }
+  | {
+      kind: 'evm'
+      chainId: number
+      nonce: string
+      balance: string
+      blockGasLimit: string
+      baseFeePerGas: string
+      gasEstimate: string
+      maxPriorityFeePerGas: string
+      gasPrice: string
+    }
+
 export type Outcome = {
-  results: Array<{ answer: unknown; verdict?: { valid: boolean; reason?: string } }>
+  results: Array<{ answer: unknown; verdict?: { valid: boolean; reason?: string }; broadcasts?: string[] }>
   sessions: unknown[]
   backends: Record<string, string>
   /** Unexpected errors the wallet reported to `onError` (what -32603 hides from the dapp). */
@@ -24,18 +56,112 @@ function verifyOf(expectation: Expectation): Pick<Case, 'verify'> {
   return verify === undefined ? {} : { verify }
 }
 
+/** A conformance case as the vector wallet takes it. */
+function asCase(vector: VectorFile, testCase: VectorCase): Case {
+  return {
+    name: `${vector.method}: ${testCase.name}`,
+    config: { ...vector.wallet, ...testCase.wallet },
+    request: testCase.request,
+    ...verifyOf(testCase.expect),
+  }
+}
+
 /** Every conformance case that needs no chain, as the vector wallet takes it. */
 export function chainlessCases(): Case[] {
   return loadVectors().flatMap(({ vector }) =>
     vector.cases
       .filter((testCase) => testCase.chain === undefined && testCase.fund === undefined)
-      .map((testCase) => ({
-        name: `${vector.method}: ${testCase.name}`,
-        config: { ...vector.wallet, ...testCase.wallet },
-        request: testCase.request,
-        ...verifyOf(testCase.expect),
-      })),
+      .map((testCase) => asCase(vector, testCase)),
   )
+}
+
+/** The methods that read a chain before they sign and broadcast after. */
+export const sendingMethods = [
+  'ton_sendMessage',
+  'eth_sendTransaction',
+  'eth_sendRawTransaction',
+  'sendTransfer',
+]
+
+/**
+ * Every conformance case of a sending method that needs a chain, over a recorded chain in the state the
+ * conformance runner's local chain would be in (the case's funding included), answered by a stub inside
+ * the runtime: transfers built, signed and broadcast in every runtime, the broadcast bytes compared. One
+ * more TON case than the vectors: the v4R2 transfer from a deployed wallet, so the seqno read runs too.
+ */
+export function sendingCases(): Case[] {
+  return loadVectors().flatMap(({ vector }) =>
+    vector.cases
+      .filter((testCase) => sendingMethods.includes(vector.method) && testCase.chain !== undefined)
+      .flatMap((testCase) => {
+        const recorded = { ...asCase(vector, testCase), chain: recordedChain(testCase) }
+        if (vector.method !== 'ton_sendMessage' || testCase.wallet?.tonWallet !== 'v4r2') return [recorded]
+        const deployed = { ...recorded.chain, state: 'active', seqno: 5 } as RecordedChain
+        return [recorded, { ...recorded, name: `${recorded.name}, deployed (seqno 5)`, chain: deployed }]
+      }),
+  )
+}
+
+/** What the case's local chain holds when the runner sends the request, as fixed answers. */
+function recordedChain(testCase: VectorCase): RecordedChain {
+  const fund = testCase.fund ?? []
+  if (testCase.chain === 'ton-sandbox') {
+    // Funding an address that holds no contract leaves it uninitialized with that balance.
+    const balance = fund.reduce((sum, step) => sum + BigInt(step.amount), 0n)
+    return { kind: 'toncenter', state: 'uninitialized', balance: balance.toString(), seqno: 0 }
+  }
+  if (testCase.chain === 'bitcoin-regtest') {
+    return {
+      kind: 'esplora',
+      funded: fund.map(fundingTransaction),
+      feeRates: { '1': 20.5, '6': 10, '144': 1.01 },
+    }
+  }
+  const gwei = 1_000_000_000n
+  const hex = (value: bigint) => `0x${value.toString(16)}`
+  return {
+    kind: 'evm',
+    chainId: 31337,
+    nonce: hex(7n),
+    balance: hex(10_000n * 10n ** 18n),
+    blockGasLimit: hex(30_000_000n),
+    baseFeePerGas: hex(gwei),
+    gasEstimate: hex(21_000n),
+    maxPriorityFeePerGas: hex(gwei),
+    gasPrice: hex(2n * gwei),
+  }
+}
+
+/** A confirmed regtest transaction paying `step.amount` sats to `step.address` (its output 0). */
+function fundingTransaction(
+  step: FundingStep,
+  index: number,
+): Extract<RecordedChain, { kind: 'esplora' }>['funded'][number] {
+  const regtest = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
+  const script = btc.OutScript.encode(btc.Address(regtest).decode(step.address))
+  const le = (value: bigint, bytes: number) =>
+    Uint8Array.from({ length: bytes }, (_, i) => Number((value >> BigInt(8 * i)) & 0xffn))
+  // Version 2, one input spending an outpoint of a coinbase-like parent, one output, locktime 0.
+  const raw = concatBytes(
+    le(2n, 4),
+    Uint8Array.of(1),
+    new Uint8Array(32).fill(index + 1),
+    le(0n, 4),
+    Uint8Array.of(0),
+    le(0xffffffffn, 4),
+    Uint8Array.of(1),
+    le(BigInt(step.amount), 8),
+    Uint8Array.of(script.length),
+    script,
+    le(0n, 4),
+  )
+  const txid = bytesToHex(sha256(sha256(raw)).reverse())
+  return { address: step.address, txid, vout: 0, value: Number(step.amount), hex: bytesToHex(raw) }
+}
+
+/** What the browser and Hermes suites run: every chainless case, then the sending cases on recorded chains. */
+export function platformCases(): Case[] {
+  return [...chainlessCases(), ...sendingCases()]
 }
 
 /** The same cases answered in this Node process. */

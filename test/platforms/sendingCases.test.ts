@@ -1,0 +1,231 @@
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { ripemd160 } from '@noble/hashes/legacy.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import * as btc from '@scure/btc-signer'
+import {
+  Address,
+  beginCell,
+  Cell,
+  external,
+  internal,
+  loadMessage,
+  loadStateInit,
+  type MessageRelaxed,
+  storeMessage,
+} from '@ton/core'
+import { mnemonicToWalletKey } from '@ton/crypto'
+import { WalletContractV4, WalletContractV5R1 } from '@ton/ton'
+import nacl from 'tweetnacl'
+import { type Hex, keccak256, parseTransaction, recoverTransactionAddress } from 'viem'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { type Case, nodeOutcome, type Outcome, sendingCases, sendingMethods } from './vectorCases.js'
+
+/**
+ * The sending cases the browser and Hermes suites compare with Node (vectorCases.ts, sendingCases) are only
+ * as good as Node's answers: here each broadcast Node made over the recorded chain is checked once with
+ * implementations independent of the wallet's code — the TON external message rebuilt by @ton/ton's own
+ * v4R2/v5R1 contracts and its signature checked with tweetnacl, the EVM transaction parsed and its sender
+ * recovered by viem, the Bitcoin transaction parsed by @scure/btc-signer and its BIP-143 signature checked
+ * with @noble/curves.
+ */
+describe('sending methods over a recorded chain, in Node, cross-checked', () => {
+  const cases = sendingCases()
+  let node: Outcome
+  const sent = (method: string) =>
+    cases
+      .map((testCase, i) => ({ testCase, result: node.results[i]! }))
+      .filter(
+        ({ testCase, result }) => testCase.request.method === method && 'result' in (result.answer as object),
+      )
+
+  beforeAll(async () => {
+    node = await nodeOutcome(cases)
+  })
+
+  it('every case answers as its vector expects: a verified result and one broadcast, or a refusal and none', () => {
+    expect(node.internalErrors).toEqual([])
+    const methods = new Set(cases.map((testCase) => testCase.request.method))
+    expect([...methods].sort()).toEqual([...sendingMethods].sort())
+    cases.forEach((testCase, i) => {
+      const { answer, verdict, broadcasts } = node.results[i]!
+      if ('error' in (answer as object)) {
+        expect(broadcasts, testCase.name).toEqual([])
+      } else {
+        expect(verdict, testCase.name).toEqual({ valid: true })
+        expect(broadcasts, testCase.name).toHaveLength(1)
+      }
+    })
+    expect(cases.filter((_, i) => node.results[i]!.broadcasts?.length === 1).length).toBeGreaterThanOrEqual(
+      14,
+    )
+  })
+
+  it('ton_sendMessage: the external message @ton/ton builds for the same transfer, signed as tweetnacl verifies', async () => {
+    const checked = sent('ton_sendMessage')
+    expect(checked.length).toBeGreaterThanOrEqual(8)
+    for (const { testCase, result } of checked) {
+      const boc = (result.answer as { result: string }).result
+      expect(result.broadcasts).toEqual([boc])
+      const config = testCase.config as { tonMnemonic: string; tonWallet: 'v4r2' | 'v5r1'; now: number }
+      const key = await mnemonicToWalletKey(config.tonMnemonic.split(' '))
+      const wallet =
+        config.tonWallet === 'v4r2'
+          ? WalletContractV4.create({ workchain: 0, publicKey: key.publicKey })
+          : WalletContractV5R1.create({ workchain: 0, publicKey: key.publicKey })
+      const chain = testCase.chain as { state: string; seqno: number }
+      const message = loadMessage(Cell.fromBase64(boc).beginParse())
+      expect(message.info.type).toBe('external-in')
+      expect(message.info.dest?.toString()).toBe(wallet.address.toString())
+      // The wallet's StateInit rides along exactly while the account is not deployed.
+      expect(message.init?.code?.equals(wallet.init.code) ?? false).toBe(chain.state !== 'active')
+
+      const request = tonRequest(testCase.request.params)
+      const validUntil = Math.min(request.validUntil ?? config.now + 300, config.now + 600)
+      const transfer = {
+        seqno: chain.seqno,
+        secretKey: key.secretKey,
+        sendMode: 3,
+        timeout: validUntil,
+        messages: request.messages,
+      }
+      const body =
+        wallet instanceof WalletContractV4 ? wallet.createTransfer(transfer) : wallet.createTransfer(transfer)
+      const expected = beginCell()
+        .store(
+          storeMessage(
+            external({
+              to: wallet.address,
+              body,
+              ...(chain.state === 'active' ? {} : { init: wallet.init }),
+            }),
+          ),
+        )
+        .endCell()
+      expect(Cell.fromBase64(boc).equals(expected), testCase.name).toBe(true)
+
+      // The signature signs the body without it: it comes first in v4R2, last in v5R1.
+      const slice = message.body.beginParse()
+      const signedBits = slice.remainingBits - 512
+      const signatureFirst = config.tonWallet === 'v4r2'
+      const before = signatureFirst ? slice.loadBuffer(64) : undefined
+      const signed = beginCell().storeBits(slice.loadBits(signedBits))
+      const signature = before ?? slice.loadBuffer(64)
+      for (const ref of message.body.refs) signed.storeRef(ref)
+      expect(nacl.sign.detached.verify(signed.endCell().hash(), signature, key.publicKey)).toBe(true)
+    }
+  })
+
+  it('eth_sendTransaction and eth_sendRawTransaction: viem parses the broadcast, recovers its sender and hash', async () => {
+    const checked = [...sent('eth_sendTransaction'), ...sent('eth_sendRawTransaction')]
+    expect(checked.length).toBeGreaterThanOrEqual(3)
+    const types = new Set<string>()
+    for (const { testCase, result } of checked) {
+      const raw = result.broadcasts![0] as Hex
+      expect(keccak256(raw)).toBe((result.answer as { result: string }).result)
+      const parsed = parseTransaction(raw)
+      expect(parsed.chainId).toBe(31337)
+      types.add(parsed.type ?? 'legacy')
+      const sender = await recoverTransactionAddress({ serializedTransaction: raw as never })
+      if (testCase.request.method === 'eth_sendRawTransaction') {
+        expect(raw).toBe((testCase.request.params as string[])[0])
+        continue
+      }
+      const [request] = testCase.request.params as [Record<string, string>]
+      expect(sender).toBe(request.from)
+      expect(parsed.to?.toLowerCase()).toBe(request.to!.toLowerCase())
+      expect(parsed.value).toBe(BigInt(request.value!))
+      expect(parsed.nonce).toBe(7) // the recorded chain's pending nonce
+      expect(parsed.data ?? '0x').toBe(request.data ?? '0x')
+      if (request.gasPrice !== undefined) {
+        expect(parsed.type).toBe('legacy')
+        expect(parsed.gasPrice).toBe(BigInt(request.gasPrice))
+        expect(parsed.gas).toBe(BigInt(request.gas!))
+      } else {
+        // Base fee 1 gwei, priority 1 gwei: EIP-1559 with max fee 2 × base + priority.
+        expect(parsed).toMatchObject({
+          type: 'eip1559',
+          maxPriorityFeePerGas: 10n ** 9n,
+          maxFeePerGas: 3n * 10n ** 9n,
+        })
+      }
+    }
+    expect([...types].sort()).toEqual(['eip1559', 'legacy'])
+  })
+
+  it('sendTransfer: @scure/btc-signer parses the broadcast, @noble/curves verifies its BIP-143 signature', () => {
+    const regtest = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
+    const checked = sent('sendTransfer')
+    expect(checked.length).toBeGreaterThanOrEqual(3)
+    for (const { testCase, result } of checked) {
+      const raw = hexToBytes(result.broadcasts![0]!)
+      const tx = btc.Transaction.fromRaw(raw, { allowUnknownOutputs: true })
+      expect(tx.id).toBe((result.answer as { result: { txid: string } }).result.txid)
+      const params = testCase.request.params as Record<string, string | number>
+      const funded = (testCase.chain as Extract<Case['chain'], { kind: 'esplora' }>).funded
+      const recipient = btc.OutScript.encode(btc.Address(regtest).decode(String(params.recipientAddress)))
+      expect(bytesToHex(tx.getOutput(0).script!)).toBe(bytesToHex(recipient))
+      expect(tx.getOutput(0).amount).toBe(BigInt(params.amount!))
+      if (params.memo !== undefined)
+        expect(bytesToHex(tx.getOutput(1).script!)).toBe(
+          `6a${(String(params.memo).length / 2).toString(16).padStart(2, '0')}${params.memo}`,
+        )
+      const change = tx.getOutput(tx.outputsLength - 1)
+      if (params.changeAddress !== undefined)
+        expect(bytesToHex(change.script!)).toBe(
+          bytesToHex(btc.OutScript.encode(btc.Address(regtest).decode(String(params.changeAddress)))),
+        )
+      let spent = 0n
+      for (let index = 0; index < tx.inputsLength; index++) {
+        const input = tx.getInput(index)
+        const coin = funded.find(({ txid, vout }) => txid === bytesToHex(input.txid!) && vout === input.index)
+        expect(coin, 'spends a recorded coin').toBeDefined()
+        spent += BigInt(coin!.value)
+        const [signature, publicKey] = input.finalScriptWitness!
+        const program = btc.OutScript.decode(btc.OutScript.encode(btc.Address(regtest).decode(coin!.address)))
+        expect(program.type).toBe('wpkh')
+        expect(bytesToHex(ripemd160(sha256(publicKey!)))).toBe(
+          bytesToHex((program as { hash: Uint8Array }).hash),
+        )
+        const scriptCode = btc.OutScript.encode({ type: 'pkh', hash: (program as { hash: Uint8Array }).hash })
+        const sighash = tx.preimageWitnessV0(index, scriptCode, btc.SigHash.ALL, BigInt(coin!.value))
+        expect(signature!.at(-1)).toBe(btc.SigHash.ALL)
+        expect(
+          secp256k1.verify(signature!.subarray(0, -1), sighash, publicKey!, {
+            prehash: false,
+            format: 'der',
+          }),
+        ).toBe(true)
+      }
+      let paid = 0n
+      for (let index = 0; index < tx.outputsLength; index++) paid += tx.getOutput(index).amount!
+      const fee = spent - paid
+      // A fee near the recorded 10 sat/vB (6 blocks) on a ~141-vbyte transfer, never a lost change output.
+      expect(fee > 0n && fee < 5_000n, `fee ${fee}`).toBe(true)
+    }
+  })
+})
+
+/** The TON Connect request as @ton/ton takes it: the messages, and the deadline in seconds. */
+function tonRequest(params: unknown): { validUntil: number | undefined; messages: MessageRelaxed[] } {
+  const request = (Array.isArray(params) ? params[0] : params) as {
+    valid_until?: number
+    validUntil?: number
+    messages: Array<{ address: string; amount: string | number; payload?: string; stateInit?: string }>
+  }
+  const deadline = request.valid_until ?? request.validUntil
+  return {
+    validUntil: deadline === undefined ? undefined : deadline > 1e10 ? Math.floor(deadline / 1000) : deadline,
+    messages: request.messages.map((message) =>
+      internal({
+        to: Address.parse(message.address),
+        value: BigInt(message.amount),
+        bounce: Address.parseFriendly(message.address).isBounceable,
+        ...(message.payload === undefined ? {} : { body: Cell.fromBase64(message.payload) }),
+        ...(message.stateInit === undefined
+          ? {}
+          : { init: loadStateInit(Cell.fromBase64(message.stateInit).beginParse()) }),
+      }),
+    ),
+  }
+}
