@@ -240,8 +240,11 @@ async function runCase(
   }
 }
 
-/** The case with `$fundingPsbt` in its params replaced by a PSBT spending what the run just funded. */
-function withFundingPsbt(
+/**
+ * The case with `$fundingPsbt` in its params replaced by a PSBT spending what the run just funded (also what
+ * the platform suites do over their recorded chains: test/platforms/vectorCases.ts).
+ */
+export function withFundingPsbt(
   testCase: VectorCase,
   spend: NonNullable<VectorCase['spendFunding']>,
   funded: FundedOutput[],

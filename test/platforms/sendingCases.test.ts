@@ -19,18 +19,18 @@ import { WalletContractV4, WalletContractV5R1 } from '@ton/ton'
 import nacl from 'tweetnacl'
 import { type Hex, keccak256, parseTransaction, recoverTransactionAddress } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { type Case, nodeOutcome, type Outcome, sendingCases, sendingMethods } from './vectorCases.js'
+import { type Case, chainCases, nodeOutcome, type Outcome, sendingMethods } from './vectorCases.js'
 
 /**
- * The sending cases the browser and Hermes suites compare with Node (vectorCases.ts, sendingCases) are only
- * as good as Node's answers: here each broadcast Node made over the recorded chain is checked once with
+ * The cases on a recorded chain the browser and Hermes suites compare with Node (vectorCases.ts,
+ * chainCases) are only as good as Node's answers: here each broadcast Node made over the recorded chain is checked once with
  * implementations independent of the wallet's code — the TON external message rebuilt by @ton/ton's own
  * v4R2/v5R1 contracts and its signature checked with tweetnacl, the EVM transaction parsed and its sender
  * recovered by viem, the Bitcoin transaction parsed by @scure/btc-signer and its BIP-143 signature checked
  * with @noble/curves.
  */
 describe('sending methods over a recorded chain, in Node, cross-checked', () => {
-  const cases = sendingCases()
+  const cases = chainCases()
   let node: Outcome
   const sent = (method: string) =>
     cases
@@ -46,14 +46,17 @@ describe('sending methods over a recorded chain, in Node, cross-checked', () => 
   it('every case answers as its vector expects: a verified result and one broadcast, or a refusal and none', () => {
     expect(node.internalErrors).toEqual([])
     const methods = new Set(cases.map((testCase) => testCase.request.method))
-    expect([...methods].sort()).toEqual([...sendingMethods].sort())
+    expect([...methods].sort()).toEqual([...sendingMethods, 'getAccountAddresses', 'signPsbt'].sort())
     cases.forEach((testCase, i) => {
       const { answer, verdict, broadcasts } = node.results[i]!
+      const broadcasting =
+        sendingMethods.includes(testCase.request.method) ||
+        (testCase.request.params as { broadcast?: boolean }).broadcast === true
       if ('error' in (answer as object)) {
         expect(broadcasts, testCase.name).toEqual([])
       } else {
         expect(verdict, testCase.name).toEqual({ valid: true })
-        expect(broadcasts, testCase.name).toHaveLength(1)
+        expect(broadcasts, testCase.name).toHaveLength(broadcasting ? 1 : 0)
       }
     })
     expect(cases.filter((_, i) => node.results[i]!.broadcasts?.length === 1).length).toBeGreaterThanOrEqual(
@@ -151,6 +154,18 @@ describe('sending methods over a recorded chain, in Node, cross-checked', () => 
       }
     }
     expect([...types].sort()).toEqual(['eip1559', 'legacy'])
+  })
+
+  it('signPsbt with broadcast: what went to the chain is the signed PSBT, final, under the txid answered', () => {
+    const checked = sent('signPsbt')
+    expect(checked.length).toBe(1)
+    for (const { result } of checked) {
+      const { psbt, txid } = (result.answer as { result: { psbt: string; txid: string } }).result
+      const signed = btc.Transaction.fromPSBT(Uint8Array.from(Buffer.from(psbt, 'base64')))
+      if (!signed.isFinal) signed.finalize()
+      expect(bytesToHex(signed.extract())).toBe(result.broadcasts![0])
+      expect(signed.id).toBe(txid)
+    }
   })
 
   it('sendTransfer: @scure/btc-signer parses the broadcast, @noble/curves verifies its BIP-143 signature', () => {

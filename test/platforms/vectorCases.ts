@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, concatBytes } from '@noble/hashes/utils.js'
 import * as btc from '@scure/btc-signer'
 import { expect } from 'vitest'
+import { withFundingPsbt } from '../../src/conformance/runner.js'
 import {
   type Expectation,
   type FundingStep,
@@ -84,19 +85,29 @@ export const sendingMethods = [
 ]
 
 /**
- * Every conformance case of a sending method that needs a chain, over a recorded chain in the state the
- * conformance runner's local chain would be in (the case's funding included), answered by a stub inside
- * the runtime: transfers built, signed and broadcast in every runtime, the broadcast bytes compared. One
- * more TON case than the vectors: the v4R2 transfer from a deployed wallet, so the seqno read runs too.
+ * Every conformance case that needs a chain (the sending methods', a broadcasting signPsbt, a funded
+ * account's getAccountAddresses), over a recorded chain in the state the conformance runner's local chain
+ * would be in (the case's funding included), answered by a stub inside the runtime: transfers built,
+ * signed and broadcast in every runtime, the broadcast bytes compared. One more TON case than the vectors:
+ * the v4R2 transfer from a deployed wallet, so the seqno read runs too.
  */
-export function sendingCases(): Case[] {
+export function chainCases(): Case[] {
   return loadVectors().flatMap(({ vector }) =>
     vector.cases
-      .filter((testCase) => sendingMethods.includes(vector.method) && testCase.chain !== undefined)
-      .flatMap((testCase) => {
-        const recorded = { ...asCase(vector, testCase), chain: recordedChain(testCase) }
+      .filter((testCase) => testCase.chain !== undefined)
+      .flatMap((vectorCase) => {
+        const chain = recordedChain(vectorCase)
+        const testCase =
+          vectorCase.spendFunding !== undefined && chain.kind === 'esplora'
+            ? withFundingPsbt(
+                vectorCase,
+                vectorCase.spendFunding,
+                chain.funded.map((output) => ({ ...output, amount: BigInt(output.value) })),
+              )
+            : vectorCase
+        const recorded = { ...asCase(vector, testCase), chain }
         if (vector.method !== 'ton_sendMessage' || testCase.wallet?.tonWallet !== 'v4r2') return [recorded]
-        const deployed = { ...recorded.chain, state: 'active', seqno: 5 } as RecordedChain
+        const deployed = { ...chain, state: 'active', seqno: 5 } as RecordedChain
         return [recorded, { ...recorded, name: `${recorded.name}, deployed (seqno 5)`, chain: deployed }]
       }),
   )
@@ -159,9 +170,9 @@ function fundingTransaction(
   return { address: step.address, txid, vout: 0, value: Number(step.amount), hex: bytesToHex(raw) }
 }
 
-/** What the browser and Hermes suites run: every chainless case, then the sending cases on recorded chains. */
+/** What the browser and Hermes suites run: every chainless case, then every other one on a recorded chain. */
 export function platformCases(): Case[] {
-  return [...chainlessCases(), ...sendingCases()]
+  return [...chainlessCases(), ...chainCases()]
 }
 
 /** The same cases answered in this Node process. */
