@@ -1,47 +1,89 @@
-// The background service worker of a Manifest V3 wallet extension. It builds one wallet-rpc wallet and
-// answers every WalletConnect `session_request` with it. In a real extension `@reown/walletkit` delivers the
-// events (`attachWalletKit(walletKit, wallet, …)` from 'wallet-rpc/walletkit' does the wiring); here the
-// extension's own pages, and the browser test, send the same event shape through chrome.runtime messages.
+// The background service worker of a Manifest V3 wallet extension: a WalletConnect wallet. `@reown/walletkit`
+// (on `@walletconnect/core`) talks to dapps through the WalletConnect relay; `attachWalletKit` from
+// 'wallet-rpc/walletkit' answers their session proposals and requests with one wallet-rpc wallet (bip122,
+// eip155, solana, ton). The extension's own pages (popup, options) drive it with chrome.runtime messages:
+// `{ type: 'pair', uri }` with the dapp's `wc:` URI, `{ type: 'approve', method }` for the user's answers.
 import './polyfills.js'
+import { WalletKit } from '@reown/walletkit'
+import { Core } from '@walletconnect/core'
 import { createWalletRpc } from 'wallet-rpc'
 import { bip122, hdKeys } from 'wallet-rpc/bip122'
 import { eip155, mnemonicKeys } from 'wallet-rpc/eip155'
+import { solana, solanaKeys } from 'wallet-rpc/solana'
 import { ton, tonKeys } from 'wallet-rpc/ton'
+import { attachWalletKit } from 'wallet-rpc/walletkit'
+
+// Build-time settings (`npm run build` reads them from the environment, see build.mjs). PLACEHOLDER: a real
+// wallet builds with its own project id from dashboard.reown.com; WalletConnect's relay refuses this one.
+const projectId = typeof WALLETCONNECT_PROJECT_ID === 'string' ? WALLETCONNECT_PROJECT_ID : 'YOUR_PROJECT_ID'
+const relayUrl =
+  typeof WALLETCONNECT_RELAY_URL === 'string' ? WALLETCONNECT_RELAY_URL : 'wss://relay.walletconnect.org'
 
 // DEMO ONLY: a real wallet decrypts the user's secret from its vault (chrome.storage + a password) here.
-const demoMnemonic = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+const demoMnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const demoTonSeed = new Uint8Array(32).fill(7)
 
 /**
- * Asked before every signature. A real wallet opens its confirmation popup (chrome.windows.create) showing
- * `review` and resolves with the user's answer; this example refuses unless the page asked to approve.
+ * The user's answers. A real wallet opens its confirmation popup (chrome.windows.create) showing the review
+ * and resolves with the user's choice; this example says yes only to what a page approved beforehand with
+ * `{ type: 'approve', method }` (`method` is a request's method, or 'session_proposal' to connect a dapp).
  */
-const approvals = new Map()
-async function approve(review) {
-  return approvals.get(review.method) === true
-}
+const approvals = new Set()
+const approve = (review) => approvals.has(review.method)
+const approveSession = (_proposal) => approvals.has('session_proposal')
 
-const walletReady = (async () =>
-  createWalletRpc({
+// The worker is stopped when idle and started again by the next event: everything is rebuilt here, and
+// WalletKit restores its pairings, sessions and keys from the IndexedDB storage @walletconnect/core uses.
+const ready = (async () => {
+  const wallet = createWalletRpc({
     namespaces: [
       bip122({ keys: hdKeys({ mnemonic: demoMnemonic }) }),
       eip155({ keys: mnemonicKeys({ mnemonic: demoMnemonic }), chains: [1] }),
+      solana({ keys: solanaKeys.fromMnemonic(demoMnemonic) }),
       ton({ keys: await tonKeys.fromSecretKey(demoTonSeed) }),
     ],
     approve,
-  }))()
+  })
+  const walletKit = await WalletKit.init({
+    core: new Core({ projectId, relayUrl, telemetryEnabled: false }),
+    metadata: {
+      name: 'wallet-rpc example wallet',
+      description: 'A Manifest V3 wallet extension built on wallet-rpc',
+      url: 'https://github.com/wallet-rpc/wallet-rpc',
+      icons: [],
+    },
+  })
+  const errors = []
+  attachWalletKit(walletKit, wallet, { approveSession, onError: (error) => errors.push(String(error)) })
+  return { wallet, walletKit, errors }
+})()
 
-/** `{ type: 'session_request', event }` → the JSON-RPC response; `{ type: 'approve', method }` → ok. */
+/** The messages the extension's pages send; each answers a JSON-serialisable value. */
 async function onMessage(message) {
-  const wallet = await walletReady
-  if (message?.type === 'session_request') return wallet.handle(message.event)
-  if (message?.type === 'session_properties') return wallet.sessionProperties()
-  if (message?.type === 'approve') return approvals.set(message.method, true) && { ok: true }
-  return { error: 'unknown message' }
+  const { walletKit, errors } = await ready
+  switch (message?.type) {
+    case 'pair':
+      await walletKit.pair({ uri: message.uri })
+      return { ok: true }
+    case 'approve':
+      approvals.add(message.method)
+      return { ok: true }
+    case 'sessions':
+      return Object.values(walletKit.getActiveSessions()).map(({ topic, peer, namespaces }) => ({
+        topic,
+        peer: peer.metadata,
+        namespaces,
+      }))
+    case 'errors':
+      return errors
+    default:
+      return { error: 'unknown message' }
+  }
 }
 
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
-  onMessage(message).then(sendResponse)
+  onMessage(message).then(sendResponse, (error) => sendResponse({ error: String(error) }))
   return true // answered asynchronously
 })
 globalThis.walletRpcExample = { onMessage }

@@ -1,22 +1,27 @@
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import * as esbuild from 'esbuild'
+import { base58 } from '@scure/base'
 import puppeteer, { type Browser, type Target } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { verifyPersonalSign, verifySignMessage, verifyTonSignData } from '../../src/verify/index.js'
+import {
+  verifyPersonalSign,
+  verifySignMessage,
+  verifySolanaSignMessage,
+  verifyTonSignData,
+} from '../../src/verify/index.js'
+import { type LocalRelay, startLocalRelay } from '../walletkit/localRelay.js'
 import { type Bundler, bundle, bundlers, root } from './bundle.js'
+import {
+  bitcoinMainnet,
+  buildExample,
+  exampleDappUrl,
+  sessionAccount,
+  solanaMainnet,
+  startExampleDapp,
+} from './extensionExample.js'
 import {
   agreementTable,
   expectSameAsNode,
@@ -60,6 +65,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
   /** Bundler → the service worker target of its extension. */
   const serviceWorkers = new Map<Bundler, Target>()
   let exampleWorker: Target | undefined
+  /** The WalletConnect relay between examples/extension and the Node-side dapp. */
+  let relay: LocalRelay | undefined
   /** Context ("esbuild page", "vite service worker" …) → its answers, for the summary printed at the end. */
   const outcomes = new Map<string, Outcome>()
 
@@ -83,7 +90,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       writeFileSync(join(dir, 'background.js'), readFileSync(scripts.get(bundler)!))
       return dir
     })
-    extensions.push(await buildExample(join(work, 'example')))
+    relay = await startLocalRelay()
+    extensions.push(await buildExample(join(work, 'example'), relay.url))
     writeFileSync(join(work, 'page', 'index.html'), '<!doctype html><title>wallet-rpc</title>')
     server = createServer((request, response) => {
       const name = (request.url ?? '/').slice(1) || 'index.html'
@@ -129,6 +137,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
     if (outcomes.size > 0)
       console.log(`Chromium, per method and context:\n${agreementTable(cases, node, outcomes)}`)
     await browser?.close()
+    await relay?.close()
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
     rmSync(work, { recursive: true, force: true })
   })
@@ -181,9 +190,10 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
     }, 120_000)
   }
 
-  it('examples/extension, built as its README says, answers one request per namespace from its service worker', async () => {
+  it('examples/extension is a WalletKit wallet: a dapp pairs through the relay, gets one verified answer per namespace and a refusal', async () => {
     expect(exampleWorker, 'the example extension started').toBeDefined()
     const worker = (await exampleWorker!.worker())!
+    // What the extension's popup sends with chrome.runtime.sendMessage, handed to the same listener.
     const send = (message: unknown) =>
       worker.evaluate(
         (m) =>
@@ -191,64 +201,72 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
             globalThis as unknown as { walletRpcExample: { onMessage(m: unknown): Promise<unknown> } }
           ).walletRpcExample.onMessage(m),
         message as never,
-      ) as Promise<{ result?: unknown; error?: unknown }>
-    for (const method of ['personal_sign', 'signMessage', 'ton_signData'])
+      )
+    // The user's answers, given ahead: connect, and sign these four (eth_signTypedData_v4 stays unapproved).
+    for (const method of [
+      'session_proposal',
+      'personal_sign',
+      'signMessage',
+      'ton_signData',
+      'solana_signMessage',
+    ])
       await send({ type: 'approve', method })
-    const event = (id: number, chainId: string, method: string, params: unknown) => ({
-      type: 'session_request',
-      event: {
-        id,
-        topic: 'example',
-        params: { chainId, request: { method, params } },
-        verifyContext: { verified: { origin: 'https://dapp.example', validation: 'VALID' } },
-      },
-    })
-    const personal = ['0x68656c6c6f', '0x9858EfFD232B4033E47d90003D41EC34EcaEda94']
-    const personalAnswer = await send(event(1, 'eip155:1', 'personal_sign', personal))
-    expect(verifyPersonalSign(personal, personalAnswer.result)).toEqual({ valid: true })
-    const message = {
-      account: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu',
-      message: 'from the extension',
-      protocol: 'bip322',
-    }
-    const messageAnswer = await send(
-      event(2, 'bip122:000000000019d6689c085ae165831e93', 'signMessage', message),
-    )
-    expect(verifySignMessage(message as never, messageAnswer.result)).toEqual({ valid: true })
-    const session = (await send({ type: 'session_properties' })) as Record<string, string>
-    const signData = [{ type: 'text', text: 'from the extension' }]
-    const signDataAnswer = await send(event(3, 'ton:-239', 'ton_signData', signData))
-    expect(
-      verifyTonSignData(signData, signDataAnswer.result, {
-        publicKey: session.ton_getPublicKey!,
-        stateInit: session.ton_getStateInit!,
-        domain: 'dapp.example',
-      }),
-    ).toEqual({ valid: true })
-    // Not approved: refused, nothing signed.
-    const refused = await send(event(4, 'eip155:1', 'eth_signTypedData_v4', [personal[1], '{}']))
-    expect(refused.error).toBeDefined()
-  }, 60_000)
-})
+    const dapp = await startExampleDapp(relay!)
+    try {
+      const session = await dapp.connect((uri) => send({ type: 'pair', uri }))
+      expect(Object.keys(session.namespaces).sort()).toEqual(['bip122', 'eip155', 'solana', 'ton'])
+      expect(await send({ type: 'sessions' })).toEqual([
+        expect.objectContaining({
+          topic: session.topic,
+          peer: expect.objectContaining({ url: exampleDappUrl }),
+        }),
+      ])
 
-/**
- * Builds examples/extension the way its README says (its own package: `wallet-rpc` and `buffer` installed,
- * esbuild, no plugin), into `dir`. The installs are symlinks to this checkout.
- */
-async function buildExample(dir: string): Promise<string> {
-  const source = join(dir, 'src')
-  cpSync(join(root, 'examples/extension'), source, { recursive: true })
-  mkdirSync(join(source, 'node_modules'), { recursive: true })
-  symlinkSync(root, join(source, 'node_modules/wallet-rpc'))
-  symlinkSync(join(root, 'node_modules/buffer'), join(source, 'node_modules/buffer'))
-  const out = join(dir, 'dist')
-  await esbuild.build({
-    entryPoints: [join(source, 'background.js')],
-    bundle: true,
-    format: 'iife',
-    outfile: join(out, 'background.js'),
-    logLevel: 'error',
-  })
-  cpSync(join(source, 'manifest.json'), join(out, 'manifest.json'))
-  return out
-}
+      const personal = ['0x68656c6c6f', sessionAccount(session, 'eip155:1')]
+      const signature = await dapp.request(session, 'eip155:1', 'personal_sign', personal)
+      expect(verifyPersonalSign(personal, signature)).toEqual({ valid: true })
+
+      const message = {
+        account: sessionAccount(session, bitcoinMainnet),
+        message: 'from the extension',
+        protocol: 'bip322',
+      }
+      const signed = await dapp.request(session, bitcoinMainnet, 'signMessage', message)
+      expect(verifySignMessage(message as never, signed)).toEqual({ valid: true })
+
+      const signData = [{ type: 'text', text: 'from the extension' }]
+      const signedData = await dapp.request(session, 'ton:-239', 'ton_signData', signData)
+      expect(
+        verifyTonSignData(signData, signedData, {
+          publicKey: session.sessionProperties?.ton_getPublicKey ?? '',
+          stateInit: session.sessionProperties?.ton_getStateInit ?? '',
+          domain: new URL(exampleDappUrl).host,
+        }),
+      ).toEqual({ valid: true })
+
+      const solanaMessage = {
+        message: base58.encode(new TextEncoder().encode('from the extension')),
+        pubkey: sessionAccount(session, solanaMainnet),
+      }
+      const solanaSigned = await dapp.request(session, solanaMainnet, 'solana_signMessage', solanaMessage)
+      expect(verifySolanaSignMessage(solanaMessage, solanaSigned)).toEqual({ valid: true })
+
+      // Not approved by the user: the dapp's SDK rejects with 5000, nothing signed.
+      const typedData = {
+        types: {
+          EIP712Domain: [{ name: 'name', type: 'string' }],
+          Mail: [{ name: 'contents', type: 'string' }],
+        },
+        primaryType: 'Mail',
+        domain: { name: 'Example' },
+        message: { contents: 'not approved' },
+      }
+      await expect(
+        dapp.request(session, 'eip155:1', 'eth_signTypedData_v4', [personal[1], JSON.stringify(typedData)]),
+      ).rejects.toEqual({ code: 5000, message: 'User rejected.' })
+      expect(await send({ type: 'errors' }), 'no WalletKit error reported in the worker').toEqual([])
+    } finally {
+      await dapp.close()
+    }
+  }, 120_000)
+})

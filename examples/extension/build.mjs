@@ -1,0 +1,18 @@
+// `npm run build`: one classic script (a service worker may not `import()`), plus the manifest, in dist/.
+// WALLETCONNECT_PROJECT_ID (your project id from dashboard.reown.com) and WALLETCONNECT_RELAY_URL (default:
+// WalletConnect's relay) are read from the environment and compiled in.
+import { copyFileSync } from 'node:fs'
+import { build } from 'esbuild'
+
+const define = {}
+for (const name of ['WALLETCONNECT_PROJECT_ID', 'WALLETCONNECT_RELAY_URL']) {
+  if (process.env[name]) define[name] = JSON.stringify(process.env[name])
+}
+await build({
+  entryPoints: ['background.js'],
+  bundle: true,
+  format: 'iife',
+  outfile: 'dist/background.js',
+  define,
+})
+copyFileSync('manifest.json', 'dist/manifest.json')

@@ -1,0 +1,77 @@
+import { execFile } from 'node:child_process'
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { SignClient } from '@walletconnect/sign-client'
+import type { SessionTypes } from '@walletconnect/types'
+import type { LocalRelay } from '../walletkit/localRelay.js'
+import { relayCore } from '../walletkit/localRelay.js'
+import { root } from './bundle.js'
+
+/** What a wallet built from examples/extension installs (its package.json), linked to this checkout's copies. */
+const exampleInstalls = ['buffer', 'esbuild', '@reown/walletkit', '@walletconnect/core']
+
+/**
+ * Builds examples/extension the way its README says (`npm run build`, i.e. `node build.mjs`, in a folder
+ * holding the example and its installs) with the relay URL compiled in, into `dir`; returns the unpacked
+ * extension's folder. The installs are symlinks: `wallet-rpc` to this checkout, the others to its node_modules.
+ */
+export async function buildExample(dir: string, relayUrl: string): Promise<string> {
+  const source = join(dir, 'src')
+  cpSync(join(root, 'examples/extension'), source, { recursive: true })
+  const modules = join(source, 'node_modules')
+  mkdirSync(join(modules, '@reown'), { recursive: true })
+  mkdirSync(join(modules, '@walletconnect'), { recursive: true })
+  symlinkSync(root, join(modules, 'wallet-rpc'))
+  for (const name of exampleInstalls) symlinkSync(join(root, 'node_modules', name), join(modules, name))
+  await promisify(execFile)(process.execPath, ['build.mjs'], {
+    cwd: source,
+    env: { ...process.env, WALLETCONNECT_PROJECT_ID: 'local-test', WALLETCONNECT_RELAY_URL: relayUrl },
+  })
+  return join(source, 'dist')
+}
+
+export const exampleDappUrl = 'https://dapp.example'
+export const bitcoinMainnet = 'bip122:000000000019d6689c085ae165831e93'
+export const solanaMainnet = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'
+
+/** The namespaces the dapp asks for (the SDK turns required ones into optional ones): one chain each. */
+export const exampleNamespaces = {
+  bip122: { chains: [bitcoinMainnet], methods: ['signMessage'], events: [] },
+  eip155: { chains: ['eip155:1'], methods: ['personal_sign', 'eth_signTypedData_v4'], events: [] },
+  solana: { chains: [solanaMainnet], methods: ['solana_signMessage'], events: [] },
+  ton: { chains: ['ton:-239'], methods: ['ton_signData'], events: [] },
+}
+
+/** A dapp as in production: the real `SignClient` and `@walletconnect/core`, here on the local relay. */
+export async function startExampleDapp(relay: LocalRelay) {
+  const client = await SignClient.init({
+    core: relayCore(relay, 'dapp'),
+    metadata: { name: 'Example dapp', description: '', url: exampleDappUrl, icons: [] },
+    logger: 'silent',
+  })
+  return {
+    client,
+    /** Proposes a session; `pair(uri)` hands the `wc:` URI to the wallet; resolves with the settled session. */
+    async connect(pair: (uri: string) => Promise<unknown>): Promise<SessionTypes.Struct> {
+      const { uri, approval } = await client.connect({ optionalNamespaces: exampleNamespaces })
+      if (!uri) throw new Error('SignClient.connect gave no pairing uri')
+      await pair(uri)
+      return approval()
+    },
+    request: <T>(session: SessionTypes.Struct, chainId: string, method: string, params: unknown) =>
+      client.request<T>({ topic: session.topic, chainId, request: { method, params } }),
+    async close() {
+      await client.core.relayer.transportClose().catch(() => {})
+      client.core.heartbeat.stop()
+    },
+  }
+}
+
+/** The account of `session` on `chainId` (CAIP-10 `chainId:address`), without the chain. */
+export function sessionAccount(session: SessionTypes.Struct, chainId: string): string {
+  const namespace = session.namespaces[chainId.split(':')[0]!]
+  const account = namespace?.accounts.find((candidate) => candidate.startsWith(`${chainId}:`))
+  if (!account) throw new Error(`the session has no ${chainId} account`)
+  return account.slice(chainId.length + 1)
+}
