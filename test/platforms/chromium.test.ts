@@ -38,8 +38,8 @@ import {
  * (b) as the service worker of an unpacked Manifest V3 extension, where `import()` and synchronous XHR are
  * forbidden and a worker has no DOM. Each context answers every conformance vector that needs no chain —
  * signing methods of every namespace, refusals, session properties, and the vector's wallet-rpc/verify
- * check — and every sending method's vector over a recorded chain served inside the context
- * (fixtures/chainStubs.js); the answers and broadcast bytes must equal Node's byte for byte.
+ * check — and every vector that needs a chain (the sending methods') over a recorded chain served inside the
+ * context (fixtures/chainStubs.js); the answers and broadcast bytes must equal Node's byte for byte.
  */
 const chromium =
   process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync)

@@ -21,8 +21,8 @@ import {
  * bundle is made the way an RN app's build makes it: every module through Babel with
  * `@react-native/babel-preset` (what Metro runs), the `@babel/runtime` helpers it asks for resolved, one
  * script out. Only the polyfills an RN wallet installs are loaded (test/platforms/fixtures/hermesPolyfills.js).
- * Every conformance vector that needs no chain, and every sending method's vector over a recorded chain
- * (fixtures/chainStubs.js), is answered in Hermes and compared with Node's, broadcasts included; then a
+ * Every conformance vector that needs no chain, and every one that needs a chain (the sending methods') over
+ * a recorded chain (fixtures/chainStubs.js), is answered in Hermes and compared with Node's, broadcasts included; then a
  * wallet's own "native" secp256k1 and Ed25519 modules are plugged in with `useCrypto` and must carry every
  * signature with the same answers.
  */
@@ -74,7 +74,7 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
     rmSync(work, { recursive: true, force: true })
   })
 
-  it('answers every chainless and sending vector as Node does, with the portable backends', async () => {
+  it('answers every vector, chainless or on a recorded chain, as Node does, with the portable backends', async () => {
     const outcome = (await runInHermes(bundle, printResult(`runCases(${JSON.stringify(cases)})`))) as Outcome
     outcomes.set('hermes, portable backends', outcome)
     expectSameAsNode(cases, outcome, node)

@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex, concatBytes } from '@noble/hashes/utils.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
 import * as btc from '@scure/btc-signer'
 import { expect } from 'vitest'
 import { withFundingPsbt } from '../../src/conformance/runner.js'
@@ -150,22 +150,22 @@ function fundingTransaction(
 ): Extract<RecordedChain, { kind: 'esplora' }>['funded'][number] {
   const regtest = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
   const script = btc.OutScript.encode(btc.Address(regtest).decode(step.address))
-  const le = (value: bigint, bytes: number) =>
-    Uint8Array.from({ length: bytes }, (_, i) => Number((value >> BigInt(8 * i)) & 0xffn))
-  // Version 2, one input spending an outpoint of a coinbase-like parent, one output, locktime 0.
-  const raw = concatBytes(
-    le(2n, 4),
-    Uint8Array.of(1),
-    new Uint8Array(32).fill(index + 1),
-    le(0n, 4),
-    Uint8Array.of(0),
-    le(0xffffffffn, 4),
-    Uint8Array.of(1),
-    le(BigInt(step.amount), 8),
-    Uint8Array.of(script.length),
-    script,
-    le(0n, 4),
-  )
+  // Version 2, one input spending an outpoint of a made-up parent, one output, locktime 0.
+  const raw = btc.RawTx.encode({
+    version: 2,
+    segwitFlag: false,
+    inputs: [
+      {
+        txid: new Uint8Array(32).fill(index + 1),
+        index: 0,
+        finalScriptSig: new Uint8Array(),
+        sequence: 0xffffffff,
+      },
+    ],
+    outputs: [{ amount: BigInt(step.amount), script }],
+    witnesses: undefined,
+    lockTime: 0,
+  })
   const txid = bytesToHex(sha256(sha256(raw)).reverse())
   return { address: step.address, txid, vout: 0, value: Number(step.amount), hex: bytesToHex(raw) }
 }
@@ -212,12 +212,25 @@ export function expectSameAsNode(cases: Case[], outcome: Outcome, node: Outcome)
   expect(JSON.stringify(outcome.sessions)).toBe(JSON.stringify(node.sessions))
 }
 
+/**
+ * What a method's row is split by: bip122 `signMessage` by protocol (ecdsa when the params name none),
+ * `ton_sendMessage` by wallet contract, `eth_sendTransaction` by the transaction type a `gasPrice` asks for.
+ */
+function rowVariant({ request, config }: Case): string {
+  const params = request.params as Record<string, unknown> | Array<Record<string, unknown>> | undefined
+  const first = Array.isArray(params) ? params[0] : params
+  if (request.method === 'signMessage') return ` ${String(first?.protocol ?? 'ecdsa')}`
+  if (request.method === 'ton_sendMessage') return ` ${String(config.tonWallet)}`
+  if (request.method === 'eth_sendTransaction') return first?.gasPrice === undefined ? ' eip1559' : ' legacy'
+  return ''
+}
+
 /** One check of a summary row: the outcome of a context and its per-case agreement with Node. */
 type RowCheck = (outcome: Outcome, agreement: boolean[]) => boolean
 
 /**
- * The results per method and runtime context, as a Markdown table: a row per namespace method (bip122
- * `signMessage` split by protocol, ecdsa when the params name none; refusals apart), a column per context, a
+ * The results per method and runtime context, as a Markdown table: a row per namespace method (split by
+ * rowVariant; cases on a recorded chain apart, marked so; refusals apart), a column per context, a
  * cell `pass` when every case of the row answered as in Node (`FAIL k/n` otherwise); then a row per
  * wallet-rpc/verify function run in the context, the session properties, and the backends each context chose.
  * What the issue's closing note reports.
@@ -228,14 +241,13 @@ export function agreementTable(cases: Case[], node: Outcome, outcomes: Map<strin
   const addTo = (table: Map<string, RowCheck[]>, row: string, check: RowCheck) =>
     table.set(row, [...(table.get(row) ?? []), check])
   cases.forEach((testCase, i) => {
-    const { chainId, method, params } = testCase.request
+    const { chainId, method } = testCase.request
     const namespace = chainId.split(':')[0]
     const refused = 'error' in (node.results[i]!.answer as object)
-    const protocol =
-      namespace === 'bip122' && method === 'signMessage'
-        ? ` ${(params as { protocol?: string }).protocol ?? 'ecdsa'}`
-        : ''
-    const row = refused ? `${namespace} ${method} (refusals)` : `${namespace} ${method}${protocol}`
+    const onChain = testCase.chain === undefined ? '' : ', recorded chain'
+    const row = refused
+      ? `${namespace} ${method} (refusals)`
+      : `${namespace} ${method}${rowVariant(testCase)}${onChain}`
     addTo(rows, row, (_, agreement) => agreement[i] === true)
     if (testCase.verify !== undefined && !refused)
       addTo(
