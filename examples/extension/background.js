@@ -1,7 +1,7 @@
 // The background service worker of a Manifest V3 wallet extension: a WalletConnect wallet. `@reown/walletkit`
 // (on `@walletconnect/core`) talks to dapps through the WalletConnect relay; `attachWalletKit` from
 // 'wallet-rpc/walletkit' answers their session proposals and requests with one wallet-rpc wallet (bip122,
-// eip155, solana, ton). The extension's own pages (popup, options) drive it with chrome.runtime messages:
+// eip155, solana, ton). The extension's own pages (popup.html) drive it with chrome.runtime messages:
 // `{ type: 'pair', uri }` with the dapp's `wc:` URI, `{ type: 'approve', method }` for the user's answers.
 import './polyfills.js'
 import { WalletKit } from '@reown/walletkit'
@@ -28,10 +28,12 @@ const demoTonSeed = new Uint8Array(32).fill(7)
  * The user's answers. A real wallet opens its confirmation popup (chrome.windows.create) showing the review
  * and resolves with the user's choice; this example says yes only to what a page approved beforehand with
  * `{ type: 'approve', method }` (`method` is a request's method, or 'session_proposal' to connect a dapp).
+ * They live in chrome.storage.session, which outlives the worker (not the browser): a request that arrives
+ * while the worker is stopped still finds them when the worker starts again.
  */
-const approvals = new Set()
-const approve = (review) => approvals.has(review.method)
-const approveSession = (_proposal) => approvals.has('session_proposal')
+const approvedMethods = async () => (await chrome.storage.session.get('approved')).approved ?? []
+const approve = async (review) => (await approvedMethods()).includes(review.method)
+const approveSession = async (_proposal) => (await approvedMethods()).includes('session_proposal')
 
 // The worker is stopped when idle and started again by the next event: everything is rebuilt here, and
 // WalletKit restores its pairings, sessions and keys from the IndexedDB storage @walletconnect/core uses.
@@ -67,7 +69,7 @@ async function onMessage(message) {
       await walletKit.pair({ uri: message.uri })
       return { ok: true }
     case 'approve':
-      approvals.add(message.method)
+      await chrome.storage.session.set({ approved: [...(await approvedMethods()), message.method] })
       return { ok: true }
     case 'sessions':
       return Object.values(walletKit.getActiveSessions()).map(({ topic, peer, namespaces }) => ({
@@ -86,4 +88,3 @@ chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   onMessage(message).then(sendResponse, (error) => sendResponse({ error: String(error) }))
   return true // answered asynchronously
 })
-globalThis.walletRpcExample = { onMessage }

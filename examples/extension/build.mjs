@@ -1,4 +1,5 @@
-// `npm run build`: one classic script (a service worker may not `import()`), plus the manifest, in dist/.
+// `npm run build`: one classic script (a service worker may not `import()`), the manifest and the popup,
+// all in dist/.
 // WALLETCONNECT_PROJECT_ID (your project id from dashboard.reown.com) and WALLETCONNECT_RELAY_URL (default:
 // WalletConnect's relay) are read from the environment and compiled in.
 import { copyFileSync } from 'node:fs'
@@ -15,4 +16,4 @@ await build({
   outfile: 'dist/background.js',
   define,
 })
-copyFileSync('manifest.json', 'dist/manifest.json')
+for (const file of ['manifest.json', 'popup.html', 'popup.js']) copyFileSync(file, `dist/${file}`)

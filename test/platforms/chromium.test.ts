@@ -18,6 +18,7 @@ import {
   bitcoinMainnet,
   buildExample,
   exampleDappUrl,
+  openExamplePopup,
   sessionAccount,
   solanaMainnet,
   startExampleDapp,
@@ -190,18 +191,10 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
     }, 120_000)
   }
 
-  it('examples/extension is a WalletKit wallet: a dapp pairs through the relay, gets one verified answer per namespace and a refusal', async () => {
+  it('examples/extension is a WalletKit wallet: a dapp pairs through the relay, gets one verified answer per namespace and a refusal, also after Chrome stopped the worker', async () => {
     expect(exampleWorker, 'the example extension started').toBeDefined()
-    const worker = (await exampleWorker!.worker())!
-    // What the extension's popup sends with chrome.runtime.sendMessage, handed to the same listener.
-    const send = (message: unknown) =>
-      worker.evaluate(
-        (m) =>
-          (
-            globalThis as unknown as { walletRpcExample: { onMessage(m: unknown): Promise<unknown> } }
-          ).walletRpcExample.onMessage(m),
-        message as never,
-      )
+    const popup = await openExamplePopup(browser, exampleWorker!)
+    const send = popup.send
     // The user's answers, given ahead: connect, and sign these four (eth_signTypedData_v4 stays unapproved).
     for (const method of [
       'session_proposal',
@@ -265,8 +258,29 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
         dapp.request(session, 'eip155:1', 'eth_signTypedData_v4', [personal[1], JSON.stringify(typedData)]),
       ).rejects.toEqual({ code: 5000, message: 'User rejected.' })
       expect(await send({ type: 'errors' }), 'no WalletKit error reported in the worker').toEqual([])
+
+      // Chrome stops an idle worker; a request sent meanwhile waits at the relay. The popup's next message
+      // starts the worker again, WalletKit restores the session from IndexedDB and answers the request.
+      const stopped = new Promise<void>((resolve) =>
+        browser.on('targetdestroyed', (target) => target === exampleWorker && resolve()),
+      )
+      await (await exampleWorker!.worker())!.close()
+      await stopped
+      const afterRestart = ['0x726573746172746564', personal[1]]
+      const answered = dapp.request(session, 'eip155:1', 'personal_sign', afterRestart)
+      expect(await send({ type: 'sessions' })).toEqual([expect.objectContaining({ topic: session.topic })])
+      const stoppedWorker = exampleWorker!
+      exampleWorker = await browser.waitForTarget(
+        (target) =>
+          target.type() === 'service_worker' &&
+          target.url() === stoppedWorker.url() &&
+          target !== stoppedWorker,
+      )
+      expect(verifyPersonalSign(afterRestart, await answered)).toEqual({ valid: true })
+      expect(await send({ type: 'errors' })).toEqual([])
     } finally {
       await dapp.close()
+      await popup.close()
     }
   }, 120_000)
 })

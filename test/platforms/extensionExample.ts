@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { SignClient } from '@walletconnect/sign-client'
 import type { SessionTypes } from '@walletconnect/types'
+import type { Browser, Target } from 'puppeteer-core'
 import type { LocalRelay } from '../walletkit/localRelay.js'
 import { relayCore } from '../walletkit/localRelay.js'
 import { root } from './bundle.js'
@@ -74,4 +75,24 @@ export function sessionAccount(session: SessionTypes.Struct, chainId: string): s
   const account = namespace?.accounts.find((candidate) => candidate.startsWith(`${chainId}:`))
   if (!account) throw new Error(`the session has no ${chainId} account`)
   return account.slice(chainId.length + 1)
+}
+
+/**
+ * The example's popup page, opened in `browser`: `send` posts a chrome.runtime message to the background
+ * service worker, as the popup's own script does (and wakes the worker if Chrome stopped it).
+ */
+export async function openExamplePopup(browser: Browser, serviceWorker: Target) {
+  const page = await browser.newPage()
+  await page.goto(`chrome-extension://${new URL(serviceWorker.url()).host}/popup.html`)
+  return {
+    send: (message: unknown): Promise<unknown> =>
+      page.evaluate(
+        (m) =>
+          (
+            globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }
+          ).chrome.runtime.sendMessage(m),
+        message as never,
+      ),
+    close: () => page.close(),
+  }
 }
