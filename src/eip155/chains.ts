@@ -24,13 +24,20 @@ export class Eip155RpcError extends Error {
   }
 }
 
+export type HttpProviderOptions = {
+  /** Per-call timeout, body included; default 15 s. */
+  timeoutMs?: number
+  /** Replaces the global `fetch`: for tests, proxies and runtimes without one (as in toncenter, esplora). */
+  fetch?: typeof fetch
+}
+
 /**
  * JSON-RPC over HTTP(S) with fetch and no retries: a broadcast is never retried behind the wallet's back.
  * Every call, body included, is bounded by `timeoutMs` (15 s by default), so a node that stops answering
  * fails the request instead of holding it. Credentials in the URL (`user:pass@`) become a Basic
  * authorization header; no error repeats the URL.
  */
-export function httpProvider(url: string, options: { timeoutMs?: number } = {}): Eip155ChainProvider {
+export function httpProvider(url: string, options: HttpProviderOptions = {}): Eip155ChainProvider {
   const target = splitCredentials(url, 'eip155 httpProvider')
   const timeoutMs = options.timeoutMs ?? 15_000
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
@@ -41,7 +48,7 @@ export function httpProvider(url: string, options: { timeoutMs?: number } = {}):
     async request({ method, params }) {
       let body: { result?: unknown; error?: { message?: unknown; code?: unknown; data?: unknown } }
       try {
-        const response = await fetch(target.url, {
+        const response = await (options.fetch ?? globalThis.fetch)(target.url, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',

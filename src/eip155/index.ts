@@ -3,7 +3,7 @@
  * keys come from `mnemonicKeys`, `privateKeyKeys` or `accountKeys` (any viem account, including external
  * signers), chain providers anything with an EIP-1193 `request` (a viem client, or `httpProvider(url)` for plain HTTP).
  */
-export { type Eip155ChainProvider, httpProvider } from './chains.js'
+export { type Eip155ChainProvider, type HttpProviderOptions, httpProvider } from './chains.js'
 export { type Eip155ChainOptions, type Eip155Options, eip155 } from './eip155.js'
 export {
   accountKeys,

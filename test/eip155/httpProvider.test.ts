@@ -94,6 +94,20 @@ describe('httpProvider and ChainAccess over plain JSON-RPC', () => {
     expect(error).toMatchObject({ code: -32603, data: { reason: expect.any(String) } })
   })
 
+  it('an injected fetch carries every call instead of the global one', async () => {
+    const calls: Array<{ url: string; body: { method: string; params: unknown[] } }> = []
+    const injected = (async (target: string | URL | Request, init?: RequestInit) => {
+      const body = JSON.parse(String(init?.body)) as { id: number; method: string; params: unknown[] }
+      calls.push({ url: String(target), body })
+      return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: '0x7a69' }))
+    }) as typeof fetch
+    const provider = httpProvider('https://user:secret@rpc.example/v1', { fetch: injected })
+    expect(await provider.request({ method: 'eth_chainId' })).toBe('0x7a69')
+    expect(calls).toEqual([
+      { url: 'https://rpc.example/v1', body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] } },
+    ])
+  })
+
   it('a node that never answers fails the call after timeoutMs; a broadcast says it may have been sent', async () => {
     const silent = createServer(() => {}) // takes the request and never answers
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
