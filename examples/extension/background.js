@@ -52,7 +52,7 @@ const ready = (async () => {
     metadata: {
       name: 'wallet-rpc example wallet',
       description: 'A Manifest V3 wallet extension built on wallet-rpc',
-      url: 'https://github.com/wallet-rpc/wallet-rpc',
+      url: 'https://wallet.example', // your wallet's site: dapps show it
       icons: [],
     },
   })
@@ -83,6 +83,16 @@ async function onMessage(message) {
       return { error: 'unknown message' }
   }
 }
+
+// Chrome stops the worker after 30 s without events, closing its relay socket, and nothing on the relay can
+// start it again: a request sent meanwhile waits at the relay for the next event. An alarm every 30 s (Chrome's
+// shortest period) is one: the worker starts, WalletKit reconnects and receives what waited. Listeners are
+// registered at the top level, so the event that started the worker reaches them.
+const relayAlarm = 'walletconnect-relay'
+chrome.alarms.onAlarm.addListener(() => ready)
+chrome.alarms
+  .get(relayAlarm)
+  .then((alarm) => alarm ?? chrome.alarms.create(relayAlarm, { periodInMinutes: 0.5 }))
 
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   onMessage(message).then(sendResponse, (error) => sendResponse({ error: String(error) }))

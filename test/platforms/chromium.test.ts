@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import { base58 } from '@scure/base'
 import puppeteer, { type Browser, type Target } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BIP122_MAINNET } from '../../src/bip122/index.js'
+import { solanaMainnet } from '../../src/solana/index.js'
 import {
   verifyPersonalSign,
   verifySignMessage,
@@ -15,12 +17,10 @@ import {
 import { type LocalRelay, startLocalRelay } from '../walletkit/localRelay.js'
 import { type Bundler, bundle, bundlers, root } from './bundle.js'
 import {
-  bitcoinMainnet,
   buildExample,
   exampleDappUrl,
   openExamplePopup,
   sessionAccount,
-  solanaMainnet,
   startExampleDapp,
 } from './extensionExample.js'
 import {
@@ -220,11 +220,11 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       expect(verifyPersonalSign(personal, signature)).toEqual({ valid: true })
 
       const message = {
-        account: sessionAccount(session, bitcoinMainnet),
+        account: sessionAccount(session, BIP122_MAINNET),
         message: 'from the extension',
         protocol: 'bip322',
       }
-      const signed = await dapp.request(session, bitcoinMainnet, 'signMessage', message)
+      const signed = await dapp.request(session, BIP122_MAINNET, 'signMessage', message)
       expect(verifySignMessage(message as never, signed)).toEqual({ valid: true })
 
       const signData = [{ type: 'text', text: 'from the extension' }]
@@ -278,6 +278,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       )
       expect(verifyPersonalSign(afterRestart, await answered)).toEqual({ valid: true })
       expect(await send({ type: 'errors' })).toEqual([])
+      // What starts the worker when no page does, so requests arrive while the popup is closed.
+      expect(await popup.relayAlarm()).toMatchObject({ name: 'walletconnect-relay', periodInMinutes: 0.5 })
     } finally {
       await dapp.close()
       await popup.close()

@@ -5,6 +5,8 @@ import { promisify } from 'node:util'
 import { SignClient } from '@walletconnect/sign-client'
 import type { SessionTypes } from '@walletconnect/types'
 import type { Browser, Target } from 'puppeteer-core'
+import { BIP122_MAINNET } from '../../src/bip122/index.js'
+import { solanaMainnet } from '../../src/solana/index.js'
 import type { LocalRelay } from '../walletkit/localRelay.js'
 import { relayCore } from '../walletkit/localRelay.js'
 import { root } from './bundle.js'
@@ -33,12 +35,10 @@ export async function buildExample(dir: string, relayUrl: string): Promise<strin
 }
 
 export const exampleDappUrl = 'https://dapp.example'
-export const bitcoinMainnet = 'bip122:000000000019d6689c085ae165831e93'
-export const solanaMainnet = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'
 
 /** The namespaces the dapp asks for (the SDK turns required ones into optional ones): one chain each. */
-export const exampleNamespaces = {
-  bip122: { chains: [bitcoinMainnet], methods: ['signMessage'], events: [] },
+const exampleNamespaces = {
+  bip122: { chains: [BIP122_MAINNET], methods: ['signMessage'], events: [] },
   eip155: { chains: ['eip155:1'], methods: ['personal_sign', 'eth_signTypedData_v4'], events: [] },
   solana: { chains: [solanaMainnet], methods: ['solana_signMessage'], events: [] },
   ton: { chains: ['ton:-239'], methods: ['ton_signData'], events: [] },
@@ -92,6 +92,13 @@ export async function openExamplePopup(browser: Browser, serviceWorker: Target) 
             globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }
           ).chrome.runtime.sendMessage(m),
         message as never,
+      ),
+    /** The alarm the worker sets to be started again every 30 s (undefined if none). */
+    relayAlarm: (): Promise<unknown> =>
+      page.evaluate(() =>
+        (
+          globalThis as unknown as { chrome: { alarms: { get(name: string): Promise<unknown> } } }
+        ).chrome.alarms.get('walletconnect-relay'),
       ),
     close: () => page.close(),
   }
