@@ -94,7 +94,10 @@ chrome.alarms
   .get(relayAlarm)
   .then((alarm) => alarm ?? chrome.alarms.create(relayAlarm, { periodInMinutes: 0.5 }))
 
-chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  // Only the extension's own pages may pair or approve: never a content script, which a web page can drive.
+  const fromOwnPage = sender.id === chrome.runtime.id && sender.url?.startsWith(chrome.runtime.getURL('/'))
+  if (!fromOwnPage) return false
   onMessage(message).then(sendResponse, (error) => sendResponse({ error: String(error) }))
   return true // answered asynchronously
 })
