@@ -10,7 +10,8 @@ import { memoryStorage as conformanceMemoryStorage } from '../../src/conformance
  * `irn_publish`, `irn_batchFetchMessages`, and the session methods `wc_proposeSession` /
  * `wc_approveSession`, which publish and subscribe the sender in one call). Messages stay end-to-end
  * encrypted: it routes ciphertext by topic, as the real relay does, and keeps messages for topics nobody
- * subscribed to yet.
+ * subscribed to yet. Like the real relay it keeps each delivered message until the subscriber acknowledges
+ * it: a socket that closes first (an MV3 worker Chrome stopped) leaves its messages for the next subscriber.
  */
 export type LocalRelay = { url: string; methods: string[]; close(): Promise<void> }
 
@@ -53,20 +54,27 @@ export async function startLocalRelay(): Promise<LocalRelay> {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 })
   const subscriptions = new Map<string, Map<Socket, string>>()
   const mailbox = new Map<string, Delivery[]>()
+  /** Per socket, the deliveries it has not acknowledged yet, by the irn_subscription request's id. */
+  const unacknowledged = new Map<Socket, Map<number, Delivery>>()
   const methods: string[] = []
   let nextId = 1
 
-  const deliver = (socket: Socket, subscriptionId: string, data: Delivery) =>
+  const keep = (data: Delivery) => mailbox.set(data.topic, [...(mailbox.get(data.topic) ?? []), data])
+  const deliver = (socket: Socket, subscriptionId: string, data: Delivery) => {
+    const id = Date.now() * 1000 + (nextId++ % 1000)
+    unacknowledged.get(socket)?.set(id, data)
     socket.send(
       JSON.stringify({
-        id: Date.now() * 1000 + (nextId++ % 1000),
+        id,
         jsonrpc: '2.0',
         method: 'irn_subscription',
         params: { id: subscriptionId, data },
       }),
     )
+  }
 
   server.on('connection', (socket) => {
+    unacknowledged.set(socket, new Map())
     const subscribe = (topic: string): string => {
       const id = randomBytes(32).toString('hex')
       const subscribers = subscriptions.get(topic) ?? new Map<Socket, string>()
@@ -79,11 +87,13 @@ export async function startLocalRelay(): Promise<LocalRelay> {
     const publish = (topic: string, message: string, tag: number): void => {
       const data = { topic, message, publishedAt: Date.now(), tag }
       const others = [...(subscriptions.get(topic) ?? [])].filter(([subscriber]) => subscriber !== socket)
-      if (others.length === 0) mailbox.set(topic, [...(mailbox.get(topic) ?? []), data])
+      if (others.length === 0) keep(data)
       for (const [subscriber, id] of others) deliver(subscriber, id, data)
     }
     socket.on('close', () => {
       for (const subscribers of subscriptions.values()) subscribers.delete(socket)
+      for (const data of unacknowledged.get(socket)?.values() ?? []) keep(data)
+      unacknowledged.delete(socket)
     })
     socket.on('message', (raw) => {
       const request = JSON.parse(String(raw)) as {
@@ -91,7 +101,10 @@ export async function startLocalRelay(): Promise<LocalRelay> {
         method?: string
         params?: Record<string, never>
       }
-      if (request.method === undefined) return // a client's acknowledgement of irn_subscription
+      if (request.method === undefined) {
+        unacknowledged.get(socket)?.delete(request.id) // a client's acknowledgement of irn_subscription
+        return
+      }
       methods.push(request.method)
       const params = request.params ?? ({} as RelayParams)
       let result: unknown = true
