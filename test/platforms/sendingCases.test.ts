@@ -22,11 +22,11 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { type Case, chainCases, nodeOutcome, type Outcome, sendingMethods } from './vectorCases.js'
 
 /**
- * The cases on a recorded chain the browser and Hermes suites compare with Node (vectorCases.ts,
- * chainCases) are only as good as Node's answers: here each broadcast Node made over the recorded chain is checked once with
- * implementations independent of the wallet's code — the TON external message rebuilt by @ton/ton's own
+ * The cases on a recorded chain the browser and Hermes suites compare with Node (vectorCases.ts, chainCases)
+ * are only as good as Node's answers: here each broadcast Node made over the recorded chain is checked once
+ * with implementations independent of the wallet's code — the TON external message rebuilt by @ton/ton's own
  * v4R2/v5R1 contracts and its signature checked with tweetnacl, the EVM transaction parsed and its sender
- * recovered by viem, the Bitcoin transaction parsed by @scure/btc-signer and its BIP-143 signature checked
+ * recovered by viem, the Bitcoin transaction parsed by @scure/btc-signer and each input's signature checked
  * with @noble/curves.
  */
 describe('sending methods over a recorded chain, in Node, cross-checked', () => {
@@ -168,10 +168,11 @@ describe('sending methods over a recorded chain, in Node, cross-checked', () => 
     }
   })
 
-  it('sendTransfer: @scure/btc-signer parses the broadcast, @noble/curves verifies its BIP-143 signature', () => {
+  it('sendTransfer: @scure/btc-signer parses the broadcast, @noble/curves verifies every input (legacy and BIP-143 sighash)', () => {
     const regtest = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
     const checked = sent('sendTransfer')
     expect(checked.length).toBeGreaterThanOrEqual(3)
+    const inputTypes = new Set<string>()
     for (const { testCase, result } of checked) {
       const raw = hexToBytes(result.broadcasts![0]!)
       const tx = btc.Transaction.fromRaw(raw, { allowUnknownOutputs: true })
@@ -196,20 +197,12 @@ describe('sending methods over a recorded chain, in Node, cross-checked', () => 
         const coin = funded.find(({ txid, vout }) => txid === bytesToHex(input.txid!) && vout === input.index)
         expect(coin, 'spends a recorded coin').toBeDefined()
         spent += BigInt(coin!.value)
-        const [signature, publicKey] = input.finalScriptWitness!
-        const program = btc.OutScript.decode(btc.OutScript.encode(btc.Address(regtest).decode(coin!.address)))
-        expect(program.type).toBe('wpkh')
-        expect(bytesToHex(ripemd160(sha256(publicKey!)))).toBe(
-          bytesToHex((program as { hash: Uint8Array }).hash),
-        )
-        const scriptCode = btc.OutScript.encode({ type: 'pkh', hash: (program as { hash: Uint8Array }).hash })
-        const sighash = tx.preimageWitnessV0(index, scriptCode, btc.SigHash.ALL, BigInt(coin!.value))
-        expect(signature!.at(-1)).toBe(btc.SigHash.ALL)
+        const prevScript = btc.OutScript.encode(btc.Address(regtest).decode(coin!.address))
+        const { signature, publicKey, sighash } = signedInput(tx, index, prevScript, BigInt(coin!.value))
+        inputTypes.add(btc.OutScript.decode(prevScript).type)
+        expect(signature.at(-1)).toBe(btc.SigHash.ALL)
         expect(
-          secp256k1.verify(signature!.subarray(0, -1), sighash, publicKey!, {
-            prehash: false,
-            format: 'der',
-          }),
+          secp256k1.verify(signature.subarray(0, -1), sighash, publicKey, { prehash: false, format: 'der' }),
         ).toBe(true)
       }
       let paid = 0n
@@ -218,8 +211,55 @@ describe('sending methods over a recorded chain, in Node, cross-checked', () => 
       // A fee near the recorded 10 sat/vB (6 blocks) on a ~141-vbyte transfer, never a lost change output.
       expect(fee > 0n && fee < 5_000n, `fee ${fee}`).toBe(true)
     }
+    expect([...inputTypes].sort()).toEqual(['pkh', 'sh', 'wpkh'])
   })
 })
+
+/**
+ * The signature, public key and signed hash of a P2PKH (legacy sighash), P2SH-P2WPKH or P2WPKH (BIP-143) input,
+ * its key checked against the script it spends.
+ */
+function signedInput(
+  tx: btc.Transaction,
+  index: number,
+  prevScript: Uint8Array,
+  amount: bigint,
+): { signature: Uint8Array; publicKey: Uint8Array; sighash: Uint8Array } {
+  const input = tx.getInput(index)
+  const spent = btc.OutScript.decode(prevScript)
+  const [signature, publicKey] =
+    spent.type === 'pkh'
+      ? (btc.Script.decode(input.finalScriptSig!) as Uint8Array[])
+      : (input.finalScriptWitness! as Uint8Array[])
+  const keyHash = ripemd160(sha256(publicKey!))
+  const scriptCode = btc.OutScript.encode({ type: 'pkh', hash: keyHash })
+  if (spent.type === 'pkh') {
+    expect(bytesToHex(spent.hash)).toBe(bytesToHex(keyHash))
+    // btc-signer keeps its legacy sighash private in the types, not at run time.
+    const legacy = tx as unknown as {
+      preimageLegacy(i: number, script: Uint8Array, type: number): Uint8Array
+    }
+    return {
+      signature: signature!,
+      publicKey: publicKey!,
+      sighash: legacy.preimageLegacy(index, prevScript, btc.SigHash.ALL),
+    }
+  }
+  const program = btc.OutScript.encode({ type: 'wpkh', hash: keyHash })
+  if (spent.type === 'sh') {
+    // The scriptSig pushes the P2WPKH program as the redeem script, whose hash is the P2SH's.
+    expect(bytesToHex(input.finalScriptSig!)).toBe(`16${bytesToHex(program)}`)
+    expect(bytesToHex(spent.hash)).toBe(bytesToHex(ripemd160(sha256(program))))
+  } else {
+    expect(spent.type).toBe('wpkh')
+    expect(bytesToHex(prevScript)).toBe(bytesToHex(program))
+  }
+  return {
+    signature: signature!,
+    publicKey: publicKey!,
+    sighash: tx.preimageWitnessV0(index, scriptCode, btc.SigHash.ALL, amount),
+  }
+}
 
 /** The TON Connect request as @ton/ton takes it: the messages, and the deadline in seconds. */
 function tonRequest(params: unknown): { validUntil: number | undefined; messages: MessageRelaxed[] } {

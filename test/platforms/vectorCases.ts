@@ -1,6 +1,9 @@
+import * as ecc from '@bitcoinerlab/secp256k1'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import * as btc from '@scure/btc-signer'
+import { BIP32Factory } from 'bip32'
+import { mnemonicToSeedSync } from 'bip39'
 import { expect } from 'vitest'
 import { withFundingPsbt } from '../../src/conformance/runner.js'
 import {
@@ -88,11 +91,12 @@ export const sendingMethods = [
  * Every conformance case that needs a chain (the sending methods', a broadcasting signPsbt, a funded
  * account's getAccountAddresses), over a recorded chain in the state the conformance runner's local chain
  * would be in (the case's funding included), answered by a stub inside the runtime: transfers built,
- * signed and broadcast in every runtime, the broadcast bytes compared. One more TON case than the vectors:
- * the v4R2 transfer from a deployed wallet, so the seqno read runs too.
+ * signed and broadcast in every runtime, the broadcast bytes compared. Two more cases than the vectors: the
+ * v4R2 transfer from a deployed wallet, so the seqno read runs too, and the first sendTransfer paid from
+ * P2PKH, P2SH-P2WPKH and P2WPKH coins at once, so every payment input type is signed.
  */
 export function chainCases(): Case[] {
-  return loadVectors().flatMap(({ vector }) =>
+  return loadVectors().flatMap(({ file, vector }) =>
     vector.cases
       .filter((testCase) => testCase.chain !== undefined)
       .flatMap((vectorCase) => {
@@ -106,9 +110,21 @@ export function chainCases(): Case[] {
               )
             : vectorCase
         const recorded = { ...asCase(vector, testCase), chain }
-        if (vector.method !== 'ton_sendMessage' || testCase.wallet?.tonWallet !== 'v4r2') return [recorded]
-        const deployed = { ...chain, state: 'active', seqno: 5 } as RecordedChain
-        return [recorded, { ...recorded, name: `${recorded.name}, deployed (seqno 5)`, chain: deployed }]
+        if (vector.method === 'ton_sendMessage' && testCase.wallet?.tonWallet === 'v4r2') {
+          const deployed = { ...chain, state: 'active', seqno: 5 } as RecordedChain
+          return [recorded, { ...recorded, name: `${recorded.name}, deployed (seqno 5)`, chain: deployed }]
+        }
+        if (file.endsWith('sendTransfer.json') && vectorCase === vector.cases[0]) {
+          const mixed = recordedChain({
+            ...testCase,
+            fund: everyPaymentType(String(recorded.config.mnemonic)),
+          })
+          return [
+            recorded,
+            { ...recorded, name: `${recorded.name}, from P2PKH, P2SH-P2WPKH and P2WPKH coins`, chain: mixed },
+          ]
+        }
+        return [recorded]
       }),
   )
 }
@@ -141,6 +157,21 @@ function recordedChain(testCase: VectorCase): RecordedChain {
     maxPriorityFeePerGas: hex(gwei),
     gasPrice: hex(2n * gwei),
   }
+}
+
+/**
+ * 40 000 sats on the first receive address of each payment purpose (BIP-44 P2PKH, BIP-49 P2SH-P2WPKH, BIP-84
+ * P2WPKH; coin type 1 off mainnet), derived with bip32: a 100 000 sat transfer must spend all three.
+ */
+function everyPaymentType(mnemonic: string): FundingStep[] {
+  const root = BIP32Factory(ecc).fromSeed(mnemonicToSeedSync(mnemonic))
+  const regtest = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
+  const key = (purpose: number) => Uint8Array.from(root.derivePath(`m/${purpose}'/1'/0'/0/0`).publicKey)
+  return [
+    btc.p2pkh(key(44), regtest).address!,
+    btc.p2sh(btc.p2wpkh(key(49), regtest), regtest).address!,
+    btc.p2wpkh(key(84), regtest).address!,
+  ].map((address) => ({ address, amount: '40000' }))
 }
 
 /** A confirmed regtest transaction paying `step.amount` sats to `step.address` (its output 0). */
