@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import vm from 'node:vm'
 import { afterAll, describe, expect, it } from 'vitest'
-import { bundle, bundlers, root } from './bundle.js'
+import { type Bundler, bundle, bundlers, root } from './bundle.js'
 
 /**
  * Zero-config bundling: every public subpath a browser wallet may import (all of package.json's exports but
@@ -36,6 +36,21 @@ function browserLikeContext(): vm.Context {
   return context
 }
 
+/**
+ * The script `bundler` makes of an app entry (in `app`) that imports the whole of `subpath`: every export kept,
+ * not what tree shaking leaves of it; with `polyfill`, the app's Buffer module is imported first.
+ */
+async function bundleSubpath(app: string, subpath: string, bundler: Bundler, polyfill: boolean) {
+  const dir = join(app, subpath.replace(/\W/g, '_'))
+  mkdirSync(dir, { recursive: true })
+  const entry = join(dir, 'entry.js')
+  writeFileSync(
+    entry,
+    `${polyfill ? "import '../polyfill.js'\n" : ''}import * as subpath from '${subpath}'\nglobalThis.subpath = subpath\n`,
+  )
+  return readFileSync(await bundle(bundler, entry, join(dir, 'out')), 'utf8')
+}
+
 describe('every browser subpath bundles alone with every bundler, no plugin', () => {
   // An app that installed wallet-rpc: its node_modules/wallet-rpc is this checkout.
   const app = mkdtempSync(join(tmpdir(), 'wallet-rpc-subpaths-'))
@@ -54,16 +69,7 @@ describe('every browser subpath bundles alone with every bundler, no plugin', ()
   for (const subpath of subpaths)
     for (const bundler of bundlers)
       it(`${subpath} with ${bundler}`, async () => {
-        const dir = join(app, subpath.replace(/\W/g, '_'))
-        mkdirSync(dir, { recursive: true })
-        const entry = join(dir, 'entry.js')
-        // Every export kept: the bundle carries the whole subpath, not what tree shaking leaves of it.
-        const polyfill = needsBuffer.has(subpath) ? "import '../polyfill.js'\n" : ''
-        writeFileSync(
-          entry,
-          `${polyfill}import * as subpath from '${subpath}'\nglobalThis.subpath = subpath\n`,
-        )
-        const script = readFileSync(await bundle(bundler, entry, join(dir, 'out')), 'utf8')
+        const script = await bundleSubpath(app, subpath, bundler, needsBuffer.has(subpath))
         const context = browserLikeContext()
         vm.runInContext(script, context)
         const loaded = Object.keys((context as { subpath?: object }).subpath ?? {}).sort()
@@ -80,11 +86,7 @@ describe('without the Buffer line, /ton and /verify say so at load (never a wron
   for (const subpath of needsBuffer)
     for (const bundler of bundlers)
       it(`${subpath} with ${bundler}`, async () => {
-        const dir = join(app, subpath.replace(/\W/g, '_'))
-        mkdirSync(dir, { recursive: true })
-        const entry = join(dir, 'entry.js')
-        writeFileSync(entry, `import * as subpath from '${subpath}'\nglobalThis.subpath = subpath\n`)
-        const script = readFileSync(await bundle(bundler, entry, join(dir, 'out')), 'utf8')
+        const script = await bundleSubpath(app, subpath, bundler, false)
         expect(() => vm.runInContext(script, browserLikeContext())).toThrow(
           /need a global Buffer.*globalThis\.Buffer = Buffer/,
         )
