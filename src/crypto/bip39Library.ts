@@ -5,7 +5,8 @@ export type Bip39Library = Pick<typeof bip39, 'validateMnemonic' | 'mnemonicToSe
   wordlist: string[]
 }
 
-let loaded: Bip39Library | undefined
+let library: Bip39Library | undefined
+let wordlist: string[] | undefined
 
 /**
  * Node's copy: @scure/bip39 and its English word list are required when the first mnemonic is checked, not
@@ -13,11 +14,12 @@ let loaded: Bip39Library | undefined
  * `browser` field swaps this file for `bip39Library.browser.ts`, which imports them statically.
  */
 export function bip39Library(): Bip39Library {
-  loaded ??= { ...requireFromHere<typeof bip39>('@scure/bip39'), wordlist: bip39Wordlist() }
-  return loaded
+  library ??= { ...requireFromHere<typeof bip39>('@scure/bip39'), wordlist: bip39Wordlist() }
+  return library
 }
 
 /** BIP-39's English word list alone (TON mnemonics use it with their own checksum). */
 export function bip39Wordlist(): string[] {
-  return requireFromHere<{ wordlist: string[] }>('@scure/bip39/wordlists/english.js').wordlist
+  wordlist ??= requireFromHere<{ wordlist: string[] }>('@scure/bip39/wordlists/english.js').wordlist
+  return wordlist
 }

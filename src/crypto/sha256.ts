@@ -36,12 +36,13 @@ export function activeSha256(): Sha256Backend {
 }
 
 /**
- * SHA-256 of a constant (a BIP-340 tag, a fixed midstate), often computed at import: with the backend in use,
- * else this runtime's default, without choosing one, so a wallet can still inject its own and
- * `wallet.backends()` says "unused" until a request hashes. A constant's bytes do not depend on who hashed it.
+ * SHA-256 of a constant (a BIP-340 tag, a fixed midstate), often computed at import and cached for the
+ * process: always with this runtime's own implementation (OpenSSL, else @noble/hashes), never an injected
+ * backend (checked on one input only), and without choosing one, so a wallet can still inject its own and
+ * `wallet.backends()` says "unused" until a request hashes.
  */
 export function constantSha256(data: Uint8Array): Uint8Array {
-  return (chosen.sha256 ?? nodeSha256() ?? portableSha256).hash(data)
+  return (nodeSha256() ?? portableSha256).hash(data)
 }
 
 /** Makes `backend` the one used from now on (process-wide), after it hashed FIPS 180-2's "abc" right. */

@@ -30,6 +30,8 @@ type Server = {
 }
 
 type Delivery = { topic: string; message: string; publishedAt: number; tag: number }
+/** A published message and the socket that published it (which never gets it back). */
+type Routed = { data: Delivery; from: Socket }
 
 /** The params of every relay method handled here (each method uses its own subset). */
 type RelayParams = {
@@ -53,24 +55,33 @@ export async function startLocalRelay(): Promise<LocalRelay> {
   }
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 })
   const subscriptions = new Map<string, Map<Socket, string>>()
-  const mailbox = new Map<string, Delivery[]>()
+  /** Per topic, messages no subscriber other than their publisher has taken yet. */
+  const mailbox = new Map<string, Routed[]>()
   /** Per socket, the deliveries it has not acknowledged yet, by the irn_subscription request's id. */
-  const unacknowledged = new Map<Socket, Map<number, Delivery>>()
+  const unacknowledged = new Map<Socket, Map<number, Routed>>()
   const methods: string[] = []
   let nextId = 1
 
-  const keep = (data: Delivery) => mailbox.set(data.topic, [...(mailbox.get(data.topic) ?? []), data])
-  const deliver = (socket: Socket, subscriptionId: string, data: Delivery) => {
+  const deliver = (socket: Socket, subscriptionId: string, routed: Routed) => {
     const id = Date.now() * 1000 + (nextId++ % 1000)
-    unacknowledged.get(socket)?.set(id, data)
+    unacknowledged.get(socket)?.set(id, routed)
     socket.send(
       JSON.stringify({
         id,
         jsonrpc: '2.0',
         method: 'irn_subscription',
-        params: { id: subscriptionId, data },
+        params: { id: subscriptionId, data: routed.data },
       }),
     )
+  }
+  /** To every subscriber of the topic but the publisher; kept for the next one when there is none. */
+  const route = (routed: Routed) => {
+    const others = [...(subscriptions.get(routed.data.topic) ?? [])].filter(
+      ([socket]) => socket !== routed.from,
+    )
+    if (others.length === 0)
+      mailbox.set(routed.data.topic, [...(mailbox.get(routed.data.topic) ?? []), routed])
+    for (const [subscriber, id] of others) deliver(subscriber, id, routed)
   }
 
   server.on('connection', (socket) => {
@@ -80,20 +91,25 @@ export async function startLocalRelay(): Promise<LocalRelay> {
       const subscribers = subscriptions.get(topic) ?? new Map<Socket, string>()
       subscribers.set(socket, id)
       subscriptions.set(topic, subscribers)
-      for (const data of mailbox.get(topic) ?? []) deliver(socket, id, data)
-      mailbox.delete(topic)
+      const waiting = mailbox.get(topic) ?? []
+      const mine = waiting.filter((routed) => routed.from !== socket)
+      for (const routed of mine) deliver(socket, id, routed)
+      if (mine.length === waiting.length) mailbox.delete(topic)
+      else
+        mailbox.set(
+          topic,
+          waiting.filter((routed) => routed.from === socket),
+        )
       return id
     }
-    const publish = (topic: string, message: string, tag: number): void => {
-      const data = { topic, message, publishedAt: Date.now(), tag }
-      const others = [...(subscriptions.get(topic) ?? [])].filter(([subscriber]) => subscriber !== socket)
-      if (others.length === 0) keep(data)
-      for (const [subscriber, id] of others) deliver(subscriber, id, data)
-    }
+    const publish = (topic: string, message: string, tag: number): void =>
+      route({ data: { topic, message, publishedAt: Date.now(), tag }, from: socket })
     socket.on('close', () => {
       for (const subscribers of subscriptions.values()) subscribers.delete(socket)
-      for (const data of unacknowledged.get(socket)?.values() ?? []) keep(data)
+      // Sent to this socket but never acknowledged (it died first): to the topic's other subscribers.
+      const lost = [...(unacknowledged.get(socket)?.values() ?? [])]
       unacknowledged.delete(socket)
+      for (const routed of lost) route(routed)
     })
     socket.on('message', (raw) => {
       const request = JSON.parse(String(raw)) as {
