@@ -2,7 +2,7 @@
 // (on `@walletconnect/core`) talks to dapps through the WalletConnect relay; `attachWalletKit` from
 // 'wallet-rpc/walletkit' answers their session proposals and requests with one wallet-rpc wallet (bip122,
 // eip155, solana, ton). The extension's own pages (popup.html) drive it with chrome.runtime messages:
-// `{ type: 'pair', uri }` with the dapp's `wc:` URI, `{ type: 'approve', method }` for the user's answers.
+// `{ type: 'pair', uri }` with the dapp's `wc:` URI, `{ type: 'approve', method }` for the user's one-shot yes.
 import './polyfills.js'
 import { WalletKit } from '@reown/walletkit'
 import { Core } from '@walletconnect/core'
@@ -25,19 +25,41 @@ const demoMnemonic =
 const demoTonSeed = new Uint8Array(32).fill(7)
 
 /**
- * The user's answers. A real wallet opens its confirmation popup (chrome.windows.create) showing the review
- * and resolves with the user's choice; this example says yes only to what a page approved beforehand with
- * `{ type: 'approve', method }` (`method` is a request's method, or 'session_proposal' to connect a dapp).
- * They live in chrome.storage.session, which outlives the worker (not the browser): a request that arrives
- * while the worker is stopped still finds them when the worker starts again.
+ * The user's answers. A real wallet opens its confirmation popup (chrome.windows.create), SHOWS `review` (what
+ * is signed, for whom, what it costs) and resolves with the user's choice for that one request. This example
+ * keeps a list of one-shot approvals instead: each `{ type: 'approve', method }` from the extension's own pages
+ * answers yes to ONE later request of that method (or 'session_proposal': one connection) and is consumed by
+ * it; without a fresh one the next request is rejected (5000). The list lives in chrome.storage.session, which
+ * outlives the worker (not the browser): a request that arrives while the worker is stopped still finds its
+ * approval when the worker starts again. Never call chrome.storage.session.setAccessLevel(
+ * 'TRUSTED_AND_UNTRUSTED_CONTEXTS'): content scripts, which web pages drive, could then write approvals.
  */
 const approvedMethods = async () => (await chrome.storage.session.get('approved')).approved ?? []
-const approve = async (review) => (await approvedMethods()).includes(review.method)
-const approveSession = async (_proposal) => (await approvedMethods()).includes('session_proposal')
+// Each read-modify-write of the list runs after the previous one: two concurrent messages lose no approval,
+// and two concurrent requests cannot both consume the same one.
+let queue = Promise.resolve()
+const serially = (step) => {
+  queue = queue.then(step, step)
+  return queue
+}
+const grant = (method) =>
+  serially(async () => chrome.storage.session.set({ approved: [...(await approvedMethods()), method] }))
+const take = (method) =>
+  serially(async () => {
+    const approved = await approvedMethods()
+    const index = approved.indexOf(method)
+    if (index === -1) return false
+    approved.splice(index, 1)
+    await chrome.storage.session.set({ approved })
+    return true
+  })
+// DEMO ONLY: `review` is what a real wallet shows in its popup; here only its method is matched.
+const approve = (review) => take(review.method)
+const approveSession = (_proposal) => take('session_proposal')
 
 // The worker is stopped when idle and started again by the next event: everything is rebuilt here, and
 // WalletKit restores its pairings, sessions and keys from the IndexedDB storage @walletconnect/core uses.
-const ready = (async () => {
+async function start() {
   const wallet = createWalletRpc({
     namespaces: [
       bip122({ keys: hdKeys({ mnemonic: demoMnemonic }) }),
@@ -59,17 +81,31 @@ const ready = (async () => {
   const errors = []
   attachWalletKit(walletKit, wallet, { approveSession, onError: (error) => errors.push(String(error)) })
   return { wallet, walletKit, errors }
-})()
+}
+/** The started wallet; a failed start (relay unreachable) is forgotten, so the next event tries again. */
+let started
+const ready = () => {
+  started ??= start().catch((error) => {
+    started = undefined
+    throw error
+  })
+  return started
+}
+// Logs the message only: an error never carries the keys, but a logged object could carry more than needed.
+const logError = (what) => (error) => console.error(what, error instanceof Error ? error.message : String(error))
+const startFailed = logError('the wallet did not start (the next event retries):')
+ready().catch(startFailed)
 
 /** The messages the extension's pages send; each answers a JSON-serialisable value. */
 async function onMessage(message) {
-  const { walletKit, errors } = await ready
+  const { walletKit, errors } = await ready()
   switch (message?.type) {
     case 'pair':
       await walletKit.pair({ uri: message.uri })
       return { ok: true }
     case 'approve':
-      await chrome.storage.session.set({ approved: [...(await approvedMethods()), message.method] })
+      if (typeof message.method !== 'string') return { error: 'approve needs a method (a string)' }
+      await grant(message.method)
       return { ok: true }
     case 'sessions':
       return Object.values(walletKit.getActiveSessions()).map(({ topic, peer, namespaces }) => ({
@@ -89,10 +125,12 @@ async function onMessage(message) {
 // shortest period) is one: the worker starts, WalletKit reconnects and receives what waited. Listeners are
 // registered at the top level, so the event that started the worker reaches them.
 const relayAlarm = 'walletconnect-relay'
-chrome.alarms.onAlarm.addListener(() => ready)
+// Any alarm starts the wallet (the relay alarm, or one a page sets to wake the worker).
+chrome.alarms.onAlarm.addListener(() => ready().catch(startFailed))
 chrome.alarms
   .get(relayAlarm)
   .then((alarm) => alarm ?? chrome.alarms.create(relayAlarm, { periodInMinutes: 0.5 }))
+  .catch(logError('could not set the relay alarm:'))
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only the extension's own pages may pair or approve: never a content script, which a web page can drive.

@@ -9,6 +9,10 @@ const define = {}
 for (const name of ['WALLETCONNECT_PROJECT_ID', 'WALLETCONNECT_RELAY_URL']) {
   if (process.env[name]) define[name] = JSON.stringify(process.env[name])
 }
+if (!process.env.WALLETCONNECT_PROJECT_ID)
+  console.warn(
+    'build.mjs: WALLETCONNECT_PROJECT_ID is unset: the bundle carries YOUR_PROJECT_ID, which the relay refuses',
+  )
 await build({
   entryPoints: ['background.js'],
   bundle: true,

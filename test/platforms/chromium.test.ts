@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { base58 } from '@scure/base'
 import puppeteer, { type Browser, type Target } from 'puppeteer-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { BIP122_MAINNET } from '../../src/bip122/index.js'
 import { solanaMainnet } from '../../src/solana/index.js'
 import {
@@ -18,6 +18,8 @@ import { type LocalRelay, startLocalRelay } from '../walletkit/localRelay.js'
 import { type Bundler, bundle, bundlers, root } from './bundle.js'
 import {
   buildExample,
+  contentScriptApproveAttempt,
+  contentScriptPage,
   exampleDappUrl,
   openExamplePopup,
   sessionAccount,
@@ -94,6 +96,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
     relay = await startLocalRelay()
     extensions.push(await buildExample(join(work, 'example'), relay.url))
     writeFileSync(join(work, 'page', 'index.html'), '<!doctype html><title>wallet-rpc</title>')
+    writeFileSync(join(work, 'page', contentScriptPage), '<!doctype html><title>a web page</title>')
     server = createServer((request, response) => {
       const name = (request.url ?? '/').slice(1) || 'index.html'
       const path = join(work, 'page', name)
@@ -191,11 +194,12 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
     }, 120_000)
   }
 
-  it('examples/extension is a WalletKit wallet: a dapp pairs through the relay, gets one verified answer per namespace and a refusal, also after Chrome stopped the worker', async () => {
+  it('examples/extension is a WalletKit wallet: a dapp pairs through the relay, gets one verified answer per namespace per one-shot approval and refusals, also after Chrome stopped the worker', async () => {
     expect(exampleWorker, 'the example extension started').toBeDefined()
     const popup = await openExamplePopup(browser, exampleWorker!)
     const send = popup.send
-    // The user's answers, given ahead: connect, and sign these four (eth_signTypedData_v4 stays unapproved).
+    // The user's answers, given ahead, one request each: connect, and sign these four (eth_signTypedData_v4
+    // stays unapproved).
     for (const method of [
       'session_proposal',
       'personal_sign',
@@ -218,6 +222,11 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       const personal = ['0x68656c6c6f', sessionAccount(session, 'eip155:1')]
       const signature = await dapp.request(session, 'eip155:1', 'personal_sign', personal)
       expect(verifyPersonalSign(personal, signature)).toEqual({ valid: true })
+      // That approval was consumed: the same method again, without a fresh one, is rejected.
+      await expect(dapp.request(session, 'eip155:1', 'personal_sign', personal)).rejects.toEqual({
+        code: 5000,
+        message: 'User rejected.',
+      })
 
       const message = {
         account: sessionAccount(session, BIP122_MAINNET),
@@ -244,7 +253,12 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       const solanaSigned = await dapp.request(session, solanaMainnet, 'solana_signMessage', solanaMessage)
       expect(verifySolanaSignMessage(solanaMessage, solanaSigned)).toEqual({ valid: true })
 
-      // Not approved by the user: the dapp's SDK rejects with 5000, nothing signed.
+      // A web page's content script tries to approve eth_signTypedData_v4: the worker answers only the
+      // extension's own pages, so the request below stays unapproved.
+      expect(await contentScriptApproveAttempt(browser, `${origin}/${contentScriptPage}`)).toMatch(
+        /^no answer/,
+      )
+      // Not approved by the user (nor by the content script): the dapp's SDK rejects with 5000, nothing signed.
       const typedData = {
         types: {
           EIP712Domain: [{ name: 'name', type: 'string' }],
@@ -259,26 +273,61 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       ).rejects.toEqual({ code: 5000, message: 'User rejected.' })
       expect(await send({ type: 'errors' }), 'no WalletKit error reported in the worker').toEqual([])
 
-      // Chrome stops an idle worker; a request sent meanwhile waits at the relay. The popup's next message
-      // starts the worker again, WalletKit restores the session from IndexedDB and answers the request.
-      const stopped = new Promise<void>((resolve) =>
-        browser.on('targetdestroyed', (target) => target === exampleWorker && resolve()),
-      )
-      await (await exampleWorker!.worker())!.close()
-      await stopped
+      // Chrome stops an idle worker; a request sent meanwhile waits at the relay. The next event starts the
+      // worker again, WalletKit restores the session from IndexedDB and answers the request: once the popup's
+      // message, once an alarm (what starts the worker while the popup is closed).
+      const stopWorker = async () => {
+        const stoppedWorker = exampleWorker!
+        let onDestroyed = (_target: Target) => {}
+        const stopped = new Promise<void>((resolve) => {
+          onDestroyed = (target) => target === stoppedWorker && resolve()
+          browser.on('targetdestroyed', onDestroyed)
+        })
+        await (await stoppedWorker.worker())!.close()
+        await stopped
+        browser.off('targetdestroyed', onDestroyed)
+        return () =>
+          browser.waitForTarget(
+            (target) =>
+              target.type() === 'service_worker' &&
+              target.url() === stoppedWorker.url() &&
+              target !== stoppedWorker,
+          )
+      }
+      /**
+       * Sends personal_sign while the worker is stopped; returns once the relay holds it (a new irn_publish),
+       * so the answer can only come through the relay's mailbox after a restart.
+       */
+      const requestWhileStopped = async (params: unknown[]) => {
+        const before = relay!.methods.length
+        const answered = dapp.request(session, 'eip155:1', 'personal_sign', params)
+        answered.catch(() => {}) // awaited by the caller: a rejection meanwhile is no unhandled one
+        await vi.waitFor(() => expect(relay!.methods.slice(before)).toContain('irn_publish'), {
+          timeout: 20_000,
+        })
+        return { answered }
+      }
+
+      // Woken by the popup's message.
+      await send({ type: 'approve', method: 'personal_sign' })
+      let restarted = await stopWorker()
       const afterRestart = ['0x726573746172746564', personal[1]]
-      const answered = dapp.request(session, 'eip155:1', 'personal_sign', afterRestart)
+      let { answered } = await requestWhileStopped(afterRestart)
       expect(await send({ type: 'sessions' })).toEqual([expect.objectContaining({ topic: session.topic })])
-      const stoppedWorker = exampleWorker!
-      exampleWorker = await browser.waitForTarget(
-        (target) =>
-          target.type() === 'service_worker' &&
-          target.url() === stoppedWorker.url() &&
-          target !== stoppedWorker,
-      )
+      exampleWorker = await restarted()
       expect(verifyPersonalSign(afterRestart, await answered)).toEqual({ valid: true })
       expect(await send({ type: 'errors' })).toEqual([])
-      // What starts the worker when no page does, so requests arrive while the popup is closed.
+
+      // Woken by an alarm, no runtime message: requests arrive while the popup is closed (the worker's own
+      // 30 s alarm does the same; waiting for it is no test).
+      await send({ type: 'approve', method: 'personal_sign' })
+      restarted = await stopWorker()
+      const afterAlarm = ['0x616c61726d', personal[1]]
+      ;({ answered } = await requestWhileStopped(afterAlarm))
+      await popup.wakeByAlarm(200)
+      exampleWorker = await restarted()
+      expect(verifyPersonalSign(afterAlarm, await answered)).toEqual({ valid: true })
+      expect(await send({ type: 'errors' })).toEqual([])
       expect(await popup.relayAlarm()).toMatchObject({ name: 'walletconnect-relay', periodInMinutes: 0.5 })
     } finally {
       await dapp.close()

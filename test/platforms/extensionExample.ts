@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, symlinkSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { SignClient } from '@walletconnect/sign-client'
@@ -15,9 +15,29 @@ import { root } from './bundle.js'
 const exampleInstalls = ['buffer', 'esbuild', '@reown/walletkit', '@walletconnect/core']
 
 /**
+ * A web page the test serves over http on 127.0.0.1 (any port: a match pattern without one matches all). The
+ * built extension gets a TEST-ONLY content script on it, which tries to approve a signature the way a
+ * malicious page could drive a content script to: the worker must refuse anything but its own pages.
+ */
+export const contentScriptPage = 'approve-attempt.html'
+const contentScriptMethod = 'eth_signTypedData_v4'
+/**
+ * The content script records the worker's answer on the page (its DOM is shared) for the test to read: the
+ * worker's `{ ok: true }` if it stored the approval; none (the message resolves with undefined, or rejects)
+ * if it ignored the message.
+ */
+const contentScript = `const record = (text) => { document.documentElement.dataset.approveAttempt = text }
+chrome.runtime.sendMessage({ type: 'approve', method: '${contentScriptMethod}' }).then(
+  (answer) => record(answer === undefined ? 'no answer' : 'answered: ' + JSON.stringify(answer)),
+  (error) => record('no answer: ' + error.message),
+)
+`
+
+/**
  * Builds examples/extension the way its README says (`npm run build`, i.e. `node build.mjs`, in a folder
  * holding the example and its installs) with the relay URL compiled in, into `dir`; returns the unpacked
  * extension's folder. The installs are symlinks: `wallet-rpc` to this checkout, the others to its node_modules.
+ * Then adds the test-only content script on `http://127.0.0.1/${contentScriptPage}` to dist/manifest.json.
  */
 export async function buildExample(dir: string, relayUrl: string): Promise<string> {
   const source = join(dir, 'src')
@@ -31,7 +51,37 @@ export async function buildExample(dir: string, relayUrl: string): Promise<strin
     cwd: source,
     env: { ...process.env, WALLETCONNECT_PROJECT_ID: 'local-test', WALLETCONNECT_RELAY_URL: relayUrl },
   })
-  return join(source, 'dist')
+  const dist = join(source, 'dist')
+  const manifest = JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8'))
+  manifest.content_scripts = [
+    {
+      matches: [`http://127.0.0.1/${contentScriptPage}`],
+      js: ['approve-attempt.js'],
+      run_at: 'document_end',
+    },
+  ]
+  writeFileSync(join(dist, 'manifest.json'), JSON.stringify(manifest))
+  writeFileSync(join(dist, 'approve-attempt.js'), contentScript)
+  return dist
+}
+
+/**
+ * Opens `url` (the suite's http page `contentScriptPage`) and resolves with the worker's answer to the content
+ * script's `{ type: 'approve', method: 'eth_signTypedData_v4' }`, once it came: 'no answer…' or 'answered: …'.
+ */
+export async function contentScriptApproveAttempt(browser: Browser, url: string): Promise<string> {
+  const page = await browser.newPage()
+  try {
+    await page.goto(url)
+    const attempt = await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { dataset: { approveAttempt?: string } } } })
+          .document.documentElement.dataset.approveAttempt,
+    )
+    return String(await attempt.jsonValue())
+  } finally {
+    await page.close()
+  }
 }
 
 export const exampleDappUrl = 'https://dapp.example'
@@ -92,6 +142,17 @@ export async function openExamplePopup(browser: Browser, serviceWorker: Target) 
             globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }
           ).chrome.runtime.sendMessage(m),
         message as never,
+      ),
+    /** Sets a one-off alarm `delay` ms from now: its event starts the stopped worker (no runtime message). */
+    wakeByAlarm: (delay: number): Promise<void> =>
+      page.evaluate(
+        (ms) =>
+          (
+            globalThis as unknown as {
+              chrome: { alarms: { create(name: string, info: { when: number }): Promise<void> } }
+            }
+          ).chrome.alarms.create('test-wake', { when: Date.now() + ms }),
+        delay,
       ),
     /** The alarm the worker sets to be started again every 30 s (undefined if none). */
     relayAlarm: (): Promise<unknown> =>
