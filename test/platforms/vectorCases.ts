@@ -221,10 +221,10 @@ export const portableBackends = {
 }
 
 /**
- * Per case, whether another runtime's answer equals Node's. What a case broadcast must always equal Node's
- * byte for byte: every case on a recorded chain is deterministic (ECDSA with RFC 6979 nonces, Ed25519). The
- * one exception to byte equality is a BIP-340 signature, which carries fresh auxiliary randomness (as
- * BIP-340 recommends): there the answers must be equal with their BIP-340 signatures zeroed, and the vector's
+ * Per case, whether another runtime's answer equals Node's. Its broadcasts must always equal Node's byte for
+ * byte: every case on a recorded chain is deterministic (ECDSA with RFC 6979 nonces, Ed25519). The one
+ * exception to byte equality is a BIP-340 signature, which carries fresh auxiliary randomness (as BIP-340
+ * recommends): there the answers must be equal with their BIP-340 signatures zeroed, and the vector's
  * wallet-rpc/verify check must accept both.
  */
 export function agreementWithNode(cases: Case[], outcome: Outcome, node: Outcome): boolean[] {
