@@ -243,19 +243,20 @@ export function agreementWithNode(cases: Case[], outcome: Outcome, node: Outcome
 }
 
 /**
- * A bip122 answer with the BIP-340 signatures it carries zeroed, as JSON; undefined when it carries none.
- * They are the witness item of a BIP-322 signature for a P2TR address, and a PSBT's tap key and tap script
- * signatures and the signature of a finalized P2TR key-path input.
+ * A bip122 answer with the BIP-340 signatures it carries zeroed, as JSON; undefined when it carries none (or
+ * does not parse). They are the witness item of a BIP-322 signature for a P2TR address, and a PSBT's tap key
+ * and tap script signatures and the signature of a finalized P2TR key-path input.
  */
 function withoutBip340Signatures(answer: unknown): string | undefined {
   const result = (answer as { result?: unknown }).result
   if (typeof result !== 'object' || result === null) return undefined
   const { address, signature, psbt } = result as Record<string, unknown>
-  if (typeof address === 'string' && typeof signature === 'string' && isTaproot(address)) {
-    const witness = btc.RawWitness.decode(hexToBytes(signature))
-    return zeroed(result, 'signature', hexToBytes(signature), witness, bytesToHex)
-  }
-  if (typeof psbt === 'string') {
+  try {
+    if (typeof address === 'string' && typeof signature === 'string' && isTaproot(address)) {
+      const witness = btc.RawWitness.decode(hexToBytes(signature))
+      return zeroed(result, 'signature', hexToBytes(signature), witness)
+    }
+    if (typeof psbt !== 'string') return undefined
     const raw = Uint8Array.from(atob(psbt), (char) => char.charCodeAt(0))
     const transaction = btc.Transaction.fromPSBT(raw, { allowUnknownOutputs: true, allowUnknownInputs: true })
     const signatures: Uint8Array[] = []
@@ -267,27 +268,29 @@ function withoutBip340Signatures(answer: unknown): string | undefined {
       if (script !== undefined && btc.OutScript.decode(script).type === 'tr')
         signatures.push(...(input.finalScriptWitness ?? []))
     }
-    return zeroed(result, 'psbt', raw, signatures, (bytes) => btoa(String.fromCharCode(...bytes)))
+    return zeroed(result, 'psbt', raw, signatures)
+  } catch {
+    return undefined
   }
-  return undefined
 }
 
-/** `result` as JSON with each 64- or 65-byte (BIP-340, with or without sighash byte) signature in `field` zeroed. */
+/**
+ * `result` as JSON, its `field` (`bytes`) as hex with each 64- or 65-byte (BIP-340, without or with a sighash
+ * byte) signature among `signatures` zeroed; undefined when there is none.
+ */
 function zeroed(
   result: object,
   field: string,
   bytes: Uint8Array,
   signatures: Uint8Array[],
-  encode: (bytes: Uint8Array) => string,
 ): string | undefined {
-  const hex = bytesToHex(bytes)
   const bip340 = signatures.filter(({ length }) => length === 64 || length === 65).map(bytesToHex)
   if (bip340.length === 0) return undefined
   const blanked = bip340.reduce(
-    (text, signature) => text.replaceAll(signature, '00'.repeat(signature.length / 2)),
-    hex,
+    (hex, signature) => hex.replaceAll(signature, '00'.repeat(signature.length / 2)),
+    bytesToHex(bytes),
   )
-  return JSON.stringify({ ...result, [field]: encode(hexToBytes(blanked)) })
+  return JSON.stringify({ ...result, [field]: blanked })
 }
 
 /** Whether a Bitcoin address (mainnet, testnet or regtest) pays to a P2TR output. */
