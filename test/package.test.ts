@@ -1,11 +1,11 @@
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { erc20Abi } from '../src/eip155/erc20Abi.js'
-import { modulesLoadedByImport } from './setup/modulesLoaded.js'
+import { modulesLoadedByImport, runInPackage } from './setup/modulesLoaded.js'
 
 /**
  * The published shape: every subpath resolves by the package's own name from the built `dist/`, ships
@@ -123,22 +123,15 @@ describe('eip155 prebundled viem helpers (Node)', () => {
     const bundled = await import(`${root}/dist/eip155/viemUtils.js`)
     const viem = await import('viem/utils')
     const address = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
-    const typedData = {
-      domain: { name: 'Ether Mail', version: '1', chainId: 1, verifyingContract: address },
-      types: {
-        Person: [
-          { name: 'name', type: 'string' },
-          { name: 'wallet', type: 'address' },
-        ],
-        Mail: [
-          { name: 'from', type: 'Person' },
-          { name: 'contents', type: 'string' },
-          { name: 'amounts', type: 'uint256[]' },
-        ],
-      },
-      primaryType: 'Mail',
-      message: { from: { name: 'Cow', wallet: address }, contents: 'Hello', amounts: [1n, 2n] },
-    } as const
+    // EIP-712's own example (sourced in the vector file), and the same with an array member added.
+    const { typedData } = JSON.parse(
+      readFileSync(`${root}/test-vectors/eip155/eip712-mail.json`, 'utf8'),
+    ) as { typedData: Parameters<typeof viem.hashTypedData>[0] & { types: Record<string, unknown[]> } }
+    const withArray = {
+      ...typedData,
+      types: { ...typedData.types, Mail: [...typedData.types.Mail!, { name: 'amounts', type: 'uint256[]' }] },
+      message: { ...typedData.message, amounts: [1n, 2n] },
+    } as Parameters<typeof viem.hashTypedData>[0]
     const transaction = {
       chainId: 1,
       type: 'eip1559',
@@ -164,6 +157,7 @@ describe('eip155 prebundled viem helpers (Node)', () => {
     const call = `0xa9059cbb${address.slice(2).toLowerCase().padStart(64, '0')}${'0'.repeat(63)}5`
     const cases: Array<[string, (utils: typeof viem) => unknown]> = [
       ['hashTypedData', (utils) => utils.hashTypedData(typedData)],
+      ['hashTypedData, array member', (utils) => utils.hashTypedData(withArray)],
       ['serializeTransaction', (utils) => utils.serializeTransaction(transaction)],
       ['serializeTransaction legacy', (utils) => utils.serializeTransaction(legacyTransaction)],
       ['parseTransaction', (utils) => utils.parseTransaction(serialized)],
@@ -217,21 +211,14 @@ describe('portable crypto backends in Node', () => {
   })
 
   it('still loads them when asked for the portable backends', () => {
-    const result = spawnSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `const { loadSecp256k1 } = await import('./dist/crypto/secp256k1.js')
-         const { tweetnaclEd25519 } = await import('./dist/crypto/ed25519.js')
-         const secp = await loadSecp256k1('@bitcoinerlab/secp256k1')
-         const key = tweetnaclEd25519.fromSeed(new Uint8Array(32))
-         process.stdout.write(JSON.stringify([secp.ecc.isPrivate(new Uint8Array(32).fill(1)), key.publicKey.length]))`,
-      ],
-      { cwd: root, encoding: 'utf8' },
+    const { stdout } = runInPackage(
+      `const { loadSecp256k1 } = await import('./dist/crypto/secp256k1.js')
+       const { tweetnaclEd25519 } = await import('./dist/crypto/ed25519.js')
+       const secp = await loadSecp256k1('@bitcoinerlab/secp256k1')
+       const key = tweetnaclEd25519.fromSeed(new Uint8Array(32))
+       process.stdout.write(JSON.stringify([secp.ecc.isPrivate(new Uint8Array(32).fill(1)), key.publicKey.length]))`,
     )
-    expect(result.status, result.stderr).toBe(0)
-    expect(JSON.parse(result.stdout)).toEqual([true, 32])
+    expect(JSON.parse(stdout)).toEqual([true, 32])
   })
 })
 
@@ -252,28 +239,21 @@ describe('the explorer sample in the package', () => {
   })
 
   it('the built sandbox serves the built logos without the sources beside it', () => {
-    const result = spawnSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `const { startPaySandbox } = await import('./dist/pay/sandbox/index.js')
-         const sandbox = await startPaySandbox()
-         try {
-           const all = await (await fetch(sandbox.url + '/v3/all?projectId=demo')).json()
-           const listing = Object.values(all.listings)[0]
-           const answers = []
-           for (const size of ['sm', 'md', 'lg']) {
-             const response = await fetch(listing.image_url[size])
-             answers.push([size, response.status, response.headers.get('content-type'), (await response.text()).length > 0])
-           }
-           process.stdout.write(JSON.stringify(answers))
-         } finally { await sandbox.stop() }`,
-      ],
-      { cwd: root, encoding: 'utf8' },
+    const { stdout } = runInPackage(
+      `const { startPaySandbox } = await import('./dist/pay/sandbox/index.js')
+       const sandbox = await startPaySandbox()
+       try {
+         const all = await (await fetch(sandbox.url + '/v3/all?projectId=demo')).json()
+         const listing = Object.values(all.listings)[0]
+         const answers = []
+         for (const size of ['sm', 'md', 'lg']) {
+           const response = await fetch(listing.image_url[size])
+           answers.push([size, response.status, response.headers.get('content-type'), (await response.text()).length > 0])
+         }
+         process.stdout.write(JSON.stringify(answers))
+       } finally { await sandbox.stop() }`,
     )
-    expect(result.status, result.stderr).toBe(0)
-    expect(JSON.parse(result.stdout)).toEqual(
+    expect(JSON.parse(stdout)).toEqual(
       ['sm', 'md', 'lg'].map((size) => [size, 200, expect.stringContaining('image/svg+xml'), true]),
     )
   })

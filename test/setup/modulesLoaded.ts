@@ -19,18 +19,26 @@ process.on('exit', () => {
 `)}`
 
 /**
+ * Runs `script`, an ES module, in a fresh Node process from the package root (after `preload`ed modules) and
+ * returns what it printed; the script failing fails the test.
+ */
+export function runInPackage(script: string, preload: string[] = []): { stdout: string; stderr: string } {
+  const result = spawnSync(
+    process.execPath,
+    [...preload.flatMap((module) => ['--import', module]), '--input-type=module', '-e', script],
+    { cwd: root, encoding: 'utf8' },
+  )
+  expect(result.status, result.stderr).toBe(0)
+  return { stdout: result.stdout, stderr: result.stderr }
+}
+
+/**
  * Every module (URL or CommonJS path) a fresh Node process loads while it runs `script`, an ES module run from
  * the package root; with `sources`, `.ts` files load through tsx. The script failing fails the test.
  */
 export function modulesLoadedBy(script: string, { sources = false } = {}): string[] {
-  const result = spawnSync(
-    process.execPath,
-    ['--import', recordModules, ...(sources ? ['--import', 'tsx'] : []), '--input-type=module', '-e', script],
-    { cwd: root, encoding: 'utf8' },
-  )
-  expect(result.status, result.stderr).toBe(0)
-  return result.stderr
-    .split('\n')
+  return runInPackage(script, [recordModules, ...(sources ? ['tsx'] : [])])
+    .stderr.split('\n')
     .filter((line) => line.startsWith('MODULE '))
     .map((line) => line.slice('MODULE '.length))
 }

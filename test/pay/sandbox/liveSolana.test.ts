@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { base58 } from '@scure/base'
 import { FailedTransactionMetadata } from 'litesvm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWalletRpc } from '../../../src/createWalletRpc.js'
+import { createWalletRpc, type WalletRpc } from '../../../src/createWalletRpc.js'
 import { createSplMint } from '../../../src/devchains/splToken.js'
 import { createPayClient } from '../../../src/pay/index.js'
 import {
@@ -30,6 +30,27 @@ let receiver: WebhookReceiver
 const [payerKey] = solanaKeys.fromMnemonic(devMnemonic, { account: 6 })
 const payer = base58.encode(payerKey!.publicKey)
 const merchant = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'
+
+/** The payer's wallet: account 6 of the dev mnemonic on the litesvm runtime at `rpcUrl`, approving all. */
+const payerWallet = (rpcUrl: string): WalletRpc =>
+  createWalletRpc({
+    namespaces: [
+      solana({
+        keys: solanaKeys.fromMnemonic(devMnemonic, { account: 6 }),
+        chains: [solanaLocalnet],
+        providers: { [solanaLocalnet]: solanaRpc(rpcUrl) },
+      }),
+    ],
+    approve: () => true,
+  })
+
+/** The payer's gateway client at `baseUrl`, the link's options, and the option for the payer's account. */
+async function payerOption(baseUrl: string, apiKey: string, wallet: WalletRpc, paymentLink: string) {
+  const client = createPayClient({ baseUrl, apiKey, wallet, trustedHosts: [checkoutHost], maxPollMs: 10_000 })
+  const offered = await client.getOptions(paymentLink)
+  const option = offered.options.find((candidate) => candidate.account === `${solanaLocalnet}:${payer}`)
+  return { client, offered, option }
+}
 
 beforeAll(async () => {
   chains = await startLiveChains()
@@ -69,27 +90,15 @@ describe('a live Solana payment', () => {
     })
     expect(registered.status).toBe(201)
     const created = await call('POST', '/v1/payments', { body: { referenceId: 'sol-1', amount: usd('420') } })
-    const wallet = createWalletRpc({
-      namespaces: [
-        solana({
-          keys: solanaKeys.fromMnemonic(devMnemonic, { account: 6 }),
-          chains: [solanaLocalnet],
-          providers: { [solanaLocalnet]: solanaRpc(solanaChain.url) },
-        }),
-      ],
-      approve: () => true,
-    })
+    const wallet = payerWallet(solanaChain.url)
     try {
-      const client = createPayClient({
-        baseUrl: sandbox.url,
-        apiKey: live.apiKey,
-        wallet,
-        trustedHosts: [checkoutHost],
-        maxPollMs: 10_000,
-      })
       const payerBefore = mint.balance(payer)
-      const offered = await client.getOptions(created.body.paymentLink)
-      const option = offered.options.find((candidate) => candidate.account === `${solanaLocalnet}:${payer}`)
+      const { client, offered, option } = await payerOption(
+        sandbox.url,
+        live.apiKey,
+        wallet,
+        created.body.paymentLink,
+      )
       expect(option?.amount?.unit).toBe(`caip19/${asset}`)
       const paid = await client.pay(created.body.paymentLink, option!.id, { options: offered })
       expect(paid.status).toBe('succeeded')
@@ -262,16 +271,7 @@ async function paidThroughProxy(merchantAccount: number) {
   const created = await call('POST', '/v1/payments', {
     body: { referenceId: `sol-${merchantAccount}`, amount: usd('420') },
   })
-  const wallet = createWalletRpc({
-    namespaces: [
-      solana({
-        keys: solanaKeys.fromMnemonic(devMnemonic, { account: 6 }),
-        chains: [solanaLocalnet],
-        providers: { [solanaLocalnet]: solanaRpc(chains.solana!.url) },
-      }),
-    ],
-    approve: () => true,
-  })
+  const wallet = payerWallet(chains.solana!.url)
   return {
     proxy,
     proxied,
@@ -283,15 +283,12 @@ async function paidThroughProxy(merchantAccount: number) {
     pay: async (mode: 'lose-reply' | 'drop') => {
       proxy.setMode(mode)
       try {
-        const client = createPayClient({
-          baseUrl: proxied.url,
-          apiKey: live.apiKey,
+        const { client, offered, option } = await payerOption(
+          proxied.url,
+          live.apiKey,
           wallet,
-          trustedHosts: [checkoutHost],
-          maxPollMs: 10_000,
-        })
-        const offered = await client.getOptions(created.body.paymentLink)
-        const option = offered.options.find((candidate) => candidate.account === `${solanaLocalnet}:${payer}`)
+          created.body.paymentLink,
+        )
         const paid = await client.pay(created.body.paymentLink, option!.id, { options: offered })
         expect(paid.status).toBe('succeeded')
       } finally {
