@@ -14,7 +14,7 @@
  * context (merchant, amount, option, "action i of n"). Failures are typed `PayError`s with the gateway's code.
  */
 
-export { formatAmount } from './client/actions.js'
+export { executePayActions, formatAmount, type SdkPayAction } from './client/actions.js'
 export {
   type CollectDataRequirement,
   type CollectedData,

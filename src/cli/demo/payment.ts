@@ -295,14 +295,19 @@ async function signerMatches(
   payer: Address | undefined,
 ): Promise<boolean> {
   const action = actions.find(
-    (entry): entry is { data: { method: string; params: string } } =>
+    (entry): entry is { data: { method: string; params: unknown } } =>
       typeof entry === 'object' &&
       entry !== null &&
       (entry as { data?: { method?: unknown } }).data?.method === 'eth_signTypedData_v4',
   )
   if (action === undefined || payer === undefined) return false
   try {
-    const params = JSON.parse(action.data.params) as [string, string | Record<string, unknown>]
+    // The gateway sends params as an array (older sandboxes: its JSON text).
+    const raw = action.data.params
+    const params = (typeof raw === 'string' ? JSON.parse(raw) : raw) as [
+      string,
+      string | Record<string, unknown>,
+    ]
     const typedData = typeof params[1] === 'string' ? JSON.parse(params[1]) : params[1]
     const recovered = await recoverTypedDataAddress({
       ...(typedData as Parameters<typeof recoverTypedDataAddress>[0]),

@@ -145,6 +145,39 @@ export async function executeActions(
   return results
 }
 
+/** An action as `@walletconnect/pay` (and WalletKit's `walletKit.pay`) hands it over: params as the array's JSON text. */
+export type SdkPayAction = { walletRpc: { chainId: string; method: string; params: string } }
+
+/**
+ * Runs the actions `@walletconnect/pay`'s `getRequiredPaymentActions` returns through the wallet's router, in
+ * order, each with the payment context its approval shows, and returns what its `confirmPayment` takes as
+ * `signatures` (one string per action; a Solana action's signed transaction in base64). Stops at the first
+ * failure (`PayActionError`).
+ */
+export function executePayActions(
+  wallet: WalletRpc,
+  actions: readonly SdkPayAction[],
+  context: { paymentId: string; optionId: string; origin: string; merchant?: string; amount?: string },
+): Promise<string[]> {
+  const walletRpcActions: WalletRpcAction[] = actions.map(({ walletRpc }) => ({
+    type: 'walletRpc',
+    data: { chain_id: walletRpc.chainId, method: walletRpc.method, params: walletRpc.params },
+  }))
+  return executeActions(
+    wallet,
+    walletRpcActions,
+    {
+      paymentId: context.paymentId,
+      merchant: context.merchant,
+      amount: context.amount,
+      option: context.optionId,
+      origin: context.origin,
+    },
+    () => {},
+    undefined,
+  )
+}
+
 /**
  * The OpenAPI gives params as an array; `solana_signTransaction` takes one object (`{ transaction, … }`), so a
  * one-object array is unwrapped for it. Other methods get their params as sent.

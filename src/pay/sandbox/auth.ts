@@ -30,8 +30,36 @@ export function authenticate(context: RequestContext, auth: Auth, config: Sandbo
 
 const versionPattern = /^([0-9]{4})-([0-9]{2})-([0-9]{2})(\.preview)?$/
 
+/** The request headers that carry the API version: the seed's, and the two the official wallet client sends. */
+export const versionHeaders = ['pay-version', 'wcp-version', 'api-version'] as const
+
 /**
- * `Pay-Version`: absent → the pin; malformed or not a calendar date → 400 invalid_api_version; well formed but
+ * The version the request asks for: the one value its version headers carry (absent → undefined). Headers that
+ * disagree are 400 invalid_api_version: there is no rule for which one would win.
+ */
+export function requestedVersion(context: RequestContext): string | undefined {
+  const values = new Set(
+    versionHeaders.map((name) => header(context, name)).filter((value) => value !== undefined),
+  )
+  if (values.size > 1) {
+    throw new PayHttpError(
+      400,
+      'invalid_api_version',
+      `Pay-Version, WCP-Version and Api-Version disagree: ${[...values].join(', ')}`,
+    )
+  }
+  return values.values().next().value
+}
+
+/** The resolved version on a reply: always as `Pay-Version`, and under each other version header the request used. */
+export function versionReplyHeaders(context: RequestContext): Record<string, string> {
+  const headers: Record<string, string> = { 'pay-version': context.version }
+  for (const name of versionHeaders) if (header(context, name) !== undefined) headers[name] = context.version
+  return headers
+}
+
+/**
+ * The requested version (`Pay-Version`, `WCP-Version` or `Api-Version`): absent → the pin; malformed or not a calendar date → 400 invalid_api_version; well formed but
  * not a version this sandbox knows → 400 unknown_api_version; known but older than the pin → 400
  * api_version_downgrade. `versions` is ordered oldest first.
  */
@@ -39,11 +67,15 @@ export function resolveVersion(requested: string | undefined, config: SandboxCon
   if (requested === undefined) return config.pinnedVersion
   const match = versionPattern.exec(requested)
   if (match === null || !isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]))) {
-    throw new PayHttpError(400, 'invalid_api_version', `Pay-Version must be YYYY-MM-DD or YYYY-MM-DD.preview`)
+    throw new PayHttpError(
+      400,
+      'invalid_api_version',
+      'the API version must be YYYY-MM-DD or YYYY-MM-DD.preview',
+    )
   }
   const index = config.versions.indexOf(requested)
   if (index < 0) {
-    throw new PayHttpError(400, 'unknown_api_version', `unknown Pay-Version ${requested}`, {
+    throw new PayHttpError(400, 'unknown_api_version', `unknown API version ${requested}`, {
       details: { supported: [...config.versions] },
     })
   }
@@ -51,7 +83,7 @@ export function resolveVersion(requested: string | undefined, config: SandboxCon
     throw new PayHttpError(
       400,
       'api_version_downgrade',
-      `Pay-Version ${requested} is older than the pinned version`,
+      `API version ${requested} is older than the pinned version`,
       {
         details: { pinned: config.pinnedVersion },
       },

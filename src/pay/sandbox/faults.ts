@@ -195,14 +195,10 @@ export class Faults {
 /** The error a gateway fault answers with (the contract's codes for 409 and 410). */
 export function gatewayFaultError(fault: GatewayFault): PayHttpError {
   if (fault.status === 409) {
-    return new PayHttpError(409, 'route_expired', 'the option route expired; get options again (fault)')
+    return new PayHttpError(409, 'quote_expired', 'the option route expired; get options again (fault)')
   }
   if (fault.status === 410) return new PayHttpError(410, 'payment_expired', 'the payment expired (fault)')
-  return new PayHttpError(
-    fault.status,
-    'service_unavailable',
-    `temporarily unavailable (fault ${fault.status})`,
-  )
+  return new PayHttpError(fault.status, 'internal_error', `temporarily unavailable (fault ${fault.status})`)
 }
 
 /**

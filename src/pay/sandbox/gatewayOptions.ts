@@ -109,7 +109,7 @@ export function resolveBuild(route: EvmRoute, layout: ActionLayout): EvmRoute['r
     data: {
       chain_id: route.chainId,
       method: 'eth_signTypedData_v4',
-      params: JSON.stringify([route.address, JSON.stringify(typedDataJson(typedData))]),
+      params: [route.address, JSON.stringify(typedDataJson(typedData))],
     },
   }
   const approval = approvalAction(route)
@@ -145,7 +145,7 @@ function approvalAction(route: EvmRoute): WalletRpcAction {
   }
   return {
     type: 'walletRpc',
-    data: { chain_id: route.chainId, method: 'eth_sendTransaction', params: JSON.stringify([transaction]) },
+    data: { chain_id: route.chainId, method: 'eth_sendTransaction', params: [transaction] },
   }
 }
 

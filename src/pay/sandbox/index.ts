@@ -43,6 +43,8 @@ export { eventTypes }
 
 /** The API version this sandbox describes (the spec's version). */
 export const sandboxApiVersion = '2026-02-18'
+/** The version `@walletconnect/pay` 1.1.0 sends (`WCP-Version`, `Api-Version`); the sandbox knows it by default. */
+export const walletClientApiVersion = '2026-02-19.preview'
 
 export type PaySandboxOptions = {
   /** TCP port on 127.0.0.1; default 0 (a free port chosen by the OS). */
@@ -64,9 +66,12 @@ export type PaySandboxOptions = {
   portalUrl?: string
   /** Timestamps, expiry and webhook timestamps read this clock (ms); default `Date.now`. */
   clock?: Clock
-  /** Known API versions, oldest first; default `['2026-02-18']`. */
+  /** Known API versions, oldest first; default `['2026-02-18', '2026-02-19.preview']`. */
   versions?: readonly string[]
-  /** The partner's pinned version (default and downgrade floor); default the newest of `versions`. */
+  /**
+   * The partner's pinned version (default and downgrade floor); default `2026-02-18` with the default versions,
+   * else the newest of `versions`.
+   */
   pinnedVersion?: string
   /** How long a payment waits for the buyer; default 15 minutes. */
   paymentTtlMs?: number
@@ -347,8 +352,10 @@ function webhookFacade(mode: Mode, pinnedVersion: string): PaySandbox['webhooks'
 
 /** Starts the payment service on 127.0.0.1: test mode, and live mode on local chains with `options.live`. */
 export async function startPaySandbox(options: PaySandboxOptions = {}): Promise<PaySandbox> {
-  const versions = options.versions ?? [sandboxApiVersion]
-  const pinnedVersion = options.pinnedVersion ?? versions[versions.length - 1]
+  const versions = options.versions ?? [sandboxApiVersion, walletClientApiVersion]
+  const pinnedVersion =
+    options.pinnedVersion ??
+    (options.versions === undefined ? sandboxApiVersion : versions[versions.length - 1])
   if (pinnedVersion === undefined || !versions.includes(pinnedVersion)) {
     throw new TypeError('pinnedVersion must be one of versions')
   }

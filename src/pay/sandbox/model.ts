@@ -69,10 +69,13 @@ export type TokenConfig = {
   networkName: string
 }
 
-/** A walletRpc action as the gateway sends it: `params` is the JSON-encoded params array (spec: "JSON-encoded"). */
+/**
+ * A walletRpc action as the gateway sends it: `params` is the params array itself on the wire (the official client
+ * parses a sequence and hands the wallet its JSON text, the seed's "JSON-encoded").
+ */
 export type WalletRpcAction = {
   type: 'walletRpc'
-  data: { chain_id: string; method: string; params: string }
+  data: { chain_id: string; method: string; params: unknown[] }
 }
 export type BuildAction = { type: 'build'; data: { data: string } }
 export type GatewayAction = WalletRpcAction | BuildAction

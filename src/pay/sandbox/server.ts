@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { authenticate, resolveVersion } from './auth.js'
+import { authenticate, requestedVersion, resolveVersion, versionReplyHeaders } from './auth.js'
 import { header, type Reply, type RequestContext, type Route, type SandboxContext } from './context.js'
-import { badRequest, PayHttpError } from './errors.js'
+import { badRequest, onGatewayWire, PayHttpError } from './errors.js'
 import { errorPage } from './web/dashboard/layout.js'
 import { dashboardModeOf, registerDashboardModes } from './web/dashboard/session.js'
 
@@ -16,9 +16,14 @@ type CompiledMode = { routes: CompiledRoute[]; context: SandboxContext }
 
 const isDashboardPath = (path: string): boolean => path === '/dashboard' || path.startsWith('/dashboard/')
 
-/** The API refuses in JSON; under /dashboard a browser is refused with a page (no route, wrong method, bad body). */
+/**
+ * The API refuses in JSON; under /dashboard a browser is refused with a page (no route, wrong method, bad body);
+ * on gateway paths only with the codes the official wallet client parses.
+ */
 const refusalFor = (path: string, error: PayHttpError): Reply =>
-  isDashboardPath(path) ? errorPage(error) : errorReply(error)
+  isDashboardPath(path)
+    ? errorPage(error)
+    : errorReply(path.startsWith('/v1/gateway/') ? onGatewayWire(error) : error)
 
 const compile = (mode: SandboxMode): CompiledMode => ({
   context: mode.context,
@@ -112,11 +117,11 @@ async function handle(
   try {
     const raw = await readBody(request)
     authenticate(context, matched.route.auth, sandbox.config)
-    context.version = resolveVersion(header(context, 'pay-version'), sandbox.config)
+    context.version = resolveVersion(requestedVersion(context), sandbox.config)
     context.rawBody = raw
     context.body = parseBody(context, raw)
     const reply = await matched.route.handle(context)
-    return { ...reply, headers: { ...reply.headers, 'pay-version': context.version } }
+    return { ...reply, headers: { ...reply.headers, ...versionReplyHeaders(context) } }
   } catch (error) {
     if (error instanceof PayHttpError) return refusalFor(url.pathname, error)
     throw error

@@ -271,7 +271,7 @@ export async function resolveSolanaBuild(route: SolanaRoute): Promise<SolanaRout
         data: {
           chain_id: route.chainId,
           method: 'solana_signTransaction',
-          params: JSON.stringify([{ transaction: encodeBase64(wire), pubkey: base58.encode(route.payer) }]),
+          params: [{ transaction: encodeBase64(wire), pubkey: base58.encode(route.payer) }],
         },
       },
     ],

@@ -171,8 +171,8 @@ describe('Pay client against the test-mode gateway, signing with the eip155 name
     })
     expect(receipt.status).toBe('success')
     expect(receipt.from.toLowerCase()).toBe(address!.toLowerCase())
-    const fetched = traffic.calls('fetch')[0]!.response as { actions: { data: { params: string } }[] }
-    const [, typedDataText] = JSON.parse(fetched.actions[0]!.data.params) as [string, string]
+    const fetched = traffic.calls('fetch')[0]!.response as { actions: { data: { params: unknown[] } }[] }
+    const [, typedDataText] = fetched.actions[0]!.data.params as [string, string]
     const recovered = recoverTypedSignature({
       data: JSON.parse(typedDataText),
       signature: result.results[1]!,

@@ -24,11 +24,11 @@ describe('fault mode on the gateway', () => {
     const call = api(sandbox)
     const id = await createPayment(sandbox)
     const first = await call('POST', `/v1/gateway/payment/${id}/options`, { body: accounts })
-    expectError(first, 503, 'service_unavailable')
+    expectError(first, 503, 'internal_error')
     expectError(
       await call('POST', `/v1/gateway/payment/${id}/options`, { body: accounts }),
       503,
-      'service_unavailable',
+      'internal_error',
     )
     const third = await call('POST', `/v1/gateway/payment/${id}/options`, { body: accounts })
     expect(third.status).toBe(200)
@@ -49,7 +49,7 @@ describe('fault mode on the gateway', () => {
     })
     const id = await createPayment(sandbox)
     const lost = await payByHand(sandbox, id)
-    expectError(lost, 503, 'service_unavailable')
+    expectError(lost, 503, 'internal_error')
     expect(sandbox.control.payment(id)).toMatchObject({ status: 'processing', payment_state_version: 1 })
     const retried = await api(sandbox)('POST', `/v1/gateway/payment/${id}/confirm`, {
       body: { optionId: 'any', results: [] },
@@ -72,8 +72,8 @@ describe('fault mode on the gateway', () => {
     const build = option.actions.find((action: { type: string }) => action.type === 'build')
     const fetchBuild = (optionId: string, data: string) =>
       call('POST', `/v1/gateway/payment/${id}/fetch`, { body: { optionId, data } })
-    expectError(await fetchBuild(option.id, build.data.data), 409, 'route_expired')
-    expectError(await fetchBuild(option.id, build.data.data), 409, 'route_expired')
+    expectError(await fetchBuild(option.id, build.data.data), 409, 'quote_expired')
+    expectError(await fetchBuild(option.id, build.data.data), 409, 'quote_expired')
     const again = await call('POST', `/v1/gateway/payment/${id}/options`, { body: accounts })
     const fresh = again.body.options[0]
     expect(fresh.id).not.toBe(option.id)

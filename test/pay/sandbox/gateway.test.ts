@@ -71,7 +71,7 @@ describe('options', () => {
     expect(approval.type).toBe('walletRpc')
     expect(approval.data.chain_id).toBe('eip155:1')
     expect(approval.data.method).toBe('eth_sendTransaction')
-    const [transaction] = JSON.parse(approval.data.params)
+    const [transaction] = approval.data.params
     expect(transaction.from).toBe(buyer.address)
     expect(transaction.to).toBe('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48')
     // approve(address,uint256) selector and the token amount as the second word.
@@ -127,22 +127,22 @@ describe('options', () => {
     expectError(flag, 400, 'params_validation')
   })
 
-  it('unknown payment 404 payment_not_found; a final payment is 422 payment_not_payable', async () => {
+  it('unknown payment 404 payment_not_found; a final payment is 400 invalid_state', async () => {
     const unknown = await gateway('pay_unknown', 'options', { accounts: [`eip155:1:${buyer.address}`] })
     expectError(unknown, 404, 'payment_not_found')
     const id = await createPayment(sandbox, 'opt-4')
     sandbox.control.cancel(id)
     const final = await gateway(id, 'options', { accounts: [`eip155:1:${buyer.address}`] })
-    expectError(final, 422, 'payment_not_payable')
-    expect(final.body).toMatchObject({ code: 'payment_not_payable', details: { status: 'cancelled' } })
+    expectError(final, 400, 'invalid_state')
+    expect(final.body).toMatchObject({ code: 'invalid_state', details: { status: 'cancelled' } })
   })
 
-  it('fetch on a payment that is no longer payable is 422 payment_not_payable', async () => {
+  it('fetch on a payment that is no longer payable is 400 invalid_state', async () => {
     const id = await createPayment(sandbox, 'opt-final-fetch')
     const option = await optionFor(id)
     sandbox.control.fail(id)
     const reply = await gateway(id, 'fetch', { optionId: option.id, data: option.actions[1].data.data })
-    expectError(reply, 422, 'payment_not_payable')
+    expectError(reply, 400, 'invalid_state')
   })
 
   it('wallet authentication with App-Id + Client-Id works on the gateway', async () => {
@@ -165,7 +165,7 @@ describe('fetch', () => {
     const [action] = reply.body.actions
     expect(action.type).toBe('walletRpc')
     expect(action.data).toMatchObject({ chain_id: 'eip155:31337', method: 'eth_signTypedData_v4' })
-    const [address, json] = JSON.parse(action.data.params)
+    const [address, json] = action.data.params
     expect(address).toBe(buyer.address)
     const typed = JSON.parse(json)
     expect(typed.primaryType).toBe('TransferWithAuthorization')
@@ -186,17 +186,17 @@ describe('fetch', () => {
     expect(Number(typed.message.validBefore)).toBe(option.expiresAt)
   })
 
-  it('wrong build data 400; unknown option 404 option_not_found; expired route 409 route_expired', async () => {
+  it('wrong build data 400; unknown option 400 invalid_params; expired route 409 quote_expired', async () => {
     const id = await createPayment(sandbox, 'fetch-2')
     const option = await optionFor(id)
     const wrong = await gateway(id, 'fetch', { optionId: option.id, data: 'build_forged' })
     expectError(wrong, 400, 'params_validation')
     const unknown = await gateway(id, 'fetch', { optionId: 'opt_nope', data: option.actions[1].data.data })
-    expectError(unknown, 404, 'option_not_found')
+    expectError(unknown, 400, 'invalid_params')
     sandbox.control.expireRoutes(id)
     const expired = await gateway(id, 'fetch', { optionId: option.id, data: option.actions[1].data.data })
-    expectError(expired, 409, 'route_expired')
-    expect(expired.body).toMatchObject({ code: 'route_expired', details: { optionId: option.id } })
+    expectError(expired, 409, 'quote_expired')
+    expect(expired.body).toMatchObject({ code: 'quote_expired', details: { optionId: option.id } })
     // Options again give a fresh route that works.
     const fresh = await optionFor(id)
     expect(fresh.id).not.toBe(option.id)
@@ -220,7 +220,7 @@ describe('fetch', () => {
       const reply = await timedCall('POST', `/v1/gateway/payment/${id}/fetch`, {
         body: { optionId: option.id, data: option.actions[1].data.data },
       })
-      expectError(reply, 409, 'route_expired')
+      expectError(reply, 409, 'quote_expired')
     } finally {
       await timed.stop()
     }
@@ -232,7 +232,7 @@ describe('confirm', () => {
     const id = await createPayment(sandbox, 'confirm-1', usd('1250'))
     const option = await optionFor(id)
     const fetched = await gateway(id, 'fetch', { optionId: option.id, data: option.actions[1].data.data })
-    const [, json] = JSON.parse(fetched.body.actions[0].data.params)
+    const [, json] = fetched.body.actions[0].data.params
     const signature = signTypedData({
       privateKey: buyerKey,
       data: JSON.parse(json),
@@ -258,7 +258,7 @@ describe('confirm', () => {
       pollInMs: null,
       info: {
         txId: `test:${id}`,
-        optionAmount: { unit: option.amount.unit, value: '12500000' },
+        optionAmount: { unit: option.amount.unit, value: '12500000', display: option.amount.display },
       },
     })
     await until(id, 'succeeded')
@@ -362,10 +362,10 @@ describe('confirm', () => {
       expectError(reply, 400, 'params_validation', query)
     }
     const unknown = await gateway(id, 'confirm', { optionId: 'opt_x', results: [] })
-    expectError(unknown, 404, 'option_not_found')
+    expectError(unknown, 400, 'invalid_params')
     sandbox.control.expireRoutes(id)
     const expired = await gateway(id, 'confirm', { optionId: option.id, results: [] })
-    expectError(expired, 409, 'route_expired')
+    expectError(expired, 409, 'quote_expired')
     expect(sandbox.control.payment(id).status).toBe('requires_action')
   })
 
@@ -445,7 +445,7 @@ describe('cancel', () => {
     const reply = await gateway(id, 'cancel', {})
     expect(reply.body).toMatchObject({ status: 'cancelled', isFinal: true })
     expect(sandbox.control.payment(id).cancellation_reason).toBe('cancelled by the buyer')
-    expectError(await gateway(id, 'cancel', {}), 422, 'payment_not_payable')
+    expectError(await gateway(id, 'cancel', {}), 400, 'invalid_state')
   })
 })
 
@@ -495,7 +495,7 @@ describe('collectData', () => {
       { type: 'walletRpc', data: [signature] },
     ]
     const without = await gateway(id, 'confirm', { optionId: option.id, results })
-    expectError(without, 400, 'collect_data_required')
+    expectError(without, 400, 'params_validation')
     const incomplete = await gateway(id, 'confirm', {
       optionId: option.id,
       results,

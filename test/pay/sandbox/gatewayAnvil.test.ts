@@ -42,7 +42,7 @@ async function payOnChain(options: {
     body: { accounts: [`eip155:31337:${buyer.address}`] },
   })
   const option = offered.body.options[0]
-  const [approval] = JSON.parse(option.actions[0].data.params) as [{ to: Hex; data: Hex }]
+  const [approval] = option.actions[0].data.params as [{ to: Hex; data: Hex }]
   const data = options.alterData === true ? (`${approval.data.slice(0, -2)}00` as Hex) : approval.data
   const hash =
     options.hash ??

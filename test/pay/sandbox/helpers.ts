@@ -62,8 +62,8 @@ export const stranger = privateKeyToAccount(
 )
 
 /** Signs eth_signTypedData_v4 params the way a wallet would: the JSON typed data, EIP712Domain dropped for viem. */
-export async function signTypedDataParams(account: LocalAccount, params: string): Promise<`0x${string}`> {
-  const [, json] = JSON.parse(params) as [string, string]
+export async function signTypedDataParams(account: LocalAccount, params: unknown[]): Promise<`0x${string}`> {
+  const [, json] = params as [string, string]
   const typed = JSON.parse(json)
   const { EIP712Domain: _domain, ...types } = typed.types
   return account.signTypedData({

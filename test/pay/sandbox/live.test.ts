@@ -341,7 +341,7 @@ async function confirmWithOwnTransaction(
   })
   expect(options.status).toBe(200)
   const option = options.body.options[0]
-  const [transaction] = JSON.parse(option.actions[0].data.params) as [{ data: Hex }]
+  const [transaction] = option.actions[0].data.params as [{ data: Hex }]
   const { args } = decodeFunctionData({ abi: erc20Abi, data: transaction.data })
   const wallet = rogueWallet()
   const hash = await send(wallet, {

@@ -155,7 +155,7 @@ describe('a live Solana payment', () => {
     const fetched = await call('POST', `/v1/gateway/payment/${id}/fetch`, {
       body: { optionId: option.id, data: option.actions.at(-1).data.data },
     })
-    const [{ transaction }] = JSON.parse(fetched.body.actions[0].data.params) as [{ transaction: string }]
+    const [{ transaction }] = fetched.body.actions[0].data.params as [{ transaction: string }]
     const bytes = Buffer.from(transaction, 'base64')
     bytes.set(await brokeKey!.sign(bytes.subarray(65)), 1)
     const confirm = await call('POST', `/v1/gateway/payment/${id}/confirm`, {

@@ -150,8 +150,8 @@ describe('pay sandbox: the Solana option on a real Solana runtime', () => {
         data: (option.actions[0] as { data: { data: string } }).data.data,
       }),
     })
-    const { actions } = (await fetched.json()) as { actions: Array<{ data: { params: string } }> }
-    const [{ transaction }] = JSON.parse(actions[0]!.data.params) as [{ transaction: string }]
+    const { actions } = (await fetched.json()) as { actions: Array<{ data: { params: unknown[] } }> }
+    const [{ transaction }] = actions[0]!.data.params as [{ transaction: string }]
     // The payer signs a tampered copy: one more token unit in the transfer's amount.
     const bytes = base64.decode(transaction)
     const amountOffset = bytes.length - 9

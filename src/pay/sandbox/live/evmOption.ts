@@ -21,7 +21,7 @@ export function createLiveEvmRoute(input: EvmRouteInput & { sinceBlock: bigint }
     data: {
       chain_id: chainId,
       method: 'eth_sendTransaction',
-      params: JSON.stringify([{ from: address, to: token.address, data, value: '0x0' }]),
+      params: [{ from: address, to: token.address, data, value: '0x0' }],
     },
   }
   return {

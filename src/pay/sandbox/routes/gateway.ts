@@ -29,24 +29,34 @@ function gatewayPayment(context: RequestContext): Payment {
   return payment
 }
 
-/** Options and fetch need a payment still waiting for the buyer. */
+/**
+ * Options, fetch and cancel need a payment still waiting for the buyer: otherwise 400 invalid_state (the official
+ * client reads 422 as "invalid account" on options and "invalid signature" on confirm).
+ */
 function payablePayment(context: RequestContext): Payment {
   const payment = gatewayPayment(context)
   if (payment.status !== 'requires_action') {
-    throw new PayHttpError(422, 'payment_not_payable', `the payment is ${payment.status}`, {
+    throw new PayHttpError(400, 'invalid_state', `the payment is ${payment.status}`, {
       details: { status: payment.status },
     })
   }
   return payment
 }
 
-/** The option's route: 404 unknown option, 409 route expired. */
+/**
+ * The option's route: an unknown option is 400 invalid_params (the official client's "invalid option" on
+ * confirm); an expired route is 409 (the seed's "route expired") with code quote_expired: the option's quote,
+ * whose `expiresAt` it carries, is stale and options must be fetched again.
+ */
 function liveRoute(context: RequestContext, payment: Payment, optionId: string): Route {
   const route = payment.routes.get(optionId)
-  if (route === undefined)
-    throw new PayHttpError(404, 'option_not_found', `no option ${optionId} for this payment`)
+  if (route === undefined) {
+    throw new PayHttpError(400, 'invalid_params', `no option ${optionId} for this payment`, {
+      issues: [{ field: 'optionId', message: 'not an option of this payment' }],
+    })
+  }
   if (route.forcedExpired || context.sandbox.state.now() >= route.expiresAt) {
-    throw new PayHttpError(409, 'route_expired', 'the option route expired; get options again', {
+    throw new PayHttpError(409, 'quote_expired', 'the option route expired; get options again', {
       details: { optionId },
     })
   }
@@ -70,7 +80,8 @@ const optionsBody = v.object({
     v.minLength(1),
     v.maxLength(100),
   ),
-  refresh: v.optional(v.boolean()),
+  // The seed's flag (true: new routes for every account), or the official client's option ids to renew.
+  refresh: v.nullish(v.union([v.boolean(), v.array(v.string())])),
 })
 
 function optionJson(context: RequestContext, payment: Payment, route: Route) {
@@ -101,17 +112,14 @@ export const gatewayOptions: HttpRoute = {
     const { state, config } = context.sandbox
     const merchant = state.merchants.get(payment.merchantId)
     const now = state.now()
+    const renew = (route: Route | undefined) =>
+      route !== undefined &&
+      (body.refresh === true || (Array.isArray(body.refresh) && body.refresh.includes(route.optionId)))
     const options = []
     for (const account of new Set(body.accounts)) {
       const [, namespace, reference, addressText] = caip10.exec(account)!
       if (namespace === 'solana') {
-        const route = solanaRoute(
-          context,
-          payment,
-          `${namespace}:${reference}`,
-          addressText!,
-          body.refresh === true,
-        )
+        const route = solanaRoute(context, payment, `${namespace}:${reference}`, addressText!, renew)
         if (route !== undefined) options.push(optionJson(context, payment, route))
         continue
       }
@@ -128,7 +136,7 @@ export const gatewayOptions: HttpRoute = {
       const existing = [...payment.routes.values()].find(
         (route) => route.account === `${chainId}:${address}` && !route.forcedExpired && now < route.expiresAt,
       )
-      let route = body.refresh === true ? undefined : existing
+      let route = renew(existing) ? undefined : existing
       if (route === undefined) {
         const asset = caip19Of(chainId, token.address).toLowerCase()
         const destination = merchant?.settlements.find(
@@ -181,7 +189,7 @@ function solanaRoute(
   payment: Payment,
   chainId: string,
   owner: string,
-  refresh: boolean,
+  renew: (route: Route | undefined) => boolean,
 ): Route | undefined {
   const { state, config } = context.sandbox
   const option = config.solana
@@ -197,7 +205,7 @@ function solanaRoute(
   const existing = [...payment.routes.values()].find(
     (route) => route.account === account && !route.forcedExpired && now < route.expiresAt,
   )
-  if (existing !== undefined && !refresh) return existing
+  if (existing !== undefined && !renew(existing)) return existing
   const asset = solanaAsset(option)
   // Base58 is case-sensitive: the settlement entry must name the mint exactly.
   const destination = state.merchants
@@ -247,7 +255,7 @@ export const gatewayFetch: HttpRoute = {
 const confirmBody = v.object({
   optionId: v.pipe(v.string(), v.minLength(1)),
   results: v.pipe(v.array(v.unknown()), v.maxLength(20)),
-  collectedData: v.optional(collectedDataSchema),
+  collectedData: v.nullish(collectedDataSchema),
 })
 
 const resultItem = v.object({
@@ -263,27 +271,16 @@ export const gatewayConfirm: HttpRoute = {
   auth: 'wallet',
   handle: async (context) => {
     const { state, config, readers } = context.sandbox
-    const maxPollText = context.query.get('maxPollMs')
-    let maxPollMs = 0
-    if (maxPollText !== null) {
-      if (!/^[0-9]{1,7}$/.test(maxPollText) || Number(maxPollText) > config.maxLongPollMs) {
-        throw badRequest(`maxPollMs is a whole number from 0 to ${config.maxLongPollMs}`, [
-          { field: 'maxPollMs', message: 'invalid' },
-        ])
-      }
-      maxPollMs = Number(maxPollText)
-    }
+    const maxPollMs = maxPollMsOf(context)
     const payment = gatewayPayment(context)
     const body = validateBody(confirmBody, context.body)
     if (payment.status === 'requires_action' && !confirming.has(payment)) {
       const route = liveRoute(context, payment, body.optionId)
       if (payment.collectData && payment.collected === undefined) {
-        if (body.collectedData === undefined) {
-          throw new PayHttpError(
-            400,
-            'collect_data_required',
-            'this payment needs collectedData (or the web-view form)',
-          )
+        if (body.collectedData === undefined || body.collectedData === null) {
+          throw badRequest('this payment needs collectedData (or the web-view form)', [
+            { field: 'collectedData', message: 'required: the form was not submitted' },
+          ])
         }
         payment.collected = checkCollected(body.collectedData.fields)
       }
@@ -313,12 +310,44 @@ export const gatewayConfirm: HttpRoute = {
         confirming.delete(payment)
       }
     }
-    if (!state.isFinal(payment)) {
-      if (context.sandbox.faults.holdLongPoll(payment.id, maxPollMs)) await state.hold(maxPollMs)
-      else await state.waitForChange(payment, payment.stateVersion, maxPollMs)
-    }
-    return ok(statusJson(context, payment))
+    await longPoll(context, payment, maxPollMs)
+    return ok(gatewayStatusJson(context, payment))
   },
+}
+
+/** `?maxPollMs=` (confirm and status): 0 to the sandbox's maximum; absent is 0 (answer at once). */
+function maxPollMsOf(context: RequestContext): number {
+  const text = context.query.get('maxPollMs')
+  if (text === null) return 0
+  const { maxLongPollMs } = context.sandbox.config
+  if (!/^[0-9]{1,7}$/.test(text) || Number(text) > maxLongPollMs) {
+    throw badRequest(`maxPollMs is a whole number from 0 to ${maxLongPollMs}`, [
+      { field: 'maxPollMs', message: 'invalid' },
+    ])
+  }
+  return Number(text)
+}
+
+/** Server-side long polling: holds the reply until the payment's state changes or `maxPollMs` runs out. */
+async function longPoll(context: RequestContext, payment: Payment, maxPollMs: number): Promise<void> {
+  const { state, faults } = context.sandbox
+  if (state.isFinal(payment)) return
+  if (faults.holdLongPoll(payment.id, maxPollMs)) await state.hold(maxPollMs)
+  else await state.waitForChange(payment, payment.stateVersion, maxPollMs)
+}
+
+/**
+ * The gateway's status body (confirm and status): the general status body, except that `info` is null until an
+ * option was confirmed (and in live mode until its transaction is known) and `optionAmount` carries `display` (the official client requires both of
+ * `info.txId` and `info.optionAmount.display` whenever `info` is present).
+ */
+function gatewayStatusJson(context: RequestContext, payment: Payment) {
+  const route = payment.chosen?.route
+  const txId = context.sandbox.state.txId(payment)
+  return {
+    ...statusJson(context, payment),
+    info: route === undefined || txId === null ? null : { txId, optionAmount: tokenAmountWithDisplay(route) },
+  }
 }
 
 async function checkResults(
@@ -361,7 +390,12 @@ export const gatewayStatus: HttpRoute = {
   method: 'GET',
   path: '/v1/gateway/payment/:id/status',
   auth: 'wallet',
-  handle: (context) => ok(statusJson(context, context.sandbox.state.payment(context.params.id!))),
+  handle: async (context) => {
+    const maxPollMs = maxPollMsOf(context)
+    const payment = context.sandbox.state.payment(context.params.id!)
+    await longPoll(context, payment, maxPollMs)
+    return ok(gatewayStatusJson(context, payment))
+  },
 }
 
 export const gatewayCancel: HttpRoute = {
@@ -371,6 +405,6 @@ export const gatewayCancel: HttpRoute = {
   handle: (context) => {
     const payment = payablePayment(context)
     context.sandbox.state.transition(payment, 'cancelled', { reason: 'cancelled by the buyer' })
-    return ok(statusJson(context, payment))
+    return ok(gatewayStatusJson(context, payment))
   },
 }

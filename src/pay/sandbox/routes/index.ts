@@ -22,6 +22,7 @@ import {
   listMerchants,
   updateCryptoSettlement,
 } from './merchants.js'
+import { withPaymentLink } from './paymentLink.js'
 import { checkoutPaymentStatus, createCheckoutPayment, createPayment, paymentStatus } from './payments.js'
 import {
   deleteWebhookEndpoint,
@@ -49,12 +50,12 @@ export function routes(control: PaySandboxControl): Route[] {
     paymentStatus,
     createCheckoutPayment,
     checkoutPaymentStatus,
-    withGatewayFaults('options', gatewayOptions),
-    withGatewayFaults('fetch', gatewayFetch),
-    withGatewayFaults('confirm', gatewayConfirm),
-    withGatewayFaults('status', gatewayStatus),
-    withGatewayFaults('info', gatewayPaymentInfo),
-    withGatewayFaults('cancel', gatewayCancel),
+    withPaymentLink(withGatewayFaults('options', gatewayOptions)),
+    withPaymentLink(withGatewayFaults('fetch', gatewayFetch)),
+    withPaymentLink(withGatewayFaults('confirm', gatewayConfirm)),
+    withPaymentLink(withGatewayFaults('status', gatewayStatus)),
+    withPaymentLink(withGatewayFaults('info', gatewayPaymentInfo)),
+    withPaymentLink(withGatewayFaults('cancel', gatewayCancel)),
     putWebhookEndpoint,
     getWebhookEndpoint,
     deleteWebhookEndpoint,

@@ -334,7 +334,7 @@ describe('payment detail and the simulation console', () => {
     expect((await client.get(`/dashboard/payments/${collecting}`)).text).toMatch(
       /Data collection<\/th><td>required</,
     )
-    // Expire option routes: an option the wallet holds is refused at fetch (409 route_expired).
+    // Expire option routes: an option the wallet holds is refused at fetch (409 quote_expired).
     const call = api(sandbox)
     const offered = await call('POST', `/v1/gateway/payment/${collecting}/options`, {
       body: { accounts: [`eip155:8453:${buyer.address}`] },
@@ -346,7 +346,7 @@ describe('payment detail and the simulation console', () => {
       body: { optionId: option.id, data: build.data.data },
     })
     expect(fetched.status).toBe(409)
-    expect(fetched.body.code).toBe('route_expired')
+    expect(fetched.body.code).toBe('quote_expired')
   })
 
   it('fail and cancel pass the typed reason to the control', async () => {
