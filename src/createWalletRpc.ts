@@ -44,6 +44,8 @@ export type HandleInput = {
   chainId: string
   request: { id: string | number; jsonrpc?: '2.0'; method: string; params?: unknown }
   origin?: string
+  /** The transport's verdict on `origin` (WalletConnect Verify), when the caller has one. */
+  originValidation?: OriginValidation
   /** Extra lines for the review, e.g. which payment an action belongs to. */
   context?: Record<string, string>
   /** When the dapp stops waiting (Unix seconds, as WalletKit's `expiryTimestamp`): 8000 after that. */
@@ -354,7 +356,7 @@ function toEnvelope(input: unknown): Envelope {
     method: methodOf(request.method),
     params: request.params,
     origin: input.origin,
-    originValidation: undefined,
+    originValidation: validationOf(input.originValidation),
     expiresAtMs: expiryOf(input.expiryTimestamp),
     context: contextOf(input.context),
   }
@@ -376,11 +378,14 @@ function fromSessionRequest(input: Record<string, unknown>): Envelope {
     method: methodOf(params.request.method),
     params: params.request.params,
     origin,
-    originValidation:
-      validation === 'VALID' || validation === 'INVALID' || validation === 'UNKNOWN' ? validation : undefined,
+    originValidation: validationOf(validation),
     expiresAtMs: expiryOf(expiry),
     context: undefined,
   }
+}
+
+function validationOf(value: unknown): OriginValidation | undefined {
+  return value === 'VALID' || value === 'INVALID' || value === 'UNKNOWN' ? value : undefined
 }
 
 /** WalletConnect expiries are Unix seconds. */

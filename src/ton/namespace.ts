@@ -5,6 +5,7 @@ import { ed25519 } from '../crypto/ed25519.js'
 import { activeSha256 } from '../crypto/sha256.js'
 import { type TonChainId, tonChains } from './address.js'
 import type { TonSigner } from './keys.js'
+import { ton_proof } from './methods/ton_proof.js'
 import { ton_sendMessage } from './methods/ton_sendMessage.js'
 import { ton_signData } from './methods/ton_signData.js'
 import type { TonChainProvider } from './provider.js'
@@ -73,6 +74,7 @@ export function ton(options: TonNamespaceOptions): Namespace {
         options.sendMessageResultAsObject ? { resultAsObject: options.sendMessageResultAsObject } : {},
       ),
       ton_signData: ton_signData(wallet),
+      ton_proof: ton_proof(wallet),
     },
     // User-friendly, non-bounceable (the wallet's own form; test flag on ton:-3). Not the raw `0:<hex>`:
     // its colon makes `ton:-239:0:<hex>` an invalid CAIP-10 id, which WalletConnect's approveSession refuses.

@@ -2,6 +2,7 @@
 // session) and returns `{ valid, reason? }`; none throws. They are written from the specs, independently of
 // the wallet code in this package (no import from the namespaces), so that they act as a second implementation.
 
+export { cacaoMessage, type VerifyCacaoOptions, verifyCacao } from './cacao.js'
 export { verifyEthSendRawTransaction } from './eth_sendRawTransaction.js'
 export { type VerifySentTransactionOptions, verifyEthSendTransaction } from './eth_sendTransaction.js'
 export { verifyEthSign } from './eth_sign.js'
@@ -58,3 +59,4 @@ export {
   type VerifyTonSignDataOptions,
   verifyTonSignData,
 } from './ton_signData.js'
+export { type TonProof, tonProofDigest, type VerifyTonProofOptions, verifyTonProof } from './tonProof.js'

@@ -3,6 +3,11 @@ import { systemClock } from '../core/clock.js'
 import type { WalletEvent } from '../core/events.js'
 import type { OriginValidation } from '../core/review.js'
 import { lookUpListing } from './explorerListing.js'
+import {
+  answerProposalRequests,
+  planProposalRequests,
+  type SessionApprovalAnswer,
+} from './proposalRequests/index.js'
 import { buildSessionApproval, SessionProposalRefusedError } from './sessionApproval.js'
 import { topicsListeningTo } from './sessionEvents.js'
 import { answerSessionRequest, isExpired, originRefusal } from './sessionRequest.js'
@@ -101,27 +106,47 @@ export function attachWalletKit(
       return reject(getSdkError('UNSUPPORTED_CHAINS'))
     }
 
+    // Connect-time sign-in (and payment) the dapp put inside the proposal: reviewed here, signed on approval.
+    const proposer = {
+      origin: origin ?? proposal.proposer?.metadata?.url,
+      validation: validationOf(verified?.validation),
+    }
+    const requests = planProposalRequests(wallet, proposal, approval.namespaces, proposer, clock())
+
     const listed = await listingLookup
-    let approved = false
+    let answer: SessionApprovalAnswer = false
     try {
-      approved =
-        (await options.approveSession({
-          id,
-          dapp: proposal.proposer?.metadata,
-          origin,
-          originValidation: validationOf(verified?.validation),
-          namespaces: approval.namespaces,
-          sessionProperties: approval.sessionProperties,
-          proposal,
-          ...(listed === undefined ? {} : { listing: listed.listing }),
-          warnings: listed?.warnings ?? [],
-        })) === true
+      answer = await options.approveSession({
+        id,
+        dapp: proposal.proposer?.metadata,
+        origin,
+        originValidation: validationOf(verified?.validation),
+        namespaces: approval.namespaces,
+        sessionProperties: approval.sessionProperties,
+        proposal,
+        ...(listed === undefined ? {} : { listing: listed.listing }),
+        ...(requests === undefined ? {} : { requests: requests.review }),
+        warnings: listed?.warnings ?? [],
+      })
     } catch (error) {
       report(error)
     }
-    if (!approved) return reject(getSdkError('USER_REJECTED'))
+    if (answer !== true && (typeof answer !== 'object' || answer === null)) {
+      return reject(getSdkError('USER_REJECTED'))
+    }
     if (isExpired(proposal.expiryTimestamp, clock)) {
       report(new Error(`session proposal ${id} expired while the user was deciding`))
+      return
+    }
+    const responses =
+      requests === undefined
+        ? undefined
+        : await answerProposalRequests(wallet, requests, answer, id, proposer, report).catch((error) => {
+            report(error)
+            return undefined
+          })
+    if (responses !== undefined && isExpired(proposal.expiryTimestamp, clock)) {
+      report(new Error(`session proposal ${id} expired while its requests were being answered`))
       return
     }
 
@@ -132,6 +157,7 @@ export function attachWalletKit(
         ...(Object.keys(approval.sessionProperties).length > 0
           ? { sessionProperties: approval.sessionProperties }
           : {}),
+        ...(responses === undefined ? {} : { proposalRequestsResponses: responses }),
       })
     } catch (error) {
       report(error)

@@ -19,6 +19,13 @@ export {
   listingFacts,
   type SessionListingFacts,
 } from './explorerListing.js'
+export type {
+  AuthenticationProof,
+  AuthenticationReview,
+  ProposalRequestsReview,
+  ProposerOrigin,
+  SessionApprovalAnswer,
+} from './proposalRequests/index.js'
 export { buildSessionApproval, type SessionApproval, SessionProposalRefusedError } from './sessionApproval.js'
 export { topicsListeningTo } from './sessionEvents.js'
 export { answerSessionRequest, originRefusal } from './sessionRequest.js'

@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js'
 import type { OriginValidation, ReviewWarning } from '../core/review.js'
 import type { WalletRpc } from '../createWalletRpc.js'
 import type { ExplorerReviewOptions, SessionListingFacts } from './explorerListing.js'
+import type { ProposalRequestsReview, SessionApprovalAnswer } from './proposalRequests/index.js'
 
 /**
  * The part of a `WalletKit` instance the adapter uses. A real `WalletKit` satisfies it; tests pass a
@@ -51,6 +52,11 @@ export type SessionProposalReview = {
   sessionProperties: Record<string, string>
   /** The proposal as WalletKit delivered it. */
   proposal: ProposalTypes.Struct
+  /**
+   * The requests the dapp put inside the proposal (`proposal.requests`): connect-time sign-in, with what each
+   * signature proves and the sign-in rules' warnings. Absent when the proposal carries none.
+   */
+  requests?: ProposalRequestsReview
   /** With the `explorer` option: what the explorer lists for the dapp's origin (or that it was unavailable). */
   listing?: SessionListingFacts
   /**
@@ -63,10 +69,12 @@ export type SessionProposalReview = {
 export type AttachWalletKitOptions = {
   /**
    * Asked once per session proposal, after the adapter has worked out what approval would share and
-   * only when the wallet can serve the proposal. Resolve `true` to connect; anything else (or a throw)
-   * rejects the proposal with 5000.
+   * only when the wallet can serve the proposal. Resolve `true` to connect with every request of
+   * `review.requests` it offers, an object (`{ authentication: false }`) to connect with only those set to
+   * `true`; anything else (or a throw) rejects the proposal with 5000. Each approved sign-in is then signed
+   * through `wallet.handle()`, so the wallet's `approve` sees its own review with `context['session proposal']`.
    */
-  approveSession: (review: SessionProposalReview) => boolean | Promise<boolean>
+  approveSession: (review: SessionProposalReview) => SessionApprovalAnswer | Promise<SessionApprovalAnswer>
   /** Receives SDK failures and every other unexpected error. Nothing here reaches a dapp. */
   onError?: (error: unknown) => void
   /** Milliseconds since the epoch, for request and proposal expiry. Defaults to `Date.now`. */

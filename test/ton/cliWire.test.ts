@@ -19,7 +19,7 @@ describe('CLI ton wiring', () => {
   it('serves both chains with the v5R1 wallet by default and v4R2 on request', async () => {
     const v5 = (await wireTon(options()))!
     expect(v5.chains).toEqual(['ton:-239', 'ton:-3'])
-    expect(Object.keys(v5.methods).sort()).toEqual(['ton_sendMessage', 'ton_signData'])
+    expect(Object.keys(v5.methods).sort()).toEqual(['ton_proof', 'ton_sendMessage', 'ton_signData'])
     // Accounts are user-friendly, non-bounceable (test flag on ton:-3): a valid CAIP-10 account id.
     expect(await v5.accounts!('ton:-239')).toEqual([fixture.v5r1.nonBounceable])
     const properties = await v5.sessionProperties!()

@@ -1,0 +1,318 @@
+import { base58 } from '@scure/base'
+import type { AuthTypes, SessionTypes } from '@walletconnect/types'
+import { buildAuthObject, formatMessage } from '@walletconnect/utils'
+import type { OriginValidation, ReviewWarning } from '../../core/review.js'
+import {
+  domainMismatch,
+  originOf,
+  originVerificationWarnings,
+  parseAuthority,
+  parseUri,
+  quoted,
+} from '../../core/signIn.js'
+import type { WalletRpcLike } from '../types.js'
+import { type AuthenticationRequest, parseAuthentication } from './parseAuthentication.js'
+
+/** What one signature in answer to a connect-time sign-in would prove. */
+export type AuthenticationProof = {
+  chainId: string
+  /** The CAIP-10 account that signs (one the session approves). */
+  account: string
+  /** `caip122`: a Sign-In with Ethereum / Solana message (EIP-191 or Ed25519); `ton_proof`: TON Connect's proof. */
+  kind: 'caip122' | 'ton_proof'
+  /** The exact text signed (caip122), or what the proof binds (ton_proof: domain and payload). */
+  message: string
+}
+
+/** One `requests.authentication` entry as the connect review shows it. */
+export type AuthenticationReview = {
+  index: number
+  domain: string | undefined
+  statement: string | undefined
+  /** The chains the dapp named. */
+  chains: readonly string[]
+  /** What approving signs: one proof per named chain the session includes and the wallet can sign in on. */
+  proofs: AuthenticationProof[]
+  /** Named chains answered with nothing, and why. */
+  notOffered: { chainId: string; reason: string }[]
+  /**
+   * The sign-in rules at connect: the domain against the proposer's origin, the origin's verification. Each
+   * `danger` is refused when signing unless the wallet's `policy.allowDangerous` lists its code (the same codes
+   * the signing method uses: `siwe.*`, `siws.*`, `ton_proof.*`).
+   */
+  warnings: ReviewWarning[]
+  /** Why nothing at all is signed for this entry (malformed, expired, no chain served). */
+  refused: string | undefined
+}
+
+/** Where the proposal came from: the Verify API's origin, else the dapp's declared metadata URL. */
+export type ProposerOrigin = { origin: string | undefined; validation: OriginValidation | undefined }
+
+/** A planned signature: the request the wallet's own method path answers, and the CACAO built from its result. */
+export type AuthenticationStep = {
+  index: number
+  chainId: string
+  method: string
+  params: unknown
+  toCacao: (result: unknown) => AuthTypes.Cacao | undefined
+}
+
+// Sign In With Solana names its cluster, not the genesis hash (github.com/phantom/sign-in-with-solana ABNF).
+const solanaClusters: Readonly<Record<string, string>> = {
+  '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp': 'mainnet',
+  EtWTRABZaYq6iMfeYKouRu166VU2xqa1: 'devnet',
+  '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z': 'testnet',
+  localnet: 'localnet',
+}
+
+/** The CAIP-122 message text a CACAO signs: `formatMessage`, with Solana's cluster name as its Chain ID. */
+export function caip122Message(payload: AuthTypes.FormatMessageParams, iss: string): string {
+  const [, , namespace, reference, address] = iss.split(':')
+  if (namespace === 'solana') {
+    const cluster = solanaClusters[reference ?? '']
+    if (cluster === undefined) throw new Error(`no Sign In With Solana chain id for ${reference}`)
+    return formatMessage(payload, `did:pkh:solana:${cluster}:${address}`)
+  }
+  return formatMessage(payload, iss)
+}
+
+const signingMethods: Readonly<Record<string, string>> = {
+  eip155: 'personal_sign',
+  solana: 'solana_signMessage',
+  ton: 'ton_proof',
+}
+const warningPrefixes: Readonly<Record<string, string>> = { eip155: 'siwe', solana: 'siws', ton: 'ton_proof' }
+
+/**
+ * The review and the signing plan of every authentication entry of a proposal. Never throws: an entry that
+ * cannot be answered says why in `refused` / `notOffered`.
+ */
+export function planAuthentication(
+  entries: unknown,
+  namespaces: SessionTypes.Namespaces,
+  supported: ReturnType<WalletRpcLike['supported']>,
+  proposer: ProposerOrigin,
+  now: number,
+): { reviews: AuthenticationReview[]; steps: AuthenticationStep[] } {
+  const reviews: AuthenticationReview[] = []
+  const steps: AuthenticationStep[] = []
+  if (entries === undefined) return { reviews, steps }
+  const list = Array.isArray(entries) ? entries.slice(0, 8) : [entries]
+  for (const [index, entry] of list.entries()) {
+    const parsed = parseAuthentication(entry, now)
+    if (!parsed.ok) {
+      reviews.push(refusedReview(index, entry, parsed.reason))
+      continue
+    }
+    const request = parsed.request
+    const review: AuthenticationReview = {
+      index,
+      domain: request.domain,
+      statement: request.statement,
+      chains: request.chains,
+      proofs: [],
+      notOffered: [],
+      warnings: [],
+      refused: undefined,
+    }
+    for (const chainId of new Set(request.chains)) {
+      const offer = offerFor(request, chainId, namespaces, supported)
+      if ('reason' in offer) {
+        review.notOffered.push({ chainId, reason: offer.reason })
+        continue
+      }
+      const step = stepFor(request, index, chainId, offer.address)
+      review.proofs.push(step.proof)
+      steps.push(step.step)
+      for (const warning of connectWarnings(request, proposer, warningPrefixes[offer.namespace]!)) {
+        if (!review.warnings.some((known) => known.code === warning.code)) review.warnings.push(warning)
+      }
+    }
+    if (review.proofs.length === 0) {
+      review.refused = 'none of its chains is one this session includes and the wallet can sign in on'
+    }
+    reviews.push(review)
+  }
+  return { reviews, steps }
+}
+
+function refusedReview(index: number, entry: unknown, reason: string): AuthenticationReview {
+  const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {}
+  const text = (field: string) =>
+    Object.hasOwn(record, field) && typeof record[field] === 'string'
+      ? (record[field] as string).slice(0, 256)
+      : undefined
+  return {
+    index,
+    domain: text('domain'),
+    statement: text('statement'),
+    chains: [],
+    proofs: [],
+    notOffered: [],
+    warnings: [],
+    refused: reason,
+  }
+}
+
+function offerFor(
+  request: AuthenticationRequest,
+  chainId: string,
+  namespaces: SessionTypes.Namespaces,
+  supported: ReturnType<WalletRpcLike['supported']>,
+): { namespace: string; address: string } | { reason: string } {
+  const namespace = chainId.split(':')[0]!
+  if (request.tonProof !== (namespace === 'ton')) {
+    return {
+      reason: request.tonProof
+        ? 'ton_proof is a TON proof; it signs nothing on other chains'
+        : 'TON signs in only with ton_proof',
+    }
+  }
+  const method = Object.hasOwn(signingMethods, namespace) ? signingMethods[namespace] : undefined
+  if (method === undefined) {
+    return {
+      reason: `no sign-in offered on ${namespace}: WalletConnect's CACAO verifier checks only EIP-191 and EIP-1271 signatures`,
+    }
+  }
+  if (!supported.some((entry) => entry.name === namespace && entry.methods.includes(method))) {
+    return { reason: `the wallet does not serve ${method}` }
+  }
+  const approved = Object.hasOwn(namespaces, namespace) ? namespaces[namespace] : undefined
+  const account = approved?.accounts.find((entry) => entry.startsWith(`${chainId}:`))
+  if (account === undefined) return { reason: `the session does not include ${chainId}` }
+  return { namespace, address: account.slice(chainId.length + 1) }
+}
+
+function payloadOf(request: AuthenticationRequest): AuthTypes.PayloadParams {
+  return {
+    type: 'caip122',
+    domain: request.domain,
+    aud: request.aud,
+    version: request.version,
+    nonce: request.nonce,
+    iat: request.iat,
+    ...(request.exp === undefined ? {} : { exp: request.exp }),
+    ...(request.nbf === undefined ? {} : { nbf: request.nbf }),
+    ...(request.statement === undefined ? {} : { statement: request.statement }),
+    ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
+    ...(request.resources === undefined ? {} : { resources: request.resources }),
+  } as AuthTypes.PayloadParams
+}
+
+function stepFor(
+  request: AuthenticationRequest,
+  index: number,
+  chainId: string,
+  address: string,
+): { proof: AuthenticationProof; step: AuthenticationStep } {
+  const iss = `did:pkh:${chainId}:${address}`
+  const account = `${chainId}:${address}`
+  if (request.tonProof) {
+    const payload = request.statement ?? ''
+    return {
+      proof: { chainId, account, kind: 'ton_proof', message: `${request.domain} · ${payload}` },
+      step: {
+        index,
+        chainId,
+        method: 'ton_proof',
+        params: { domain: request.domain, payload },
+        toCacao: (result) => tonProofCacao(request, iss, result),
+      },
+    }
+  }
+  const payload = payloadOf(request)
+  const message = caip122Message(payload, iss)
+  const namespace = chainId.split(':')[0]
+  const bytes = new TextEncoder().encode(message)
+  const signatureType = namespace === 'solana' ? 'solana:ed25519' : 'eip191'
+  return {
+    proof: { chainId, account, kind: 'caip122', message },
+    step: {
+      index,
+      chainId,
+      method: signingMethods[namespace!]!,
+      params:
+        namespace === 'solana'
+          ? { message: base58.encode(bytes), pubkey: address }
+          : [`0x${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`, address],
+      toCacao: (result) => {
+        const signature =
+          namespace === 'solana' ? (result as { signature?: unknown } | null)?.signature : result
+        if (typeof signature !== 'string') return undefined
+        // WalletConnect's type names only EVM signature types; CAIP-122's Solana profile is `solana:ed25519`.
+        const cacaoSignature = { t: signatureType, s: signature } as AuthTypes.CacaoSignature
+        return buildAuthObject(payload, cacaoSignature, iss)
+      },
+    },
+  }
+}
+
+/**
+ * The CACAO @tonconnect/sdk's WalletConnect connector reads back (`buildTonProof`): `p.iat` is the proof's
+ * timestamp, `p.domain` its domain, `p.statement` its payload, `s.s` the base64 signature.
+ */
+function tonProofCacao(
+  request: AuthenticationRequest,
+  iss: string,
+  result: unknown,
+): AuthTypes.Cacao | undefined {
+  const proof = (result as { proof?: Record<string, unknown> } | null)?.proof
+  if (typeof proof?.signature !== 'string' || typeof proof.timestamp !== 'number') return undefined
+  return {
+    h: { t: 'caip122' },
+    p: {
+      iss,
+      domain: request.domain,
+      aud: 'ton_proof',
+      version: '1',
+      nonce: request.nonce,
+      iat: new Date(proof.timestamp * 1000).toISOString(),
+      statement: String(proof.payload),
+    },
+    s: { t: 'ton_proof', s: proof.signature } as unknown as AuthTypes.CacaoSignature,
+  }
+}
+
+/**
+ * The sign-in rules at connect, before the user decides: the domain (and the message URI) must be the
+ * proposer's origin; the origin's verification is shown as the sign-in rules show it elsewhere. The signing
+ * method checks the same again when the wallet signs.
+ */
+function connectWarnings(
+  request: AuthenticationRequest,
+  proposer: ProposerOrigin,
+  prefix: string,
+): ReviewWarning[] {
+  const warnings = originVerificationWarnings(
+    { originValidation: proposer.validation },
+    prefix,
+    request.domain,
+  )
+  const danger = (rule: string, message: string) =>
+    warnings.push({ code: `${prefix}.${rule}`, severity: 'danger', message })
+  const origin = originOf(proposer.origin)
+  if (origin === undefined) {
+    danger('origin_missing', `The proposal carries no web origin to check ${quoted(request.domain)} against.`)
+    return warnings
+  }
+  if (request.tonProof) {
+    // The SDK sends the hostname only; a port, when named, must be the site's.
+    const claimed = parseAuthority(request.domain)
+    if (claimed?.host !== origin.host) {
+      danger('domain_mismatch', `This proof is for ${quoted(request.domain)}, but ${origin.text} asks.`)
+    }
+    return warnings
+  }
+  const problem = domainMismatch(undefined, request.domain, origin)
+  if (problem !== undefined) {
+    danger(
+      'domain_mismatch',
+      `This sign-in is for ${quoted(request.domain)}, but ${origin.text} asks: ${problem}.`,
+    )
+  }
+  const uriHost = parseUri(request.aud)?.authority?.host
+  if (uriHost !== origin.host) {
+    danger('uri_mismatch', `The sign-in URI ${quoted(request.aud)} is not on ${origin.host}.`)
+  }
+  return warnings
+}
