@@ -13,7 +13,7 @@ export const budgets = {
   'wallet-rpc/eip155': 116,
   'wallet-rpc/solana': 48,
   'wallet-rpc/verify': 156,
-  'wallet-rpc/walletkit': 38,
+  'wallet-rpc/walletkit': 46,
   'wallet-rpc/pay': 17,
   'wallet-rpc/explorer': 5,
 }
