@@ -90,3 +90,20 @@ function fromCheckoutUrl(text: string, hosts: readonly string[]): string | null 
 function isTrustedHost(hostname: string, hosts: readonly string[]): boolean {
   return hosts.some((host) => hostname === host || hostname.endsWith(`.${host}`))
 }
+
+/**
+ * What goes in the gateway path for a payment link `parsePaymentLink` accepted, as `@walletconnect/pay` sends it:
+ * the id for a bare id or a link on WalletConnect's own hosts; any other checkout link whole, percent-encoded
+ * (every character but `A-Za-z0-9-_.~`), so the gateway applies its own host rule to it. The path segment is this
+ * value percent-encoded once more.
+ */
+export function gatewayPathId(input: string, paymentId: string): string {
+  const text = input.trim()
+  if (paymentIdPattern.test(text)) return text
+  const link = /^wc:/i.test(text) ? new URLSearchParams(text.slice(text.indexOf('?') + 1)).get('pay') : text
+  if (link === null || isTrustedHost(new URL(link).hostname, [defaultCheckoutHost])) return paymentId
+  return encodeURIComponent(link).replace(
+    /[!'()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  )
+}

@@ -10,7 +10,7 @@ import {
   PayTimeoutError,
   RouteExpiredError,
 } from '../errors.js'
-import { type PaymentLinkOptions, parsePaymentLink } from '../links.js'
+import { gatewayPathId, type PaymentLinkOptions, parsePaymentLink } from '../links.js'
 import {
   accountKey,
   capabilitiesOf,
@@ -48,14 +48,20 @@ export type CreatePayClientOptions = {
   wallet: WalletRpc
   fetch?: FetchLike
   clock?: Clock
-  /** `Pay-Version` to request, e.g. `2026-02-18`. Omitted: the partner's pinned version. */
+  /**
+   * API version to request (sent as `WCP-Version` and `Api-Version`, as `@walletconnect/pay` does). Default
+   * `2026-02-19.preview`: the wire this client reads, the one the official client speaks.
+   */
   version?: string
   /** Waits between retries and polls. Default: a real timer. */
   sleep?: (ms: number) => Promise<void>
   /** Jitter source in [0, 1). Default `Math.random`. */
   random?: () => number
   retry?: Partial<RetryOptions>
-  /** Server-side long polling on confirm (`maxPollMs`). Default 30 000 ms; 0 turns it off. */
+  /**
+   * Server-side long polling (`maxPollMs`) on confirm and on the status polls after it. Default 30 000 ms; 0 turns
+   * it off (then the wire is exactly the official client's: status polled every `pollInMs`).
+   */
   maxPollMs?: number
   /** Give up polling a non-final payment after this long (then `PayTimeoutError`). Default 10 minutes. */
   pollTimeoutMs?: number
@@ -142,6 +148,11 @@ export type PayClient = {
 }
 
 const defaultPollMs = 1_000
+/** The version `@walletconnect/pay` 1.1.0 sends, whose wire this client reads. */
+const walletClientApiVersion = '2026-02-19.preview'
+
+/** A payment as the client addresses it: its id, and what stands for it in gateway paths. */
+type PaymentRef = { id: string; pathId: string }
 
 export function createPayClient(options: CreatePayClientOptions): PayClient {
   const auth = authOf(options)
@@ -157,20 +168,21 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     sleep,
     random: options.random ?? Math.random,
     retry: { ...defaultRetry, ...options.retry },
-    version: options.version,
+    version: options.version ?? walletClientApiVersion,
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
   })
   const origin = new URL(options.baseUrl).origin
   const linkOptions: PaymentLinkOptions =
     options.trustedHosts === undefined ? {} : { trustedHosts: options.trustedHosts }
 
-  const paymentIdOf = (input: string): string => {
+  /** The payment a link or id names: its id, and what stands for it in gateway paths (`gatewayPathId`). */
+  const paymentOf = (input: string): PaymentRef => {
     const id = parsePaymentLink(input, linkOptions)
     if (id === null) throw new InvalidPaymentLinkError()
-    return id
+    return { id, pathId: gatewayPathId(input, id) }
   }
-  const path = (paymentId: string, endpoint: string) =>
-    `/v1/gateway/payment/${encodeURIComponent(paymentId)}/${endpoint}`
+  const path = (ref: PaymentRef, endpoint: string) =>
+    `/v1/gateway/payment/${encodeURIComponent(ref.pathId)}/${endpoint}`
 
   async function accounts(): Promise<string[]> {
     const all: string[] = []
@@ -182,20 +194,20 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     return [...new Set(all)]
   }
 
-  async function getOptions(paymentId: string, includePaymentInfo: boolean): Promise<PaymentOptions> {
+  async function getOptions(ref: PaymentRef, includePaymentInfo: boolean): Promise<PaymentOptions> {
     const offered = await accounts()
     const body = { accounts: offered }
     const owned = new Set(offered.map(accountKey))
     const { body: response, version } = await transport.post(
-      path(paymentId, 'options'),
-      includePaymentInfo ? { includePaymentInfo: 'true' } : {},
+      path(ref, 'options'),
+      { includePaymentInfo: String(includePaymentInfo) },
       body,
       optionsResponseSchema,
     )
     const capabilities = capabilitiesOf(wallet.supported())
     const responseCollect = response.collectData ?? undefined
     return {
-      paymentId,
+      paymentId: ref.id,
       info: response.info ?? undefined,
       collectData: responseCollect,
       options: response.options.map((option) => {
@@ -265,7 +277,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
 
   /** Build actions become one or more walletRpc actions (rule 2); a build never resolves into another build. */
   async function resolveActions(
-    paymentId: string,
+    ref: PaymentRef,
     option: RawOption,
     signal: AbortSignal | undefined,
   ): Promise<WalletRpcAction[]> {
@@ -276,7 +288,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         continue
       }
       const { body } = await transport.post(
-        path(paymentId, 'fetch'),
+        path(ref, 'fetch'),
         {},
         { optionId: option.id, data: action.data.data },
         fetchResponseSchema,
@@ -290,8 +302,9 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     return resolved
   }
 
+  /** Rule 6 as the official client does it: one confirm, then the status is polled until it is final. */
   async function confirmUntilFinal(
-    paymentId: string,
+    ref: PaymentRef,
     optionId: string,
     results: string[],
     collectedData: CollectedData | undefined,
@@ -305,25 +318,21 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     }
     const query: Record<string, string> = maxPollMs > 0 ? { maxPollMs: String(maxPollMs) } : {}
     const deadline = clock() + pollTimeoutMs
+    const extras = { extraTimeoutMs: maxPollMs, signal: hooks.signal }
+    let status = (await transport.post(path(ref, 'confirm'), query, body, confirmResponseSchema, extras)).body
+    progress.confirmed = true
     for (;;) {
-      const { body: status } = await transport.post(
-        path(paymentId, 'confirm'),
-        query,
-        body,
-        confirmResponseSchema,
-        { extraTimeoutMs: maxPollMs, signal: hooks.signal },
-      )
-      progress.confirmed = true
       hooks.onStatus?.(status.status)
       if (status.isFinal) return status
       if (clock() >= deadline) throw new PayTimeoutError(status.status)
       await sleep(status.pollInMs ?? defaultPollMs)
       throwIfAborted(hooks.signal)
+      status = (await transport.get(path(ref, 'status'), query, confirmResponseSchema, extras)).body
     }
   }
 
   async function attemptOption(
-    paymentId: string,
+    ref: PaymentRef,
     payment: PaymentOptions,
     option: PaymentOption,
     collectedData: CollectedData | undefined,
@@ -331,7 +340,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     progress: { confirmed: boolean },
   ): Promise<PayResult> {
     assertOpen(payment, option)
-    const actions = await resolveActions(paymentId, option, hooks.signal)
+    const actions = await resolveActions(ref, option, hooks.signal)
     const reason = unavailableReason(option, actions, capabilitiesOf(wallet.supported()))
     if (reason !== undefined)
       throw new OptionUnavailableError(`Option ${option.id} is unavailable: ${reason}.`)
@@ -339,7 +348,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
       wallet,
       actions,
       {
-        paymentId,
+        paymentId: ref.id,
         merchant: payment.info?.merchant?.name ?? undefined,
         amount: formatAmount(payment.info?.amount),
         option: describeOption(option),
@@ -353,9 +362,9 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     )
     throwIfAborted(hooks.signal)
     assertOpen(payment, option)
-    const final = await confirmUntilFinal(paymentId, option.id, results, collectedData, hooks, progress)
+    const final = await confirmUntilFinal(ref, option.id, results, collectedData, hooks, progress)
     return {
-      paymentId,
+      paymentId: ref.id,
       optionId: option.id,
       status: final.status,
       results,
@@ -366,35 +375,35 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
 
   return {
     async getOptions(paymentIdOrLink, { includePaymentInfo = false } = {}) {
-      return getOptions(paymentIdOf(paymentIdOrLink), includePaymentInfo)
+      return getOptions(paymentOf(paymentIdOrLink), includePaymentInfo)
     },
 
     async pay(paymentIdOrLink, optionId, hooks = {}) {
-      const paymentId = paymentIdOf(paymentIdOrLink)
+      const ref = paymentOf(paymentIdOrLink)
       throwIfAborted(hooks.signal)
       // Options from getOptions are reused only when they carry the payment info (expiry, merchant, amount).
       const given = hooks.options
       let payment =
-        given?.paymentId === paymentId && given.info !== undefined ? given : await getOptions(paymentId, true)
+        given?.paymentId === ref.id && given.info !== undefined ? given : await getOptions(ref, true)
       let option = pickOption(payment, optionId)
       assertOpen(payment, option)
       // Data is collected before anything is signed: abandoning the form leaves nothing signed.
-      const collectedData = await collect(paymentId, option, hooks)
+      const collectedData = await collect(ref.id, option, hooks)
       throwIfAborted(hooks.signal)
       const progress = { confirmed: false }
       try {
-        return await attemptOption(paymentId, payment, option, collectedData, hooks, progress)
+        return await attemptOption(ref, payment, option, collectedData, hooks, progress)
       } catch (error) {
         // Once the gateway accepted a confirm, the results are submitted: a later 409 is reported, never re-signed.
         if (!(error instanceof RouteExpiredError) || progress.confirmed) throw error
         // 409: the route expired. Options are fetched again once (an expired route is never offered again, so
         // no `refresh` hint is needed); the same option, or its equivalent for the same account and asset, is
         // run again from the start with fresh actions.
-        payment = await getOptions(paymentId, true)
+        payment = await getOptions(ref, true)
         const renewed = equivalentOption(payment, option)
         if (renewed === undefined) throw error
         option = renewed
-        return attemptOption(paymentId, payment, option, collectedData, hooks, progress)
+        return attemptOption(ref, payment, option, collectedData, hooks, progress)
       }
     },
 

@@ -23,13 +23,15 @@ type TransportOptions = {
   sleep: (ms: number) => Promise<void>
   random: () => number
   retry: RetryOptions
-  /** Sent as `Pay-Version` when set. */
-  version: string | undefined
+  /** The API version asked for, as `WCP-Version` and `Api-Version` (the headers the official client sends). */
+  version: string
   /** Per attempt, on top of any long-poll time. */
   requestTimeoutMs: number
 }
 
 type GatewayResponse<T> = { body: T; version: string | undefined }
+
+type CallExtras = { extraTimeoutMs?: number; signal?: AbortSignal | undefined }
 
 export type Transport = {
   post<T>(
@@ -37,7 +39,13 @@ export type Transport = {
     query: Record<string, string>,
     body: unknown,
     schema: v.GenericSchema<unknown, T>,
-    extras?: { extraTimeoutMs?: number; signal?: AbortSignal | undefined },
+    extras?: CallExtras,
+  ): Promise<GatewayResponse<T>>
+  get<T>(
+    path: string,
+    query: Record<string, string>,
+    schema: v.GenericSchema<unknown, T>,
+    extras?: CallExtras,
   ): Promise<GatewayResponse<T>>
   /** The `Pay-Version` the gateway resolved on its last success response. */
   resolvedVersion(): string | undefined
@@ -69,27 +77,24 @@ export function createTransport(options: TransportOptions): Transport {
   const scrub = (text: string): string => (secret ? text.split(secret).join('[redacted]') : text)
   let lastVersion: string | undefined
 
-  const headers = (): Record<string, string> => {
-    const result: Record<string, string> = {
-      'Content-Type': 'application/json',
-      Accept: 'application/json',
-      'Sdk-Name': 'wallet-rpc',
-      'Sdk-Version': '0.1.0',
-      'Sdk-Platform': 'node',
-    }
-    if ('apiKey' in options.auth) result['Api-Key'] = options.auth.apiKey
-    else {
-      result['App-Id'] = options.auth.appId
-      result['Client-Id'] = options.auth.clientId
-    }
-    if (options.version !== undefined) result['Pay-Version'] = options.version
-    return result
+  // The headers `@walletconnect/pay` sends, with this library's own SDK name (the gateway's OpenAPI lists them all).
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    'Api-Version': options.version,
+    'WCP-Version': options.version,
+    'Sdk-Name': 'wallet-rpc',
+    'Sdk-Version': '0.1.0',
+    'Sdk-Platform': sdkPlatform(),
+    ...('apiKey' in options.auth
+      ? { 'Api-Key': options.auth.apiKey }
+      : { 'App-Id': options.auth.appId, 'Client-Id': options.auth.clientId }),
   }
 
   /** One HTTP exchange, body included, under one timeout whose timer is always cleared. */
   async function attempt(
+    method: 'GET' | 'POST',
     url: string,
-    body: string,
+    body: string | undefined,
     timeoutMs: number,
     cancel: AbortSignal | undefined,
   ): Promise<{ status: number; ok: boolean; version: string | undefined; json: unknown }> {
@@ -97,9 +102,11 @@ export function createTransport(options: TransportOptions): Transport {
     const timer = setTimeout(() => controller.abort(new Error('request timed out')), timeoutMs)
     try {
       const response = await options.fetch(url, {
-        method: 'POST',
-        headers: headers(),
-        body,
+        method,
+        // Content-Type only on a body: the official client's status polls carry none.
+        ...(body === undefined
+          ? { headers }
+          : { headers: { ...headers, 'Content-Type': 'application/json' }, body }),
         redirect: 'error',
         signal: cancel === undefined ? controller.signal : AbortSignal.any([controller.signal, cancel]),
       })
@@ -107,7 +114,11 @@ export function createTransport(options: TransportOptions): Transport {
       return {
         status: response.status,
         ok: response.ok,
-        version: response.headers.get('pay-version') ?? undefined,
+        version:
+          response.headers.get('wcp-version') ??
+          response.headers.get('api-version') ??
+          response.headers.get('pay-version') ??
+          undefined,
         // Scrubbed once, here: whatever the gateway echoes (error bodies, option ids, anything a schema
         // message quotes) can then never carry the key into an error.
         json: scrubDeep(parseJson(text), scrub),
@@ -117,45 +128,62 @@ export function createTransport(options: TransportOptions): Transport {
     }
   }
 
+  /** One call with the seed's retries (rule 9): 5xx and network failures only, never a 4xx. */
+  async function call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    query: Record<string, string>,
+    body: string | undefined,
+    schema: v.GenericSchema<unknown, T>,
+    { extraTimeoutMs = 0, signal }: CallExtras,
+  ): Promise<GatewayResponse<T>> {
+    const search = new URLSearchParams(query).toString()
+    const url = `${baseUrl}${path}${search === '' ? '' : `?${search}`}`
+    let lastFailure: PayError | undefined
+    for (let attemptIndex = 0; attemptIndex <= options.retry.retries; attemptIndex++) {
+      if (attemptIndex > 0)
+        await options.sleep(backoffDelayMs(attemptIndex - 1, options.retry, options.random))
+      if (signal?.aborted) throw new PayAbortedError()
+      let response: Awaited<ReturnType<typeof attempt>>
+      try {
+        response = await attempt(method, url, body, options.requestTimeoutMs + extraTimeoutMs, signal)
+      } catch (error) {
+        // A cancellation by the caller is final; only the gateway's failures are retried.
+        if (signal?.aborted) throw new PayAbortedError()
+        lastFailure = new PayNetworkError(undefined, { cause: new Error(scrub(describe(error))) })
+        continue
+      }
+      if (response.ok) {
+        const parsed = v.safeParse(schema, response.json)
+        if (!parsed.success) {
+          const issue = parsed.issues[0]
+          throw new PayProtocolError(
+            `The gateway answered ${path.split('/').pop()} with an unexpected body at ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
+          )
+        }
+        lastVersion = response.version
+        return { body: parsed.output, version: response.version }
+      }
+      const failure = toError(response.status, response.json)
+      if (!isRetryableStatus(response.status)) throw failure
+      lastFailure = failure
+    }
+    throw lastFailure ?? new PayNetworkError()
+  }
+
   return {
     resolvedVersion: () => lastVersion,
-
-    async post(path, query, payload, schema, { extraTimeoutMs = 0, signal } = {}) {
-      const search = new URLSearchParams(query).toString()
-      const url = `${baseUrl}${path}${search === '' ? '' : `?${search}`}`
-      const body = JSON.stringify(payload)
-      let lastFailure: PayError | undefined
-      for (let attemptIndex = 0; attemptIndex <= options.retry.retries; attemptIndex++) {
-        if (attemptIndex > 0)
-          await options.sleep(backoffDelayMs(attemptIndex - 1, options.retry, options.random))
-        if (signal?.aborted) throw new PayAbortedError()
-        let response: Awaited<ReturnType<typeof attempt>>
-        try {
-          response = await attempt(url, body, options.requestTimeoutMs + extraTimeoutMs, signal)
-        } catch (error) {
-          // A cancellation by the caller is final; only the gateway's failures are retried.
-          if (signal?.aborted) throw new PayAbortedError()
-          lastFailure = new PayNetworkError(undefined, { cause: new Error(scrub(describe(error))) })
-          continue
-        }
-        if (response.ok) {
-          const parsed = v.safeParse(schema, response.json)
-          if (!parsed.success) {
-            const issue = parsed.issues[0]
-            throw new PayProtocolError(
-              `The gateway answered ${path.split('/').pop()} with an unexpected body at ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
-            )
-          }
-          lastVersion = response.version
-          return { body: parsed.output, version: response.version }
-        }
-        const failure = toError(response.status, response.json)
-        if (!isRetryableStatus(response.status)) throw failure
-        lastFailure = failure
-      }
-      throw lastFailure ?? new PayNetworkError()
-    },
+    post: (path, query, payload, schema, extras = {}) =>
+      call('POST', path, query, JSON.stringify(payload), schema, extras),
+    get: (path, query, schema, extras = {}) => call('GET', path, query, undefined, schema, extras),
   }
+}
+
+/** `Sdk-Platform` as the official client names it where it can tell (`node`, `browser`), else `unknown`. */
+function sdkPlatform(): string {
+  const global = globalThis as { process?: { versions?: { node?: string } }; document?: unknown }
+  if (typeof global.process?.versions?.node === 'string') return 'node'
+  return global.document === undefined ? 'unknown' : 'browser'
 }
 
 function parseJson(text: string): unknown {

@@ -72,7 +72,10 @@ export function fakeWallet(
 export type RecordedRequest = { url: URL; endpoint: string; headers: Headers; body: unknown }
 export type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | 'network-error'
 
-/** A gateway scripted per endpoint (`options`, `fetch`, `confirm`): each call takes the next reply (the last repeats). */
+/**
+ * A gateway scripted per endpoint (`options`, `fetch`, `confirm`, `status`): each call takes the next reply (the
+ * last repeats). Without a `status` script the status polls after a confirm take the confirm script's next replies.
+ */
 export function scriptedGateway(script: Record<string, Reply[]>) {
   const requests: RecordedRequest[] = []
   const used: Record<string, number> = {}
@@ -85,10 +88,11 @@ export function scriptedGateway(script: Record<string, Reply[]>) {
       headers: new Headers(init.headers),
       body: init.body === undefined ? undefined : JSON.parse(String(init.body)),
     })
-    const replies = script[endpoint]
+    const scripted = endpoint === 'status' && script.status === undefined ? 'confirm' : endpoint
+    const replies = script[scripted]
     if (replies === undefined || replies.length === 0) throw new Error(`unscripted endpoint ${endpoint}`)
-    const index = Math.min(used[endpoint] ?? 0, replies.length - 1)
-    used[endpoint] = (used[endpoint] ?? 0) + 1
+    const index = Math.min(used[scripted] ?? 0, replies.length - 1)
+    used[scripted] = (used[scripted] ?? 0) + 1
     const reply = replies[index]!
     if (reply === 'network-error') throw new TypeError('fetch failed')
     return new Response(reply.body === undefined ? '' : JSON.stringify(reply.body), {
@@ -156,7 +160,7 @@ export const usdcOnBase = (minor: string) => ({
 
 export const walletRpcAction = (chainId: string, method: string, params: unknown[]) => ({
   type: 'walletRpc',
-  data: { chain_id: chainId, method, params: JSON.stringify(params) },
+  data: { chain_id: chainId, method, params },
 })
 
 /** The USDC-style option the sandbox offers: approval transaction, then a build that becomes the EIP-712 signature. */

@@ -51,10 +51,10 @@ describe('getOptions', () => {
     expect(client.remainingMs(options)).toBe(600_000)
   })
 
-  it('omits includePaymentInfo unless asked', async () => {
+  it('sends includePaymentInfo=false unless asked (as the official client does)', async () => {
     const { client, gateway } = payClientFixture({ options: [{ status: 200, body: { options: [] } }] })
     const options = await client.getOptions('pay_1')
-    expect(gateway.requests[0]!.url.search).toBe('')
+    expect(gateway.requests[0]!.url.search).toBe('?includePaymentInfo=false')
     expect(options.info).toBeUndefined()
     expect(client.remainingMs(options)).toBeUndefined()
   })
@@ -155,9 +155,14 @@ describe('pay', () => {
     expect(reviews[0]!.origin).toBe('https://api.pay.example.com')
 
     expect(gateway.calls('fetch')[0]!.body).toEqual({ optionId: 'opt_1', data: 'build-opt_1' })
+    // One confirm, then the status is polled (GET, no body), long polling on both.
     const confirms = gateway.calls('confirm')
-    expect(confirms).toHaveLength(2)
+    expect(confirms).toHaveLength(1)
     expect(confirms[0]!.url.searchParams.get('maxPollMs')).toBe('30000')
+    const polls = gateway.calls('status')
+    expect(polls).toHaveLength(1)
+    expect(polls[0]!.url.searchParams.get('maxPollMs')).toBe('30000')
+    expect(polls[0]!.body).toBeUndefined()
     expect(confirms[0]!.body).toEqual({
       optionId: 'opt_1',
       results: [
@@ -165,7 +170,6 @@ describe('pay', () => {
         { type: 'walletRpc', data: [result.results[1]] },
       ],
     })
-    expect(confirms[1]!.body).toEqual(confirms[0]!.body)
     expect(result.results).toHaveLength(2)
     expect(statuses).toEqual(['processing', 'succeeded'])
     expect(time.state.sleeps).toEqual([750])
@@ -288,8 +292,10 @@ describe('pay', () => {
     expect(error).toBeInstanceOf(PayTimeoutError)
     expect(error).toMatchObject({ code: 'poll_timeout', lastStatus: 'processing' })
     expect(gateway.calls('confirm')[0]!.url.searchParams.has('maxPollMs')).toBe(false)
-    // 750 ms apart until 3 s have passed: 0, 750, 1500, 2250, 3000.
-    expect(gateway.calls('confirm')).toHaveLength(5)
+    expect(gateway.calls('status')[0]!.url.searchParams.has('maxPollMs')).toBe(false)
+    // One confirm, then status polls 750 ms apart until 3 s have passed: 0, 750, 1500, 2250, 3000.
+    expect(gateway.calls('confirm')).toHaveLength(1)
+    expect(gateway.calls('status')).toHaveLength(4)
   })
 })
 

@@ -150,23 +150,28 @@ describe('retries: only 5xx and network failures, 3 retries from 100 ms doubling
   })
 })
 
-describe('headers: auth, Pay-Version', () => {
-  it('sends Api-Key, and Pay-Version only when configured; reads the resolved version back', async () => {
+describe('headers: auth, the version headers', () => {
+  it('sends Api-Key and the version as WCP-Version and Api-Version (default the official client’s); reads the resolved one back', async () => {
     const pinned = client(
-      { options: [{ ...ok, headers: { 'Pay-Version': '2026-02-18' } }] },
+      { options: [{ ...ok, headers: { 'WCP-Version': '2026-02-18', 'Pay-Version': '2026-02-18' } }] },
       { version: '2026-02-18' },
     )
     const options = await pinned.pay.getOptions('pay_1')
     const sent = pinned.gateway.requests[0]!.headers
     expect(sent.get('api-key')).toBe(apiKey)
-    expect(sent.get('pay-version')).toBe('2026-02-18')
+    expect(sent.get('wcp-version')).toBe('2026-02-18')
+    expect(sent.get('api-version')).toBe('2026-02-18')
+    expect(sent.has('pay-version')).toBe(false)
     expect(sent.get('content-type')).toBe('application/json')
+    expect(sent.get('accept')).toBe('application/json')
+    expect(sent.get('sdk-platform')).toBe('node')
     expect(options.version).toBe('2026-02-18')
     expect(pinned.pay.resolvedVersion()).toBe('2026-02-18')
 
+    // A gateway that echoes only the seed's Pay-Version is read too.
     const unpinned = client({ options: [{ ...ok, headers: { 'Pay-Version': '2026-01-01' } }] })
     await unpinned.pay.getOptions('pay_1')
-    expect(unpinned.gateway.requests[0]!.headers.has('pay-version')).toBe(false)
+    expect(unpinned.gateway.requests[0]!.headers.get('wcp-version')).toBe('2026-02-19.preview')
     expect(unpinned.pay.resolvedVersion()).toBe('2026-01-01')
   })
 
@@ -181,7 +186,9 @@ describe('headers: auth, Pay-Version', () => {
     })
     await pay.getOptions('pay_1')
     const sent = gateway.requests[0]!
-    expect(sent.url.href).toBe('https://api.pay.example.com/v1/gateway/payment/pay_1/options')
+    expect(sent.url.href).toBe(
+      'https://api.pay.example.com/v1/gateway/payment/pay_1/options?includePaymentInfo=false',
+    )
     expect(sent.headers.get('app-id')).toBe('app-1')
     expect(sent.headers.get('client-id')).toBe('client-1')
     expect(sent.headers.has('api-key')).toBe(false)
