@@ -1,0 +1,102 @@
+import { execFile } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildHermesBundle, nodeModules, root } from './bundle.js'
+import {
+  agreementTable,
+  type Case,
+  expectSameAsNode,
+  nodeOutcome,
+  type Outcome,
+  platformCases,
+  portableBackends,
+} from './vectorCases.js'
+
+/**
+ * React Native: the library on a real Hermes VM (the `hermes` binary of the npm package hermes-engine-cli,
+ * 0.12: no WebAssembly, no TextEncoder, no crypto, no classes, no `import.meta`, no top-level await). The
+ * bundle is made the way an RN app's build makes it: every module through Babel with
+ * `@react-native/babel-preset` (what Metro runs), the `@babel/runtime` helpers it asks for resolved, one
+ * script out. Only the polyfills an RN wallet installs are loaded (test/platforms/fixtures/hermesPolyfills.js).
+ * Every conformance vector that needs no chain, and every one that needs a chain (the sending methods') over
+ * a recorded chain (fixtures/chainStubs.js), is answered in Hermes and compared with Node's, broadcasts included; then a
+ * wallet's own "native" secp256k1 and Ed25519 modules are plugged in with `useCrypto` and must carry every
+ * signature with the same answers.
+ */
+const hermes = process.env.HERMES_PATH ?? join(nodeModules, 'hermes-engine-cli/linux64-bin/hermes')
+const available = process.platform === 'linux' && existsSync(hermes)
+if (!available && process.env.REQUIRE_HERMES !== '1') {
+  console.warn('hermes (npm hermes-engine-cli, linux) not found: the React Native suite is SKIPPED')
+}
+
+describe.runIf(!available && process.env.REQUIRE_HERMES === '1')('hermes required', () => {
+  it('the hermes binary is present', () => {
+    expect.fail('REQUIRE_HERMES=1 but no hermes binary (npm ci installs hermes-engine-cli)')
+  })
+})
+
+/** Runs the bundle in Hermes with `call` appended; the call prints one JSON line. */
+async function runInHermes(bundle: string, call: string): Promise<unknown> {
+  const script = `${bundle}.run.js`
+  writeFileSync(script, `${readFileSync(bundle, 'utf8')}\n${call}\n`)
+  const { stdout } = await promisify(execFile)(hermes, ['-w', script], {
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 600_000,
+  })
+  const line = stdout.trim().split('\n').at(-1) ?? ''
+  if (!line.startsWith('{')) throw new Error(`hermes printed: ${stdout.slice(-2000)}`)
+  return JSON.parse(line)
+}
+
+const printResult = (expression: string) =>
+  `(${expression}).then(function (r) { print(JSON.stringify(r)) }, function (e) { print('ERROR ' + e + ' ' + e.stack) })`
+
+describe.skipIf(!available)('React Native (Hermes VM)', () => {
+  const cases: Case[] = platformCases()
+  const work = mkdtempSync(join(tmpdir(), 'wallet-rpc-hermes-'))
+  let bundle: string
+  let node: Outcome
+  /** Context → its answers, for the summary printed at the end. */
+  const outcomes = new Map<string, Outcome>()
+
+  beforeAll(async () => {
+    chmodSync(hermes, 0o755) // npm does not always keep the binary's mode
+    node = await nodeOutcome(cases)
+    bundle = await buildHermesBundle(join(root, 'test/platforms/fixtures/hermesEntry.js'), work)
+  }, 300_000)
+
+  afterAll(() => {
+    if (outcomes.size > 0)
+      console.log(`Hermes, per method and context:\n${agreementTable(cases, node, outcomes)}`)
+    rmSync(work, { recursive: true, force: true })
+  })
+
+  it('answers every vector, chainless or on a recorded chain, as Node does, with the portable backends', async () => {
+    const outcome = (await runInHermes(bundle, printResult(`runCases(${JSON.stringify(cases)})`))) as Outcome
+    outcomes.set('hermes, portable backends', outcome)
+    expectSameAsNode(cases, outcome, node)
+    expect(outcome.backends).toEqual(portableBackends)
+  }, 600_000)
+
+  it("a wallet's native secp256k1 and Ed25519 modules, plugged with useCrypto, carry every signature", async () => {
+    const call = printResult(
+      `(function () { var calls = installNativeCrypto(); return runCases(${JSON.stringify(cases)}).then(function (r) { r.calls = calls(); return r }) })()`,
+    )
+    const outcome = (await runInHermes(bundle, call)) as Outcome & {
+      calls: { secp256k1: number; ed25519: number }
+    }
+    outcomes.set('hermes, useCrypto native modules', outcome)
+    expectSameAsNode(cases, outcome, node)
+    expect(outcome.backends).toEqual({
+      secp256k1: 'native-secp256k1',
+      ed25519: 'native-ed25519',
+      sha256: '@noble/hashes',
+    })
+    const signatures = node.results.filter(({ answer }) => 'result' in (answer as object)).length
+    expect(outcome.calls.secp256k1).toBeGreaterThan(signatures)
+    expect(outcome.calls.ed25519).toBeGreaterThan(0)
+  }, 600_000)
+})
