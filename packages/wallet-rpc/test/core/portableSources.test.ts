@@ -26,7 +26,7 @@ const portableFolders = [
 /** The package root's own files (`wallet-rpc`: createWalletRpc and its exports). */
 const portableRootFiles = ['src/index.ts', 'src/createWalletRpc.ts']
 const bufferAllowed = (file: string) =>
-  file.startsWith('src/ton/') || /^src\/verify\/(ton_|internal\/ton)/.test(file)
+  file.startsWith('src/ton/') || /^src\/verify\/(ton_|tonProof|internal\/ton)/.test(file)
 
 /**
  * Node-only sources: the files the package's `browser` field replaces for bundles (browsers, extensions,
