@@ -4,10 +4,9 @@ import type { Clock } from 'wallet-rpc'
 import type { ExplorerData } from './explorer/data.js'
 import type { Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
-import type { Persist } from './journal.js'
+import type { Reply } from './http.js'
 import type { LiveEngine } from './live/engine.js'
-import type { TokenConfig } from './model.js'
-import type { SolanaTokenOption } from './solanaOption.js'
+import type { Persist, SolanaTokenOption, TokenConfig } from './model.js'
 import type { SandboxState } from './state.js'
 import type { WebhookDispatcher } from './webhookDelivery.js'
 
@@ -66,15 +65,7 @@ export type RequestContext = {
   sandbox: SandboxContext
 }
 
-export type Reply = {
-  status: number
-  body: unknown
-  headers?: Record<string, string | string[]>
-  /** Sent as text/html instead of JSON. */
-  html?: boolean
-  /** Sent as this text of this type instead of `body` (explorer listings and logos). */
-  raw?: { contentType: string; text: string }
-}
+export type { Reply } from './http.js'
 
 /** `wallet` accepts `Api-Key` or `App-Id` + `Client-Id` (the spec's wallet authentication); `none` is public. */
 export type Auth = 'apiKey' | 'wallet' | 'none'

@@ -8,17 +8,26 @@ import { loadExplorerData } from './explorer/data.js'
 import { type FaultPlan, type FaultRecord, Faults } from './faults.js'
 import type { ActionLayout } from './gatewayOptions.js'
 import { newId, newLiveApiKey, newTestApiKey } from './ids.js'
-import { Journal, type Persist, type RestoredState } from './journal.js'
+import { Journal } from './journal.js'
 import type { LiveEngine } from './live/engine.js'
 import { createLiveEngine, type LiveModeOptions, prepareTreasury } from './live/setup.js'
-import { type EventType, eventTypes, type PaymentEvent, type TokenConfig } from './model.js'
+import {
+  type EventType,
+  eventTypes,
+  type PaymentEvent,
+  type Persist,
+  type RestoredState,
+  type SolanaTokenOption,
+  type TokenConfig,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from './model.js'
 import { routes } from './routes/index.js'
 import { sampleEvent } from './routes/sampleEvent.js'
 import { createSandboxServer } from './server.js'
-import type { SolanaTokenOption } from './solanaOption.js'
 import { type FeeConfig, SandboxState } from './state.js'
 import { type ChainReader, chainReaders } from './verifyResults.js'
-import { type WebhookDelivery, WebhookDispatcher, type WebhookEndpoint } from './webhookDelivery.js'
+import { WebhookDispatcher } from './webhookDelivery.js'
 
 export { associatedTokenAccount } from './associatedToken.js'
 export type { PaySandboxControl } from './control.js'
@@ -29,7 +38,15 @@ export type { LiveEvmChain } from './live/engine.js'
 export type { LiveModeOptions } from './live/setup.js'
 export { deployLiveToken, devMnemonic, liveTokenAt } from './live/token.js'
 export type { Treasury, TreasuryKeys } from './live/treasury.js'
-export type { EventType, PaymentEvent, PaymentStatus, TokenConfig } from './model.js'
+export type {
+  EventType,
+  PaymentEvent,
+  PaymentStatus,
+  TokenConfig,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './model.js'
 export {
   type ReceivedWebhook,
   startWebhookReceiver,
@@ -39,7 +56,6 @@ export {
 } from './receiver.js'
 export type { FeeConfig } from './state.js'
 export type { ChainReader } from './verifyResults.js'
-export type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhookDelivery.js'
 export { retryScheduleMs } from './webhookDelivery.js'
 export { eventTypes }
 

@@ -10,9 +10,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
-import type { Reply } from './context.js'
-import type { Merchant, Payment, PaymentEvent } from './model.js'
-import type { WebhookDelivery, WebhookEndpoint } from './webhookDelivery.js'
+import type { JournalRecord, RestoredState } from './model.js'
 
 /**
  * The sandbox's durable state (`--data DIR`): an append-only journal, `DIR/journal.jsonl`, one record per line,
@@ -28,36 +26,6 @@ import type { WebhookDelivery, WebhookEndpoint } from './webhookDelivery.js'
  * did not return); a bad line anywhere else is corruption, reported, never skipped. At every start the live
  * records are rewritten to a fresh file (written, fsynced, renamed over the old one), so the file stays bounded.
  */
-
-export type SandboxIdentity = { apiKey: string; appId: string; merchantId: string }
-export type IdempotencyEntry = { fingerprint: string; reply: Reply }
-export type WebhookSecretRecord = { value: string; validUntil: number | null }
-
-export type JournalRecord =
-  | { k: 'identity'; v: SandboxIdentity }
-  | { k: 'merchant'; v: Merchant }
-  | { k: 'payment'; v: Payment }
-  | { k: 'event'; v: PaymentEvent }
-  | { k: 'idempotency'; id: string; v: IdempotencyEntry }
-  | { k: 'webhooks'; v: { endpoint: WebhookEndpoint | null; secrets: WebhookSecretRecord[] } }
-  | { k: 'delivery'; v: WebhookDelivery }
-
-/** Everything a journal held, last value per key, in order of first appearance. */
-export type RestoredState = {
-  identity?: SandboxIdentity
-  merchants: Map<string, Merchant>
-  payments: Map<string, Payment>
-  events: Map<string, PaymentEvent>
-  idempotency: Map<string, IdempotencyEntry>
-  webhooks?: { endpoint: WebhookEndpoint | null; secrets: WebhookSecretRecord[] }
-  deliveries: Map<string, WebhookDelivery>
-  /** Records read (before compaction) and whether a torn last line was dropped. */
-  recordCount: number
-  tornTail: boolean
-}
-
-/** Persists records; `null` when the sandbox runs in memory. */
-export type Persist = (...records: JournalRecord[]) => void
 
 const fileName = 'journal.jsonl'
 

@@ -1,5 +1,5 @@
 import type { Address, Hex, TypedDataDefinition } from 'viem'
-import type { SolanaTokenOption } from './solanaOption.js'
+import type { Reply } from './http.js'
 
 /** Every status a payment can have inside the sandbox (the general status endpoint's and webhooks' set). */
 export type PaymentStatus =
@@ -176,3 +176,80 @@ export type PaymentEvent = {
   created_at: string
   data: Record<string, unknown>
 }
+
+/** A Solana payment option: an SPL token on a runtime the sandbox reaches over JSON-RPC (solanaOption.ts). */
+export type SolanaTokenOption = {
+  /** CAIP-2 chain the option is offered on, e.g. `solana:localnet`. */
+  chainId: string
+  /** JSON-RPC endpoint of the runtime (getLatestBlockhash, getAccountInfo, sendTransaction). */
+  rpcUrl: string
+  /** The SPL mint (base58). */
+  mint: string
+  decimals: number
+  symbol: string
+  name: string
+  networkName: string
+}
+
+// ---- Webhooks (webhookDelivery.ts sends them)
+
+export type WebhookAttempt = {
+  attempt: number
+  at: string
+  /** HTTP status, or null when no response arrived (timeout, refused connection). */
+  status: number | null
+  error: string | null
+  durationMs: number
+}
+
+export type WebhookDelivery = {
+  id: string
+  eventId: string
+  eventType: EventType
+  url: string
+  createdAt: string
+  /** The exact bytes sent on every attempt. */
+  body: string
+  state: 'pending' | 'delivered' | 'failed'
+  attempts: WebhookAttempt[]
+  nextAttemptAt: string | null
+}
+
+export type WebhookEndpoint = {
+  url: string
+  events: EventType[]
+  createdAt: number
+  disabled: boolean
+}
+
+// ---- What the journal persists (journal.ts writes and replays it)
+
+export type SandboxIdentity = { apiKey: string; appId: string; merchantId: string }
+export type IdempotencyEntry = { fingerprint: string; reply: Reply }
+export type WebhookSecretRecord = { value: string; validUntil: number | null }
+
+export type JournalRecord =
+  | { k: 'identity'; v: SandboxIdentity }
+  | { k: 'merchant'; v: Merchant }
+  | { k: 'payment'; v: Payment }
+  | { k: 'event'; v: PaymentEvent }
+  | { k: 'idempotency'; id: string; v: IdempotencyEntry }
+  | { k: 'webhooks'; v: { endpoint: WebhookEndpoint | null; secrets: WebhookSecretRecord[] } }
+  | { k: 'delivery'; v: WebhookDelivery }
+
+/** Everything a journal held, last value per key, in order of first appearance. */
+export type RestoredState = {
+  identity?: SandboxIdentity
+  merchants: Map<string, Merchant>
+  payments: Map<string, Payment>
+  events: Map<string, PaymentEvent>
+  idempotency: Map<string, IdempotencyEntry>
+  webhooks?: { endpoint: WebhookEndpoint | null; secrets: WebhookSecretRecord[] }
+  deliveries: Map<string, WebhookDelivery>
+  /** Records read (before compaction) and whether a torn last line was dropped. */
+  recordCount: number
+  tornTail: boolean
+}
+
+/** Persists records; `null` when the sandbox runs in memory. */
+export type Persist = (...records: JournalRecord[]) => void

@@ -12,9 +12,9 @@ import {
 import { associatedTokenAccount, associatedTokenProgram, tokenProgram } from './associatedToken.js'
 import { currencyOf, toTokenMinor } from './currencies.js'
 import { newId } from './ids.js'
-import type { Payment, SolanaRoute } from './model.js'
+import type { Payment, SolanaRoute, SolanaTokenOption } from './model.js'
 
-/**
+/*
  * The sandbox's Solana payment option: a USDC-style SPL token on a Solana runtime the sandbox reaches over
  * JSON-RPC (the demo's and the tests' litesvm facade). Spec, "Gateway API (wallet side)", rule 4: the wallet
  * executes `solana_signTransaction`, returns the base64 signed transaction and does not broadcast it; the service
@@ -23,18 +23,6 @@ import type { Payment, SolanaRoute } from './model.js'
  * payer's associated token account to the merchant's, after an idempotent creation of the merchant's), and the
  * payer's signature must verify over it. Then it submits once and reads the merchant's token balance back.
  */
-export type SolanaTokenOption = {
-  /** CAIP-2 chain the option is offered on, e.g. `solana:localnet`. */
-  chainId: string
-  /** JSON-RPC endpoint of the runtime (getLatestBlockhash, getAccountInfo, sendTransaction). */
-  rpcUrl: string
-  /** The SPL mint (base58). */
-  mint: string
-  decimals: number
-  symbol: string
-  name: string
-  networkName: string
-}
 
 const systemProgram = new Uint8Array(32)
 

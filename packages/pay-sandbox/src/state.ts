@@ -2,7 +2,6 @@ import type { Clock } from 'wallet-rpc'
 import { currencyOf } from './currencies.js'
 import { PayHttpError } from './errors.js'
 import { iso, newId, randomHex } from './ids.js'
-import type { Persist, RestoredState } from './journal.js'
 import {
   type EventType,
   finalStatuses,
@@ -11,6 +10,8 @@ import {
   type Payment,
   type PaymentEvent,
   type PaymentStatus,
+  type Persist,
+  type RestoredState,
   type Route,
 } from './model.js'
 

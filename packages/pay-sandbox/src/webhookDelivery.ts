@@ -2,8 +2,18 @@ import type { Clock } from 'wallet-rpc'
 import { signWebhook } from 'wallet-rpc/pay'
 import type { Faults } from './faults.js'
 import { iso, newId, newWebhookSecret } from './ids.js'
-import type { Persist, RestoredState } from './journal.js'
-import { type EventType, eventTypes, type PaymentEvent } from './model.js'
+import {
+  type EventType,
+  eventTypes,
+  type PaymentEvent,
+  type Persist,
+  type RestoredState,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from './model.js'
+
+export type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './model.js'
 
 /**
  * Delay before each attempt, in milliseconds at time scale 1: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
@@ -20,35 +30,6 @@ const rotationOverlapMs = day
 export const replayReachMs = 14 * day
 /** The spec: an endpoint whose every delivery failed for 5 days is disabled. */
 const disableAfterMs = 5 * day
-
-export type WebhookAttempt = {
-  attempt: number
-  at: string
-  /** HTTP status, or null when no response arrived (timeout, refused connection). */
-  status: number | null
-  error: string | null
-  durationMs: number
-}
-
-export type WebhookDelivery = {
-  id: string
-  eventId: string
-  eventType: EventType
-  url: string
-  createdAt: string
-  /** The exact bytes sent on every attempt. */
-  body: string
-  state: 'pending' | 'delivered' | 'failed'
-  attempts: WebhookAttempt[]
-  nextAttemptAt: string | null
-}
-
-export type WebhookEndpoint = {
-  url: string
-  events: EventType[]
-  createdAt: number
-  disabled: boolean
-}
 
 type Secret = { value: string; validUntil: number | null }
 

@@ -18,8 +18,8 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { decodeBase64, decodeTransaction, encodeBase64, encodeShortVec } from 'wallet-rpc/solana'
-import type { EvmRoute, Payment, SolanaRoute, TokenConfig } from '../model.js'
-import { buildTokenTransfer, latestBlockhash, runtimeRpc, type SolanaTokenOption } from '../solanaOption.js'
+import type { EvmRoute, Payment, SolanaRoute, SolanaTokenOption, TokenConfig } from '../model.js'
+import { buildTokenTransfer, latestBlockhash, runtimeRpc } from '../solanaOption.js'
 import type { SandboxState } from '../state.js'
 import type { Treasury } from './treasury.js'
 

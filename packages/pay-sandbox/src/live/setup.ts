@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { parseEther } from 'viem'
-import type { SolanaTokenOption } from '../solanaOption.js'
+import type { SolanaTokenOption } from '../model.js'
 import type { SandboxState } from '../state.js'
 import { LiveEngine, type LiveEvmChain } from './engine.js'
 import { loadTreasury, type Treasury, type TreasuryKeys } from './treasury.js'

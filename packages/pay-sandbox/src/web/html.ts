@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Reply } from '../context.js'
+import type { Reply } from '../http.js'
 
 /**
  * HTML for the sandbox's pages (checkout portal, dashboard, data collection). Every interpolated value is

@@ -1,5 +1,6 @@
 import type { RequestContext, Route } from '../../context.js'
 import { PayHttpError } from '../../errors.js'
+import type { WebhookDelivery } from '../../model.js'
 import { type EventType, eventTypes } from '../../model.js'
 import {
   deleteWebhookEndpoint,
@@ -11,7 +12,7 @@ import {
   rotateWebhookSecret,
   sendTestEvent,
 } from '../../routes/webhookEndpoint.js'
-import { replayReachMs, type WebhookDelivery } from '../../webhookDelivery.js'
+import { replayReachMs } from '../../webhookDelivery.js'
 import { type Html, html } from '../html.js'
 import { callRoute } from './api.js'
 import {
