@@ -9,7 +9,8 @@ import { measureCalls, median, quantile, type Sample } from './measure.js'
  * through its public API (protobuf in, protobuf out, as a wallet calls it), and one raw signature of the
  * backend our keys use. Same process, same keys, same inputs; each row first checks that both give the same
  * bytes. The sides run in alternating batches (which goes first rotates every round); the headline is the
- * median of the per-round CPU-time ratios (`process.cpuUsage`: the machine's cores are shared), the middle
+ * median of the per-round CPU-time ratios (`PEERS_FILTER=ton` runs the
+ * rows whose name contains it; `PEERS_ROUNDS` sets the rounds) (`process.cpuUsage`: the machine's cores are shared), the middle
  * half beside it, and the load average with it. Target: ours ÷ TW Core ≤ 1.0 on every row.
  *
  * TON: Trust Wallet Core puts the signed wallet body in a reference of the external message, @ton/ton and
@@ -239,7 +240,8 @@ export async function run(): Promise<void> {
     if (!row.same(ours, peer)) throw new Error(`${row.name}: ours and TW Core differ:\n${ours}\n${peer}`)
   }
   const results: string[] = []
-  for (const row of rows) {
+  const only = process.env.PEERS_FILTER ?? ''
+  for (const row of rows.filter((candidate) => candidate.name.includes(only))) {
     const primitive = row.name.startsWith('ton') ? raw.ed25519 : raw.secp256k1
     const sides = [row.ours, async () => row.peer(), primitive]
     const samples: Sample[][] = [[], [], []]

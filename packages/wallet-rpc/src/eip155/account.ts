@@ -1,4 +1,4 @@
-import type { Hex, Signature } from 'viem'
+import type { Hex, Signature, TypedDataDefinition } from 'viem'
 import { type LocalAccount, privateKeyToAccount, toAccount } from 'viem/accounts'
 import {
   ecc,
@@ -7,11 +7,11 @@ import {
   type Secp256k1Backend,
   secp256k1Backend,
 } from '../crypto/secp256k1.js'
+import { typedDataDigest } from './eip712.js'
 import {
   bytesToHex,
   getAddress,
   hashMessage,
-  hashTypedData,
   hexToBytes,
   keccak256,
   serializeTransaction,
@@ -57,7 +57,7 @@ export function secp256k1Account(privateKey: Uint8Array, curve: Secp256k1 = ecc)
       return signToHex(hashMessage(message, 'bytes'))
     },
     async signTypedData(typedData) {
-      return signToHex(hexToBytes(hashTypedData(typedData)))
+      return signToHex(typedDataDigest(typedData as TypedDataDefinition))
     },
     // viem's `signTransaction` (accounts/utils/signTransaction.ts) step for step, only `sign` is ours.
     async signTransaction(transaction, { serializer = serializeTransaction } = {}) {
@@ -91,11 +91,31 @@ export function privateKeyAccount(
     viems ??= viemAccount()
     return viems
   }
-  return {
+  const account: LocalAccount<'privateKey'> = {
     ...ours,
     sign: (parameters) => signer().sign!(parameters),
     signMessage: (parameters) => signer().signMessage(parameters),
     signTypedData: (parameters) => signer().signTypedData(parameters),
     signTransaction: (transaction, options) => signer().signTransaction(transaction, options),
   }
+  ownAccounts.add(account)
+  return account
+}
+
+/** The accounts `privateKeyAccount` made: their `sign({ hash })` is the same key and the same signature format. */
+const ownAccounts = new WeakSet<object>()
+
+/**
+ * An EIP-712 signature of `definition`, whose digest the caller computed already (`typedDataDigest`): a key of
+ * this wallet signs that digest instead of hashing it again; any other account (an external signer, which may
+ * show the typed data on its own screen) gets the typed data itself.
+ */
+export function signTypedDataDigest(
+  account: LocalAccount,
+  definition: TypedDataDefinition,
+  digest: Uint8Array,
+): Promise<Hex> {
+  return ownAccounts.has(account)
+    ? account.sign!({ hash: bytesToHex(digest) })
+    : account.signTypedData(definition)
 }

@@ -2,12 +2,14 @@ import * as v from 'valibot'
 import type { Hex, TypedDataDefinition } from 'viem'
 import { InvalidParamsError, PolicyRefusedError } from '../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
+import { typedDataDigest } from './eip712.js'
 import { isUnlimited } from './transaction/review.js'
-import { hashTypedData } from './viemUtils.js'
+import { bytesToHex } from './viemUtils.js'
 
 /**
  * EIP-712 typed data as wallets receive it: an object or its JSON string. The structure is checked here;
- * viem's `hashTypedData` then checks every value against its declared type (ranges, byte sizes, EIP-55).
+ * hashing (`typedDataDigest`, viem's rules) then checks every value against its declared type (ranges, byte
+ * sizes, EIP-55).
  */
 const typedDataSchema = v.object({
   types: v.record(
@@ -70,7 +72,7 @@ function assertWithinLimits(typedData: v.InferOutput<typeof typedDataSchema>, pa
 }
 
 /** A typed-data request checked and hashed, ready for review and signing. */
-type CheckedTypedData = { definition: TypedDataDefinition; digest: Hex }
+type CheckedTypedData = { definition: TypedDataDefinition; digest: Hex; digestBytes: Uint8Array }
 
 /**
  * Parses and validates typed data at `path`. `types.EIP712Domain` is required: when it is missing,
@@ -129,16 +131,16 @@ export function checkTypedData(input: unknown, path: string, chainId: number): C
     domain,
     message: typedData.message,
   } as unknown as TypedDataDefinition
-  let digest: Hex
+  let digestBytes: Uint8Array
   try {
-    digest = hashTypedData(definition)
+    digestBytes = typedDataDigest(definition)
   } catch (error) {
     // viem's validation (ranges, sizes, checksums, unknown types) and malformed nesting alike.
     const short = (error as { shortMessage?: unknown } | null)?.shortMessage
     const reason = typeof short === 'string' ? short : 'typed data does not match its types'
     throw new InvalidParamsError(reason, { path })
   }
-  return { definition, digest }
+  return { definition, digest: bytesToHex(digestBytes), digestBytes }
 }
 
 /**

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import type { Address, Hex, TypedDataDefinition } from 'viem'
 import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
+import { signTypedDataDigest } from '../account.js'
 import { chainOf, type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { addressSchema } from '../schemas.js'
 import { checkTypedData, permitWarnings, typedDataItems } from '../typedData.js'
@@ -25,14 +26,14 @@ export const signTypedDataParams = v.strictTuple([
   v.union([v.string(), v.record(v.string(), v.unknown())], 'typed data must be an object or its JSON string'),
 ])
 
-type Plan = { address: Address; definition: TypedDataDefinition }
+type Plan = { address: Address; definition: TypedDataDefinition; digest: Uint8Array }
 
 export const signTypedData = (env: Eip155Env) =>
   defineMethod({
     params: signTypedDataParams,
     async plan(context, [requested, input]) {
       const address = await ownedAddress(env, requested)
-      const { definition, digest } = checkTypedData(input, '1', chainOf(env, context).chainId)
+      const { definition, digest, digestBytes } = checkTypedData(input, '1', chainOf(env, context).chainId)
       return {
         review: {
           account: address,
@@ -40,11 +41,11 @@ export const signTypedData = (env: Eip155Env) =>
           items: [...typedDataItems(definition), item('Digest', digest)],
           warnings: permitWarnings(definition),
         },
-        plan: { address, definition } satisfies Plan,
+        plan: { address, definition, digest: digestBytes } satisfies Plan,
       }
     },
     async execute(_context, plan: Plan): Promise<Hex> {
       const signer = await signerOf(env, plan.address)
-      return signer.signTypedData(plan.definition)
+      return signTypedDataDigest(signer, plan.definition, plan.digest)
     },
   })
