@@ -18,7 +18,8 @@ import {
   type StateInit,
 } from '../tonCore.js'
 import { maxValidFor, type TonWallet } from '../tonWallet.js'
-import { normalizedMessageHash, type WalletContract } from '../wallet.js'
+import { fastExternalMessage, fastUnsignedTransfer } from '../transfer.js'
+import { normalizedMessageHash, type TransferRequest, type WalletContract } from '../wallet.js'
 
 /** PAY_GAS_SEPARATELY (1) + IGNORE_ERRORS (2): what TON Connect's signMessage spec, WalletKit and Tonkeeper send. */
 export const sendMode = 3
@@ -256,6 +257,33 @@ function reviewSendMessage(
   }
 }
 
+/**
+ * The signed external message and its two hashes (cell hash, TEP-467 normalized): through FastCells
+ * (transfer.ts) where they cover the request, else through @ton/core, the same bytes either way.
+ */
+async function signTransfer(
+  wallet: TonWallet,
+  contract: WalletContract,
+  request: TransferRequest,
+  includeInit: boolean,
+): Promise<{ boc: Uint8Array; hashes: () => string[] }> {
+  const fast = includeInit ? undefined : fastUnsignedTransfer(contract, request)
+  if (fast !== undefined) {
+    const message = fastExternalMessage(contract, fast, await wallet.sign(fast.hash))
+    return {
+      boc: message.boc,
+      hashes: () => [bytesToHex(message.hash), bytesToHex(message.normalizedHash())],
+    }
+  }
+  const unsigned = contract.unsignedTransfer(request)
+  const signature = await wallet.sign(new Uint8Array(unsigned.hash()))
+  const message = contract.externalMessage(contract.signedTransfer(unsigned, signature), includeInit)
+  return {
+    boc: new Uint8Array(message.toBoc()),
+    hashes: () => [bytesToHex(message.hash()), bytesToHex(normalizedMessageHash(message))],
+  }
+}
+
 export type TonSendMessageOptions = {
   /** Answer `{ boc }` instead of the spec's string for this request (opt-in AppKit compatibility; see ton()). */
   resultAsObject?: (context: RequestContext) => boolean
@@ -324,22 +352,12 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
         Math.floor(context.clock() / 1000),
         wallet.defaultValidFor,
       )
-      const unsigned = contract.unsignedTransfer({
-        seqno: plan.seqno,
-        validUntil,
-        sendMode,
-        messages: plan.messages,
-      })
-      const signature = await wallet.sign(new Uint8Array(unsigned.hash()))
-      const externalMessage = contract.externalMessage(
-        contract.signedTransfer(unsigned, signature),
-        plan.includeInit,
-      )
-      const boc = new Uint8Array(externalMessage.toBoc())
+      const request = { seqno: plan.seqno, validUntil, sendMode, messages: plan.messages }
+      const { boc, hashes } = await signTransfer(wallet, contract, request, plan.includeInit)
       const { hash } = await read('broadcasting the message', () => plan.provider.sendBoc(boc))
       if (hash !== undefined) {
         const reported = hash.toLowerCase()
-        const ours = [bytesToHex(externalMessage.hash()), bytesToHex(normalizedMessageHash(externalMessage))]
+        const ours = hashes()
         if (!ours.includes(reported)) {
           throw new ProviderError(`the chain reported message hash ${reported}, expected ${ours[1]}`)
         }
