@@ -1,6 +1,7 @@
 import { address as bitcoinAddress } from 'bitcoinjs-lib'
 import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { timeSlicer } from '../../core/yielding.js'
 import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
 import { equalBytes, toHex } from '../transaction/bytes.js'
 import { dustLimit, scriptKind } from '../transaction/scripts.js'
@@ -66,7 +67,10 @@ export async function analyzePsbt(options: {
   const addRedeemScript: PsbtAnalysis['addRedeemScript'] = []
   const ownerByAddress = new Map<string, AccountAddress>()
 
+  // Thousands of inputs: the loops below give the event loop a turn every few ms (core/yielding.ts).
+  const pause = timeSlicer()
   for (const [index, { request, position }] of [...listed.entries()].sort((a, b) => a[0] - b[0])) {
+    await pause()
     const path = `signInputs.${position}`
     let owner = ownerByAddress.get(request.address)
     if (!owner) {
@@ -120,6 +124,7 @@ export async function analyzePsbt(options: {
   let allValuesKnown = true
   const inputTypes: AddressType[] = []
   for (let index = 0; index < inputCount; index++) {
+    await pause()
     const prevout = prevouts[index]
     const entry = toSignByIndex.get(index)
     const own = entry?.owner ?? (prevout ? await account.findScript(prevout.script) : undefined)
@@ -164,6 +169,7 @@ export async function analyzePsbt(options: {
   let totalOut = 0n
   let ownOut = 0n
   for (const [index, output] of tx.outputs.entries()) {
+    await pause()
     totalOut += output.value
     const label = `output ${index}`
     if (scriptKind(output.script) === 'op_return') {

@@ -1,3 +1,4 @@
+import { timeSlicer } from '../../core/yielding.js'
 import { ecc } from '../../crypto/secp256k1.js'
 import { hash160, p2pkhScript } from '../encoding.js'
 import type { Account, AccountAddress } from '../types.js'
@@ -64,13 +65,19 @@ export async function signInputs(
   // secp256k1 calls makes the next call slower (measured: a 3 µs double SHA-256 between WASM signatures
   // added ~7 µs to each, the code and tables evicting each other from the CPU caches); in passes it does not.
   // A hash that cannot be computed (e.g. SIGHASH_SINGLE without its output) now fails before any signature.
-  const digests = inputs.map((input) => {
+  // Each pass gives the event loop a turn every few milliseconds (core/yielding.ts): 3000 inputs must not
+  // freeze a wallet's UI for a second.
+  const pause = timeSlicer()
+  const digests: Uint8Array[] = []
+  for (const input of inputs) {
     const prevout = prevouts[input.index]
     if (!prevout) throw new Error(`input ${input.index}: prevout unknown`)
-    return signatureHash(cache, input, prevout)
-  })
+    digests.push(signatureHash(cache, input, prevout))
+    await pause()
+  }
   const signed: Uint8Array[] = []
   for (const [i, input] of inputs.entries()) {
+    await pause()
     signed.push(
       input.owner.addressType === 'p2tr'
         ? await account.signTaproot(input.owner, digests[i]!, options.auxRand)

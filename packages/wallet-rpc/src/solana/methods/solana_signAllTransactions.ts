@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import { PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { group } from '../../core/review.js'
+import { timeSlicer } from '../../core/yielding.js'
 import {
   encodeSigned,
   type PreparedTransaction,
@@ -36,12 +37,17 @@ export const solana_signAllTransactions = (wallet: SolanaWallet) =>
           { rule: 'solana.too_many_transactions' },
         )
       }
-      const prepared = params.transactions.map((transaction, index) =>
-        prepareTransaction(wallet, { transaction }, `transactions.${index}`),
-      )
+      // Thousands of transactions: every loop gives the event loop a turn every few ms (core/yielding.ts).
+      const pause = timeSlicer()
+      const prepared: PreparedTransaction[] = []
+      for (const [index, transaction] of params.transactions.entries()) {
+        prepared.push(prepareTransaction(wallet, { transaction }, `transactions.${index}`))
+        await pause()
+      }
       const items = []
       const warnings = []
       for (const [index, one] of prepared.entries()) {
+        await pause()
         const chain = await chainFacts(context, wallet, one)
         const parts = transactionReviewParts(context, wallet, one, chain?.resolved)
         items.push(
@@ -60,9 +66,12 @@ export const solana_signAllTransactions = (wallet: SolanaWallet) =>
       }
     },
     async execute(_context, prepared: PreparedTransaction[]): Promise<SolanaSignAllTransactionsResult> {
+      const pause = timeSlicer()
       const transactions: string[] = []
-      for (const one of prepared)
+      for (const one of prepared) {
         transactions.push(encodeSigned(one, (await signPrepared(wallet, one)).signed))
+        await pause()
+      }
       return { transactions }
     },
   })
