@@ -12,7 +12,7 @@ import { BIP32Factory } from 'bip32'
 import { keccak256 } from 'viem'
 import type { WalletEvent, WalletRpc } from 'wallet-rpc'
 import type { VerifyResult } from 'wallet-rpc/verify'
-import { verifiers } from 'wallet-rpc/verify'
+import { type TonProof, verifiers, verifyTonProof } from 'wallet-rpc/verify'
 
 export type DemoRow = { method: string; chain: string; verified: boolean; ms: number; note?: string }
 
@@ -505,6 +505,17 @@ async function tonAct(session: DappSession, chains: Chains): Promise<void> {
       `ton_signData (${payload.type})`,
     )
   }
+
+  // TON Connect's sign-in (the `ton_proof` connect item): the dapp's backend checks it before it trusts the address.
+  const proofPayload = hex.encode(randomBytes(32))
+  await session.step<{ address: string; proof: TonProof }>(
+    TON,
+    'ton_proof',
+    [{ domain, payload: proofPayload }],
+    ({ address, proof }) =>
+      verifyTonProof(proof, { ...session_, address, domains: [domain], payload: proofPayload, now: now() }),
+    'ton_proof (TON Connect sign-in)',
+  )
 
   await chains.ton.fund(walletAddress, 3_000_000_000n)
   const recipient = new Address(0, randomBytes(32))
