@@ -1,3 +1,4 @@
+import { WalletKit } from '@reown/walletkit'
 import { base58 } from '@scure/base'
 import { devMnemonic, type LiveChains, startLiveChains } from '@wallet-rpc/devchains/liveChains'
 import { createSplMint } from '@wallet-rpc/devchains/splToken'
@@ -10,6 +11,7 @@ import { createWalletRpc, type WalletRpc } from 'wallet-rpc'
 import { eip155, httpProvider, mnemonicKeys } from 'wallet-rpc/eip155'
 import { executePayActions } from 'wallet-rpc/pay'
 import { solana, solanaKeys, solanaLocalnet, solanaRpc } from 'wallet-rpc/solana'
+import { relayCore, startLocalRelay } from '../../wallet-rpc/test/walletkit/localRelay.js'
 import { gatewayErrorCodes } from '../src/errors.js'
 import { type PaySandbox, startPaySandbox } from '../src/index.js'
 import { api, usd } from './helpers.js'
@@ -176,6 +178,39 @@ describe('@walletconnect/pay 1.1.0 against the sandbox, actions executed by wall
         'wcp-version': '2026-02-19.preview',
         'api-version': '2026-02-19.preview',
       })
+    }
+    expectOnlyClientErrorCodes()
+  })
+
+  it('WalletKit 1.6.0’s walletKit.pay runs in Node: App-Id (payConfig) and the Core’s Client-Id, test mode, succeeded', async () => {
+    const relay = await startLocalRelay()
+    try {
+      const walletKit = await WalletKit.init({
+        core: relayCore(relay, 'pay-wallet'),
+        metadata: { name: 'Test Wallet', description: '', url: 'https://wallet.example', icons: [] },
+        payConfig: { baseUrl: recorder.url, appId: sandbox.appId, logger: 'silent' },
+      })
+      expect(walletKit.pay).toBeDefined()
+      const wallet = evmWallet(4)
+      const [address] = await wallet.accounts(evmChain)
+      const created = await createPayment(sandbox.apiKey, sandbox.merchantId, '990')
+      const before = recorder.exchanges.length
+      const paid = await payWithOfficialClient(
+        walletKit.pay as InstanceType<typeof WalletConnectPay>,
+        wallet,
+        created.paymentLink,
+        `${evmChain}:${address}`,
+      )
+      expect(paid.confirmed).toMatchObject({ status: 'succeeded', isFinal: true })
+      const [first] = recorder.exchanges.slice(before)
+      expect(first!.headers).toMatchObject({
+        'app-id': sandbox.appId,
+        'client-id': await walletKit.core.crypto.getClientId(),
+      })
+      expect(first!.headers['api-key']).toBeUndefined()
+      await walletKit.core.relayer.transportClose()
+    } finally {
+      await relay.close()
     }
     expectOnlyClientErrorCodes()
   })
