@@ -82,6 +82,77 @@ describe('Pay-Version', () => {
   })
 })
 
+describe('WCP-Version and Api-Version (the official wallet client’s headers) beside Pay-Version', () => {
+  it('each is understood alone, and the resolved version is echoed under it and under Pay-Version', async () => {
+    for (const name of ['wcp-version', 'api-version']) {
+      const reply = await call('GET', '/v1/merchants', { headers: { [name]: '2026-02-18.preview' } })
+      expect(reply.status, name).toBe(200)
+      expect(reply.headers.get(name)).toBe('2026-02-18.preview')
+      expect(reply.headers.get('pay-version')).toBe('2026-02-18.preview')
+      expectError(
+        await call('GET', '/v1/merchants', { headers: { [name]: '2025-10-01' } }),
+        400,
+        'api_version_downgrade',
+      )
+      expectError(
+        await call('GET', '/v1/merchants', { headers: { [name]: 'latest' } }),
+        400,
+        'invalid_api_version',
+      )
+    }
+    const plain = await call('GET', '/v1/merchants', { headers: { 'pay-version': '2026-02-18' } })
+    expect(plain.headers.get('wcp-version')).toBeNull()
+  })
+
+  it('all three agreeing is fine; any two disagreeing is 400 invalid_api_version', async () => {
+    const same = { 'pay-version': '2026-02-18', 'wcp-version': '2026-02-18', 'api-version': '2026-02-18' }
+    expect((await call('GET', '/v1/merchants', { headers: same })).status).toBe(200)
+    const split = await call('GET', '/v1/merchants', {
+      headers: { 'pay-version': '2026-02-18', 'wcp-version': '2026-02-18.preview' },
+    })
+    expectError(split, 400, 'invalid_api_version')
+  })
+
+  it('by default the sandbox knows 2026-02-18 (pinned) and the official client’s 2026-02-19.preview', async () => {
+    const defaults = await startPaySandbox()
+    try {
+      const reply = await api(defaults)('GET', '/v1/merchants', {
+        headers: { 'wcp-version': '2026-02-19.preview' },
+      })
+      expect(reply.headers.get('wcp-version')).toBe('2026-02-19.preview')
+      expect((await api(defaults)('GET', '/v1/merchants')).headers.get('pay-version')).toBe('2026-02-18')
+    } finally {
+      await defaults.stop()
+    }
+  })
+})
+
+describe('gateway paths answer only with the official client’s codes', () => {
+  it('no route, wrong method, a body too large or not JSON keep their status with invalid_params / params_validation', async () => {
+    const gateway = '/v1/gateway/payment/pay_x'
+    const cases = [
+      [await call('POST', `${gateway}/nothing`, { body: {} }), 404, 'invalid_params', 'not_found'],
+      [await call('GET', `${gateway}/options`), 405, 'invalid_params', 'method_not_allowed'],
+      [
+        await call('POST', `${gateway}/options`, { raw: 'x'.repeat(1_100_000) }),
+        413,
+        'params_validation',
+        'payload_too_large',
+      ],
+      [
+        await call('POST', `${gateway}/options`, { raw: 'hi', headers: { 'content-type': 'text/plain' } }),
+        415,
+        'params_validation',
+        'unsupported_media_type',
+      ],
+    ] as const
+    for (const [reply, status, code, reason] of cases) {
+      expectError(reply, status, code, reason)
+      expect(reply.body.details.reason).toBe(reason)
+    }
+  })
+})
+
 describe('routing and bodies', () => {
   it('unknown route 404 not_found, wrong method 405', async () => {
     expect((await call('GET', '/v1/nothing')).body.code).toBe('not_found')

@@ -155,6 +155,25 @@ describe('options', () => {
   })
 })
 
+describe('options: refresh', () => {
+  it('true renews every account’s option; a list of option ids (the OpenAPI’s form) renews those; null keeps them', async () => {
+    const id = await createPayment(sandbox, 'refresh-1')
+    const accounts = [`eip155:1:${buyer.address}`, `eip155:31337:${buyer.address}`]
+    const options = async (refresh?: unknown) =>
+      (
+        await gateway(id, 'options', refresh === undefined ? { accounts } : { accounts, refresh })
+      ).body.options.map((option: { id: string }) => option.id) as string[]
+    const [first, second] = await options()
+    expect(await options(null)).toEqual([first, second])
+    const listed = await options([second])
+    expect(listed[0]).toBe(first)
+    expect(listed[1]).not.toBe(second)
+    const renewed = await options(true)
+    expect(renewed[0]).not.toBe(first)
+    expect(renewed[1]).not.toBe(listed[1])
+  })
+})
+
 describe('fetch', () => {
   it('turns the build into an EIP-3009 TransferWithAuthorization signature request', async () => {
     const id = await createPayment(sandbox, 'fetch-1', usd('1250'))
