@@ -90,7 +90,7 @@ export type PaymentOptions = {
   options: PaymentOption[]
   /** When submissions stop: `info.expiresAt` in ms since the epoch, when the gateway sent it. */
   expiresAtMs: number | undefined
-  /** The API version the gateway resolved (its `WCP-Version`, `Api-Version` or `Pay-Version` reply header). */
+  /** The API version the gateway resolved (its `WCP-Version`/`Api-Version`/`Pay-Version` reply header). */
   version: string | undefined
 }
 
@@ -129,7 +129,7 @@ export type PayResult = {
   /** One result per action, in order: what was confirmed. */
   results: string[]
   txId: string | undefined
-  /** The API version the gateway resolved (its `WCP-Version`, `Api-Version` or `Pay-Version` reply header) on the last call. */
+  /** The API version the gateway resolved on the last call (its `WCP-Version`/`Api-Version`/`Pay-Version` reply). */
   version: string | undefined
 }
 
@@ -143,7 +143,7 @@ export type PayClient = {
    * it and the option's own when `optionId` is given; 0 once passed; undefined when no expiry is known.
    */
   remainingMs(options: PaymentOptions, optionId?: string): number | undefined
-  /** The API version the gateway resolved (its `WCP-Version`, `Api-Version` or `Pay-Version` reply header) on its last success response. */
+  /** The API version the gateway resolved on its last success (its `WCP-Version`/`Api-Version`/`Pay-Version` reply). */
   resolvedVersion(): string | undefined
 }
 

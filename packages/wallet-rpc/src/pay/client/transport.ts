@@ -47,7 +47,7 @@ export type Transport = {
     schema: v.GenericSchema<unknown, T>,
     extras?: CallExtras,
   ): Promise<GatewayResponse<T>>
-  /** The API version the gateway resolved (its `WCP-Version`, `Api-Version` or `Pay-Version` reply header) on its last success response. */
+  /** The API version the gateway resolved on its last success (its `WCP-Version`/`Api-Version`/`Pay-Version` reply). */
   resolvedVersion(): string | undefined
 }
 
