@@ -338,8 +338,8 @@ async function longPoll(context: RequestContext, payment: Payment, maxPollMs: nu
 
 /**
  * The gateway's status body (confirm and status): the general status body, except that `info` is null until an
- * option was confirmed (and in live mode until its transaction is known) and `optionAmount` carries `display` (the official client requires both of
- * `info.txId` and `info.optionAmount.display` whenever `info` is present).
+ * option was confirmed (and in live mode until its transaction is known) and `optionAmount` carries `display`:
+ * the official client requires `info.txId` and `info.optionAmount.display` whenever `info` is present.
  */
 function gatewayStatusJson(context: RequestContext, payment: Payment) {
   const route = payment.chosen?.route

@@ -145,7 +145,7 @@ export async function executeActions(
   return results
 }
 
-/** An action as `@walletconnect/pay` (and WalletKit's `walletKit.pay`) hands it over: params as the array's JSON text. */
+/** An action as `@walletconnect/pay` (and `walletKit.pay`) hands it over: params as the array's JSON text. */
 export type SdkPayAction = { walletRpc: { chainId: string; method: string; params: string } }
 
 /**
