@@ -2,6 +2,7 @@ import type { Address, SignableMessage } from 'viem'
 import type { RequestContext } from '../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import { signInSection, signInWarnings } from '../core/signIn.js'
+import { decodeUtf8, decodeUtf8Strict } from '../core/utf8.js'
 import { isData } from './schemas.js'
 import { looksLikeSiwe, parseSiweMessage, type SiweMessage } from './siwe.js'
 import { bytesToHex, hexToBytes } from './viemUtils.js'
@@ -16,20 +17,13 @@ export type PersonalMessage = { signable: SignableMessage; bytes: Uint8Array }
 const oddHex = /^0x[0-9a-fA-F](?:[0-9a-fA-F]{2})*$/
 // Made at first use, not at import: a runtime without TextEncoder then fails with namespace creation's clear
 // error (core/globals.ts) instead of at load.
-type Encoder = InstanceType<typeof TextEncoder>
-type Decoder = InstanceType<typeof TextDecoder>
-let codecs: { utf8: Encoder; strictUtf8: Decoder; lenientUtf8: Decoder } | undefined
-const utf8Codecs = () =>
-  (codecs ??= {
-    utf8: new TextEncoder(),
-    strictUtf8: new TextDecoder('utf-8', { fatal: true }),
-    lenientUtf8: new TextDecoder('utf-8'),
-  })
+let utf8: InstanceType<typeof TextEncoder> | undefined
+const utf8Encoder = () => (utf8 ??= new TextEncoder())
 
 export function personalMessage(message: string): PersonalMessage {
   if (isData(message)) return { signable: { raw: message }, bytes: hexToBytes(message) }
   if (oddHex.test(message)) return personalMessage(`0x0${message.slice(2)}`)
-  return { signable: message, bytes: utf8Codecs().utf8.encode(message) }
+  return { signable: message, bytes: utf8Encoder().encode(message) }
 }
 
 /** The message as the user should read it: its text when it is printable UTF-8, else its hex. */
@@ -56,7 +50,7 @@ export function messageReview(
   const printable = printableText(message.bytes)
   const items = messageItems(message, printable)
   // Not only printable text: a look-alike hidden behind a control character or a bad byte is still flagged.
-  const text = printable ?? utf8Codecs().lenientUtf8.decode(message.bytes)
+  const text = printable ?? decodeUtf8(message.bytes)
   if (!looksLikeSiwe(text)) return { account: signer, title, items, warnings: [] }
   const parsed = parseSiweMessage(text)
   if (!parsed.ok) {
@@ -93,10 +87,6 @@ function bindingsOf(context: RequestContext, signer: Address, signIn: SiweMessag
 const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/
 
 function printableText(bytes: Uint8Array): string | undefined {
-  try {
-    const text = utf8Codecs().strictUtf8.decode(bytes)
-    return controlCharacters.test(text) ? undefined : text
-  } catch {
-    return undefined
-  }
+  const text = decodeUtf8Strict(bytes)
+  return text === undefined || controlCharacters.test(text) ? undefined : text
 }

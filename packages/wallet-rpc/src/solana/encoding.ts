@@ -147,14 +147,14 @@ export function encodeBase58(bytes: Uint8Array): string {
 const charChunk = 8192
 
 // Where the platform has one, a decoder turns the codes into the string natively: ~4x faster than
-// `String.fromCharCode.apply` for a signature's 88 characters. Every code here is ASCII, which 'latin1'
-// (windows-1252 in WHATWG terms) maps to itself. Hermes has no TextDecoder: the fallback below.
-let latin1: InstanceType<typeof TextDecoder> | null | undefined
+// `String.fromCharCode.apply` for a signature's 88 characters. Every code here is ASCII, which UTF-8 maps to
+// itself, so any decoder does (React Native's polyfills know no other label). Without one: the fallback below.
+let ascii: InstanceType<typeof TextDecoder> | null | undefined
 
 /** The string whose UTF-16 units are `codes[start..end)` (all ASCII here). */
 function fromCharCodes(codes: Uint8Array, start = 0, end = codes.length): string {
-  if (latin1 === undefined) latin1 = typeof TextDecoder === 'function' ? new TextDecoder('latin1') : null
-  if (latin1 !== null) return latin1.decode(codes.subarray(start, end))
+  if (ascii === undefined) ascii = typeof TextDecoder === 'function' ? new TextDecoder('utf-8') : null
+  if (ascii !== null) return ascii.decode(codes.subarray(start, end))
   return fromCharCodesPortable(codes, start, end)
 }
 

@@ -1,4 +1,5 @@
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
+import { decodeUtf8Strict } from '../core/utf8.js'
 import { addressOf, encodeBase64 } from './encoding.js'
 
 export const systemProgram = '11111111111111111111111111111111'
@@ -256,12 +257,8 @@ const associatedToken: Decoder = (view, data) => {
 }
 
 const memo: Decoder = (_view, data) => {
-  let text: string
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(data.data)
-  } catch {
-    throw new MalformedData()
-  }
+  const text = decodeUtf8Strict(data.data)
+  if (text === undefined) throw new MalformedData()
   return [item('Action', 'Memo'), item('Text', text)]
 }
 

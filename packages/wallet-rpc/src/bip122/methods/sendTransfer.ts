@@ -9,6 +9,7 @@ import {
 import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { decimalOrSafeInteger, hexString } from '../../core/schema.js'
+import { decodeUtf8 } from '../../core/utf8.js'
 import { outputScriptOf } from '../chains.js'
 import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
 import { formatFeeRate, formatSats, resolvePolicy } from '../psbt/policy.js'
@@ -379,7 +380,7 @@ function sizeTransfer(
 }
 
 function describeMemo(memo: Uint8Array): string {
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(memo)
+  const text = decodeUtf8(memo)
   const printable = /^[\x20-\x7e]*$/.test(text)
   return printable ? `${toHex(memo)} ("${text}")` : toHex(memo)
 }

@@ -1,3 +1,5 @@
+import { decodeUtf8 } from '../../core/utf8.js'
+
 /** Solidity's `Panic(uint256)` codes (docs: "Panic via assert and Error via require"). */
 const panicCodes: Record<string, string> = {
   '0': 'generic compiler panic',
@@ -49,7 +51,7 @@ function decodeErrorString(body: string): string | undefined {
   if (length === undefined || length > BigInt(body.length / 2 - 64)) return undefined
   const bytes = new Uint8Array(Number(length))
   for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(body.slice(128 + i * 2, 130 + i * 2), 16)
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
+  const text = decodeUtf8(bytes)
   return printable(text)
 }
 

@@ -1,3 +1,4 @@
+import { decodeUtf8Strict } from '../../core/utf8.js'
 import type { ChainAccess } from '../chains.js'
 import { isRevert, nodeErrorOf } from './nodeError.js'
 import { SimulationTimeout, within } from './within.js'
@@ -84,12 +85,8 @@ export function symbolOf(answer: string | undefined): string | undefined {
     if (length * 2n > BigInt(hex.length - 128)) return undefined
     bytes = hex.slice(128, 128 + Number(length) * 2)
   }
-  let text: string
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(hexBytes(bytes))
-  } catch {
-    return undefined
-  }
+  const text = decodeUtf8Strict(hexBytes(bytes))
+  if (text === undefined) return undefined
   return plainSymbol.test(text) ? text : undefined
 }
 

@@ -1,3 +1,5 @@
+import { decodeUtf8Strict } from '../../core/utf8.js'
+
 /**
  * Tolerant reading of a verified webhook body (spec, delivery rule 4): unknown fields are kept and ignored, `type`,
  * `status` and `fee.kind` are plain strings (new values appear without a version bump), and nothing branches on
@@ -31,17 +33,10 @@ export type WebhookEvent = {
 
 export type ParsedWebhookEvent = { ok: true; event: WebhookEvent } | { ok: false; message: string }
 
-let textDecoder: InstanceType<typeof TextDecoder> | undefined
-
 /** Parses the body; `headerId` (webhook-id) stands in for a missing envelope `id`. */
 export function parseWebhookEvent(rawBody: Uint8Array | string, headerId: string): ParsedWebhookEvent {
-  let text: string
-  try {
-    textDecoder ??= new TextDecoder('utf-8', { fatal: true })
-    text = typeof rawBody === 'string' ? rawBody : textDecoder.decode(rawBody)
-  } catch {
-    return { ok: false, message: 'the body is not UTF-8' }
-  }
+  const text = typeof rawBody === 'string' ? rawBody : decodeUtf8Strict(rawBody)
+  if (text === undefined) return { ok: false, message: 'the body is not UTF-8' }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

@@ -3,6 +3,7 @@ import { PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { signInSection, signInWarnings } from '../../core/signIn.js'
+import { decodeUtf8, decodeUtf8Strict } from '../../core/utf8.js'
 import { decodeBase58, encodeBase58, encodeBase64, parseAddress } from '../encoding.js'
 import { looksLikeSiws, parseSiwsMessage, siwsChains } from '../siws.js'
 import { decodeMessage, decodeTransaction } from '../transaction.js'
@@ -74,12 +75,8 @@ function messageItems(message: Uint8Array): { items: ReviewItem[]; warnings: Rev
 
 /** Printable text only: control and bidi characters (other than line breaks and tabs) could hide what is signed. */
 function printableText(message: Uint8Array): string | undefined {
-  try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(message)
-    return hasHiddenCharacters(text) ? undefined : text
-  } catch {
-    return undefined
-  }
+  const text = decodeUtf8Strict(message)
+  return text === undefined || hasHiddenCharacters(text) ? undefined : text
 }
 
 /** Warning-code prefix of every Sign In With Solana check (`siws.domain_mismatch`, …). */
@@ -92,7 +89,7 @@ export const siwsWarningPrefix = 'siws'
  */
 function messageReview(context: RequestContext, pubkey: string, message: Uint8Array): ReviewDraft {
   const { items, warnings } = messageItems(message)
-  const text = printableText(message) ?? new TextDecoder('utf-8').decode(message)
+  const text = printableText(message) ?? decodeUtf8(message)
   if (!looksLikeSiws(text)) return { account: pubkey, title: 'Sign message', items, warnings }
   const parsed = parseSiwsMessage(text)
   if (!parsed.ok) {
