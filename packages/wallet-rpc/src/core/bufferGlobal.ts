@@ -6,10 +6,19 @@
  */
 export function assertBufferGlobal(): void {
   const buffer: unknown = (globalThis as { Buffer?: unknown }).Buffer
-  if (typeof buffer === 'function' && typeof (buffer as { from?: unknown }).from === 'function') return
-  throw new ReferenceError(
-    "wallet-rpc/ton and wallet-rpc/verify need a global Buffer (@ton/core uses it): install the 'buffer' package and put `import { Buffer } from 'buffer'; globalThis.Buffer = Buffer` in a module you import before wallet-rpc.",
-  )
+  if (typeof buffer !== 'function' || typeof (buffer as { alloc?: unknown }).alloc !== 'function') {
+    throw new ReferenceError(
+      "wallet-rpc/ton and wallet-rpc/verify need a global Buffer (@ton/core uses it): install the 'buffer' package and put `import { Buffer } from 'buffer'; globalThis.Buffer = Buffer` in a module you import before wallet-rpc.",
+    )
+  }
+  // @ton/core calls Buffer methods on `subarray` results (every cell it builds does), which only works where
+  // typed arrays honour Symbol.species. Hermes does not (facebook/hermes#1495).
+  const part = (buffer as unknown as { alloc(size: number): Uint8Array }).alloc(1).subarray(0)
+  if (!(part instanceof buffer)) {
+    throw new TypeError(
+      "wallet-rpc/ton and wallet-rpc/verify need Buffer#subarray to return a Buffer (@ton/core relies on it), and this runtime's typed arrays lack Symbol.species (Hermes: facebook/hermes#1495): add the Buffer#subarray line of the README's React Native setup to the module that sets globalThis.Buffer.",
+    )
+  }
 }
 
 assertBufferGlobal()

@@ -45,3 +45,23 @@ describe('missing platform globals', () => {
       await expect(Promise.resolve().then(create)).resolves.toBeDefined()
   })
 })
+
+describe('a Buffer whose subarray is not a Buffer (Hermes: typed arrays without Symbol.species)', () => {
+  it('ton() and the check /ton and /verify run at load: a TypeError naming Buffer#subarray and the fix', async () => {
+    const keys = await tonKeys.fromSecretKey(new Uint8Array(32).fill(3))
+    const { assertBufferGlobal } = await import('../../src/core/bufferGlobal.js')
+    // The `buffer` package's Buffer as Hermes runs it: its subarray falls back to a plain Uint8Array.
+    const { Buffer: BufferPackage } = await import('buffer/index.js') // the npm package, not node:buffer
+    Object.defineProperty(BufferPackage, Symbol.species, { configurable: true, get: () => Uint8Array })
+    try {
+      vi.stubGlobal('Buffer', BufferPackage)
+      expect(BufferPackage.alloc(1).subarray(0)).not.toBeInstanceOf(BufferPackage)
+      expect(() => ton({ keys })).toThrow(/Buffer#subarray.*facebook\/hermes#1495.*README/)
+      expect(assertBufferGlobal).toThrow(TypeError)
+    } finally {
+      Reflect.deleteProperty(BufferPackage, Symbol.species)
+    }
+    vi.stubGlobal('Buffer', BufferPackage)
+    expect(assertBufferGlobal).not.toThrow()
+  })
+})
