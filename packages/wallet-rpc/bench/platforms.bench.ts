@@ -7,9 +7,10 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import * as esbuild from 'esbuild'
 import puppeteer from 'puppeteer-core'
-import { buildHermesBundle, root } from '../test/platforms/bundle.js'
+import { root } from '../test/platforms/bundle.js'
 // @ts-expect-error: plain JavaScript shared with the Chromium and Hermes bundles
 import { runBench } from '../test/platforms/fixtures/benchWallet.js'
+import { buildMetroBundle, createMetroApp } from '../test/platforms/metroApp.js'
 
 /**
  * Per platform: personal_sign, BIP-322 signMessage (P2WPKH), ton_signData and a 100-input P2WPKH signPsbt
@@ -17,7 +18,8 @@ import { runBench } from '../test/platforms/fixtures/benchWallet.js'
  * run (median of alternating rounds), with the absolute µs per operation, so a React Native team can see
  * what a signature costs on Hermes and whether to plug a native backend. Node uses libsecp256k1 WASM and
  * OpenSSL; Chromium runs in a dedicated worker with the portable code, then with the WASM backend plugged
- * in; Hermes (the standalone VM, an interpreter without JIT) runs the portable code.
+ * in; Hermes (the standalone VM, an interpreter without JIT) runs the portable code in a Metro release bundle
+ * of an app whose first lines are the README's React Native setup (test/platforms/metroApp.ts).
  */
 type Bench = {
   backends: Record<string, string>
@@ -121,16 +123,12 @@ async function inChromium(work: string, rounds: number): Promise<Record<string, 
 }
 
 async function inHermes(work: string, rounds: number): Promise<Bench> {
-  const fixture = (name: string) => join(root, 'test/platforms/fixtures', name)
-  const polyfills = readFileSync(
-    await buildHermesBundle(fixture('hermesPolyfills.js'), join(work, 'polyfills')),
-    'utf8',
-  )
-  const bundle = await buildHermesBundle(fixture('benchHermesEntry.js'), work)
+  const app = createMetroApp(work, join(root, 'test/platforms/fixtures/benchHermesEntry.js'))
+  const bundle = await buildMetroBundle(app, join(work, 'metro.js'), { minify: true })
   const script = `${bundle}.run.js`
   writeFileSync(
     script,
-    `${polyfills}\n${readFileSync(bundle, 'utf8')}\nrunBench({ rounds: ${rounds}, batch: 5 }).then(function (r) { print(JSON.stringify(r)) }, function (e) { print('ERROR ' + e + ' ' + e.stack) })\n`,
+    `${readFileSync(bundle, 'utf8')}\nrunBench({ rounds: ${rounds}, batch: 5 }).then(function (r) { print(JSON.stringify(r)) }, function (e) { print('ERROR ' + e + ' ' + e.stack) })\n`,
   )
   const { stdout } = await promisify(execFile)(hermes, ['-w', script], {
     maxBuffer: 1 << 26,
@@ -150,7 +148,8 @@ export async function run(): Promise<void> {
   try {
     if (chromium) Object.assign(platforms, await inChromium(work, rounds))
     else console.log('  (chromium not found: Chromium rows skipped)')
-    if (existsSync(hermes)) platforms['Hermes 0.12 (pure JS, interpreter)'] = await inHermes(work, 3)
+    if (existsSync(hermes))
+      platforms['Hermes 0.12 (Metro bundle, pure JS, interpreter)'] = await inHermes(work, 3)
     else console.log('  (hermes not found: Hermes row skipped)')
   } finally {
     rmSync(work, { recursive: true, force: true })

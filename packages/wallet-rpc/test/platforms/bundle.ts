@@ -1,7 +1,6 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { transformAsync } from '@babel/core'
 import * as esbuild from 'esbuild'
 
 /**
@@ -64,40 +63,4 @@ export async function bundle(bundler: Bundler, entry: string, outDir: string): P
   }
   readFileSync(outfile) // exists
   return outfile
-}
-
-/**
- * A React Native build: esbuild collects the modules, Babel with `@react-native/babel-preset` (what Metro
- * runs) transforms them, esbuild links the `@babel/runtime` helpers it asks for into one script.
- */
-export async function buildHermesBundle(entry: string, outDir: string): Promise<string> {
-  const collected = join(outDir, 'collected.js')
-  await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    outfile: collected,
-    logLevel: 'error',
-  })
-  const transformed = await transformAsync(readFileSync(collected, 'utf8'), {
-    babelrc: false,
-    configFile: false,
-    compact: true,
-    sourceType: 'script',
-    presets: ['@react-native/babel-preset'],
-  })
-  const babelOut = join(outDir, 'babel.js')
-  writeFileSync(babelOut, transformed!.code!)
-  const bundle = join(outDir, 'hermes.js')
-  await esbuild.build({
-    entryPoints: [babelOut],
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    outfile: bundle,
-    logLevel: 'error',
-    nodePaths: [nodeModules],
-  })
-  return bundle
 }

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildHermesBundle, nodeModules, root } from './bundle.js'
+import { nodeModules, root } from './bundle.js'
+import { buildMetroBundle, createMetroApp } from './metroApp.js'
 import {
   agreementTable,
   type Case,
@@ -16,13 +17,13 @@ import {
 } from './vectorCases.js'
 
 /**
- * React Native: the library on a real Hermes VM (the `hermes` binary of the npm package hermes-engine-cli,
- * 0.12: no WebAssembly, no TextEncoder, no crypto, no classes, no `import.meta`, no top-level await). The
- * bundle is made the way an RN app's build makes it: every module through Babel with
- * `@react-native/babel-preset` (what Metro runs), the `@babel/runtime` helpers it asks for resolved, one
- * script out. Only the polyfills an RN wallet installs are loaded (test/platforms/fixtures/hermesPolyfills.js).
- * Every conformance vector that needs no chain, and every one that needs a chain (the sending methods') over
- * a recorded chain (fixtures/chainStubs.js), is answered in Hermes and compared with Node's, broadcasts included; then a
+ * React Native: the library in an app bundled by Metro itself, run on a real Hermes VM (the `hermes` binary
+ * of the npm package hermes-engine-cli, 0.12: no WebAssembly, no TextEncoder, no crypto, no classes, no
+ * `import.meta`, no top-level await). The app (metroApp.ts) depends on wallet-rpc as an installed package,
+ * uses `@react-native/metro-config`'s defaults, and its first lines are the README's React Native setup
+ * block, read from README.md; stand-ins only for the packages that need native code. Every conformance vector
+ * that needs no chain, and every one that needs a chain (the sending methods') over a recorded chain
+ * (fixtures/chainStubs.js), is answered in Hermes and compared with Node's, broadcasts included; then a
  * wallet's own "native" secp256k1 and Ed25519 modules are plugged in with `useCrypto` and must carry every
  * signature with the same answers.
  */
@@ -65,8 +66,9 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
   beforeAll(async () => {
     chmodSync(hermes, 0o755) // npm does not always keep the binary's mode
     node = await nodeOutcome(cases)
-    bundle = await buildHermesBundle(join(root, 'test/platforms/fixtures/hermesEntry.js'), work)
-  }, 300_000)
+    const app = createMetroApp(work, join(root, 'test/platforms/fixtures/react-native/appEntry.js'))
+    bundle = await buildMetroBundle(app, join(work, 'metro.js'), { minify: false })
+  }, 900_000)
 
   afterAll(() => {
     if (outcomes.size > 0)
@@ -76,7 +78,7 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
 
   it('answers every vector, chainless or on a recorded chain, as Node does, with the portable backends', async () => {
     const outcome = (await runInHermes(bundle, printResult(`runCases(${JSON.stringify(cases)})`))) as Outcome
-    outcomes.set('hermes, portable backends', outcome)
+    outcomes.set('metro + hermes, portable backends', outcome)
     expectSameAsNode(cases, outcome, node)
     expect(outcome.backends).toEqual(portableBackends)
   }, 600_000)
@@ -88,7 +90,7 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
     const outcome = (await runInHermes(bundle, call)) as Outcome & {
       calls: { secp256k1: number; ed25519: number }
     }
-    outcomes.set('hermes, useCrypto native modules', outcome)
+    outcomes.set('metro + hermes, useCrypto native modules', outcome)
     expectSameAsNode(cases, outcome, node)
     expect(outcome.backends).toEqual({
       secp256k1: 'native-secp256k1',
