@@ -76,6 +76,14 @@ describe.skipIf(!available)('React Native (Hermes VM)', () => {
     rmSync(work, { recursive: true, force: true })
   })
 
+  it("resolves as an app does: @ton/crypto's React Native entry, hence the native modules the README names", () => {
+    // Only @ton/crypto-primitives' `react-native` entry requires these two; the stand-ins throw if called,
+    // and no case below may report an internal error, so wallet-rpc never calls them.
+    const code = readFileSync(bundle, 'utf8')
+    expect(code).toContain('expo-crypto stand-in')
+    expect(code).toContain('react-native-fast-pbkdf2 stand-in')
+  })
+
   it('answers every vector, chainless or on a recorded chain, as Node does, with the portable backends', async () => {
     const outcome = (await runInHermes(bundle, printResult(`runCases(${JSON.stringify(cases)})`))) as Outcome
     outcomes.set('metro + hermes, portable backends', outcome)
