@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { root } from './bundle.js'
 
 /**
@@ -22,6 +22,11 @@ const standIns = [
   'react-native-fast-pbkdf2',
 ]
 const realPackages = ['buffer', 'fast-text-encoding']
+const require = createRequire(import.meta.url)
+/** Where an installed package's folder is (the repository's or a workspace root's node_modules). */
+const packageFolder = (name: string) => dirname(require.resolve(`${name}/package.json`))
+/** The node_modules folder that holds wallet-rpc's own dependencies. */
+const dependencies = dirname(dirname(packageFolder('@ton/core')))
 
 /** The code block between `<!-- react-native-setup -->` and its closing marker in README.md. */
 export function readmeReactNativeSetup(): string {
@@ -39,16 +44,16 @@ export function createMetroApp(work: string, entry: string): string {
   const modules = join(app, 'node_modules')
   mkdirSync(modules, { recursive: true })
   symlinkSync(root, join(modules, 'wallet-rpc'), 'dir')
-  for (const name of realPackages) symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir')
+  for (const name of realPackages) symlinkSync(packageFolder(name), join(modules, name), 'dir')
   for (const name of standIns)
     cpSync(join(fixtures, 'react-native', name), join(modules, name), { recursive: true })
-  const dependencies = Object.fromEntries([
+  const declared = Object.fromEntries([
     ['wallet-rpc', `file:${root}`],
     ...[...realPackages, ...standIns].map((name) => [name, '*']),
   ])
   writeFileSync(
     join(app, 'package.json'),
-    JSON.stringify({ name: 'wallet-app', private: true, dependencies }),
+    JSON.stringify({ name: 'wallet-app', private: true, dependencies: declared }),
   )
   writeFileSync(join(app, 'shim.js'), readmeReactNativeSetup())
   writeFileSync(join(app, 'index.js'), `import './shim'\nimport ${JSON.stringify(entry)}\n`)
@@ -61,18 +66,16 @@ export async function buildMetroBundle(
   out: string,
   options: { minify: boolean },
 ): Promise<string> {
-  const require = createRequire(import.meta.url)
   const { getDefaultConfig, mergeConfig } = require('@react-native/metro-config')
   const Metro = require('metro')
   const config = mergeConfig(getDefaultConfig(app), {
-    // The harness's differences from an app's metro.config.js, none of them about resolution:
-    // wallet-rpc's link points into this repository, so Metro must watch it (an installed copy would sit in
-    // the app's node_modules) and find the fixtures' own test dependencies in its node_modules;
-    watchFolders: [app, root], // Metro's loadConfig puts projectRoot first; runBuild with a config object does not
-    resolver: {
-      nodeModulesPaths: [join(app, 'node_modules'), join(root, 'node_modules')],
-      useWatchman: false,
-    },
+    // The harness's differences from an app's metro.config.js. wallet-rpc's link points into this
+    // repository, so Metro watches it and the folder of its dependencies (Metro's loadConfig would add the
+    // app itself; runBuild with a config object does not), and its dependencies resolve from there, where the
+    // app's own packages are not: nodeModulesPaths adds the app's node_modules for them (in an installed app
+    // hoisting puts everything in one node_modules), then that folder for the fixtures' test dependencies;
+    watchFolders: [...new Set([app, root, dependencies])],
+    resolver: { nodeModulesPaths: [join(app, 'node_modules'), dependencies], useWatchman: false },
     serializer: {
       // no `react-native` package here, so no InitializeCore (fixtures/react-native/runtimeGlobals.js gives
       // the globals of it the suite needs), and RN's own polyfills plus what the standalone Hermes 0.12 lacks;
