@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import * as esbuild from 'esbuild'
 import puppeteer from 'puppeteer-core'
-import { root } from '../test/platforms/bundle.js'
+import { nodeModules, root } from '../test/platforms/bundle.js'
 // @ts-expect-error: plain JavaScript shared with the Chromium and Hermes bundles
 import { runBench } from '../test/platforms/fixtures/benchWallet.js'
 import { buildMetroBundle, createMetroApp } from '../test/platforms/metroApp.js'
@@ -33,7 +33,7 @@ type BenchWorker = {
 }
 
 const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync)
-const hermes = join(root, 'node_modules/hermes-engine-cli/linux64-bin/hermes')
+const hermes = join(nodeModules, 'hermes-engine-cli/linux64-bin/hermes')
 
 /** tiny-secp256k1's browser loader imports its .wasm as an ES module; this one instantiates the bytes. */
 const wasmFromBytes: esbuild.Plugin = {
