@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
 import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
+import { solana, solanaKeys, solanaMainnet } from '../../src/solana/index.js'
 import { ton, tonKeys } from '../../src/ton/index.js'
 import { verifyCacao, verifyTonProof } from '../../src/verify/index.js'
 import {
@@ -48,6 +49,7 @@ beforeAll(async () => {
     namespaces: [
       eip155({ keys: mnemonicKeys({ mnemonic }), chains: [1, 10] }),
       ton({ keys: tonKeys.fromMnemonic(tonMnemonic), chains: ['ton:-239'] }),
+      solana({ keys: solanaKeys.fromMnemonic(mnemonic), chains: [solanaMainnet] }),
     ],
     approve: (review) => {
       reviews.push(review)
@@ -174,6 +176,41 @@ describe('one-click auth (CAIP-122 authentication inside the proposal)', () => {
     expect(refused?.[2]).toMatch(/several lines/)
     expect(refused?.[3]).toBeUndefined()
     expect(session.authentication).toHaveLength(2)
+  })
+})
+
+describe('UniversalProvider connect({ authentication }) on solana', () => {
+  it('answers a Sign In With Solana CACAO (Ed25519) that verifyCacao accepts; sign-client offers no verifier for it', async () => {
+    const provider = await UniversalProvider.init({ client: (await dappClient()) as never, logger: 'silent' })
+    provider.on('display_uri', (uri: string) => void walletKit.pair({ uri }))
+    const request = { ...signIn, chains: [solanaMainnet], nonce: 'solanaNonce42' }
+    const session = await provider.connect({
+      optionalNamespaces: {
+        solana: { chains: [solanaMainnet], methods: ['solana_signMessage'], events: [] },
+      },
+      authentication: [request] as never,
+    })
+    const [cacao] = session?.authentication ?? []
+    if (!cacao) throw new Error('no CACAO')
+    const address = session?.namespaces.solana?.accounts[0]?.split(':')[2]
+    expect(cacao.p.iss).toBe(`did:pkh:${solanaMainnet}:${address}`)
+    expect(cacao.s.t).toBe('solana:ed25519')
+    expect(
+      verifyCacao(cacao, { domain: signIn.domain, nonce: request.nonce, chains: [solanaMainnet] }),
+    ).toEqual({
+      valid: true,
+    })
+    // The text signed is Sign In With Solana's (cluster name as Chain ID), which solana_signMessage parsed.
+    const signed = reviews.at(-1)
+    expect(signed?.method).toBe('solana_signMessage')
+    expect(signed?.signIn).toMatchObject({
+      domain: 'app.example.com',
+      chain: 'mainnet',
+      nonce: request.nonce,
+    })
+    // WalletConnect's own validateSignedCacao knows only eip191/eip1271: it answers false, never a throw.
+    expect(await validateSignedCacao({ cacao })).toBe(false)
+    await provider.disconnect().catch(() => {})
   })
 })
 

@@ -1,0 +1,111 @@
+import type { SessionTypes } from '@walletconnect/types'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { planAuthentication } from '../../src/walletkit/proposalRequests/authentication.js'
+import { parseAuthentication } from '../../src/walletkit/proposalRequests/parseAuthentication.js'
+
+/**
+ * The proposal's `requests.authentication` is dapp input: whatever it holds, parsing answers a request or a
+ * reason, planning never throws, and nothing is planned for signing that the parse refused.
+ */
+const now = Date.parse('2026-11-26T12:00:00Z')
+const good = {
+  domain: 'app.example.com',
+  chains: ['eip155:1'],
+  nonce: 'abcdefgh1',
+  aud: 'https://app.example.com/login',
+  version: '1',
+  type: 'caip122',
+  iat: '2026-11-26T11:59:00Z',
+  statement: 'Sign in.',
+}
+const namespaces: SessionTypes.Namespaces = {
+  eip155: {
+    accounts: ['eip155:1:0x9858EfFD232B4033E47d90003D41EC34EcaEda94'],
+    methods: ['personal_sign'],
+    events: [],
+  },
+}
+const supported = [{ name: 'eip155', chains: ['eip155:1'], methods: ['personal_sign'], events: [] }]
+const proposer = { origin: 'https://app.example.com', validation: 'VALID' as const }
+
+const hostile = fc.oneof(
+  fc.anything(),
+  fc.string(),
+  fc.constantFrom('__proto__', 'constructor', '', 'eip155', 'eip155:', ':1', 'ton_proof', '\n'),
+)
+
+describe('parseAuthentication / planAuthentication on any input', () => {
+  it('never throws; a refusal always carries a reason', () => {
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        const parsed = parseAuthentication(value, now)
+        if (!parsed.ok) expect(parsed.reason.length).toBeGreaterThan(0)
+        const plan = planAuthentication([value], namespaces, supported, proposer, now)
+        expect(plan.reviews).toHaveLength(1)
+        if (!parsed.ok) {
+          expect(plan.steps).toEqual([])
+          expect(plan.reviews[0]?.refused).toBe(parsed.reason)
+        }
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('a good entry with any one field replaced by hostile input is signed only if it still parses', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.keys(good), 'exp', 'nbf', 'resources', 'requestId'),
+        hostile,
+        (field, value) => {
+          const entry = { ...good, [field]: value }
+          const parsed = parseAuthentication(entry, now)
+          const plan = planAuthentication([entry], namespaces, supported, proposer, now)
+          // A ton_proof (aud `ton_proof`) signs nothing on eip155.
+          expect(plan.steps.length > 0).toBe(
+            parsed.ok && !parsed.request.tonProof && parsed.request.chains.includes('eip155:1'),
+          )
+        },
+      ),
+      { numRuns: 3000 },
+    )
+  })
+
+  it.each([
+    [{ ...good, chains: ['eip155'] }, /chains\[0\].*CAIP-2/],
+    [{ ...good, chains: [] }, /non-empty/],
+    [{ ...good, exp: '2026-11-26T11:00:00Z' }, /expired at 2026-11-26T11:00:00Z/],
+    [{ ...good, nbf: '2026-11-27T00:00:00Z' }, /not valid before/],
+    [{ ...good, exp: 'tomorrow' }, /exp "tomorrow" is not an RFC 3339 date-time/],
+    [{ ...good, nonce: 'short' }, /nonce/],
+    [{ ...good, domain: 'user@app.example.com' }, /not a host/],
+    [{ ...good, aud: 'not a uri' }, /aud .* is not a URI/],
+    [{ ...good, statement: 'a\nURI: https://evil.example' }, /several lines/],
+    [{ ...good, type: 'eip191' }, /type "eip191" is not caip122/],
+    [{ ...good, resources: ['not a uri'] }, /resources\[0\]/],
+  ])('refuses %j with a clear reason', (entry, reason) => {
+    const parsed = parseAuthentication(entry, now)
+    expect(parsed.ok).toBe(false)
+    expect(parsed.ok ? '' : parsed.reason).toMatch(reason)
+  })
+
+  it('names the chains it will not sign on, and why', () => {
+    const plan = planAuthentication(
+      [{ ...good, chains: ['eip155:1', 'eip155:5', 'bip122:000000000019d6689c085ae165831e93', 'ton:-239'] }],
+      namespaces,
+      supported,
+      proposer,
+      now,
+    )
+    expect(plan.steps.map((step) => step.chainId)).toEqual(['eip155:1'])
+    expect(plan.reviews[0]?.notOffered).toEqual([
+      { chainId: 'eip155:5', reason: 'the session does not include eip155:5' },
+      {
+        chainId: 'bip122:000000000019d6689c085ae165831e93',
+        reason:
+          "no sign-in offered on bip122: WalletConnect's CACAO verifier checks only EIP-191 and EIP-1271 signatures",
+      },
+      { chainId: 'ton:-239', reason: 'TON signs in only with ton_proof' },
+    ])
+  })
+})
