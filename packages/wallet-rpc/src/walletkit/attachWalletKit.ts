@@ -111,7 +111,15 @@ export function attachWalletKit(
       origin: origin ?? proposal.proposer?.metadata?.url,
       validation: validationOf(verified?.validation),
     }
-    const requests = planProposalRequests(wallet, proposal, approval.namespaces, proposer, clock())
+    const requests = await planProposalRequests(
+      wallet,
+      proposal,
+      approval.namespaces,
+      proposer,
+      clock(),
+      options.assetInfo,
+      report,
+    )
 
     const listed = await listingLookup
     let answer: SessionApprovalAnswer = false
@@ -141,10 +149,12 @@ export function attachWalletKit(
     const responses =
       requests === undefined
         ? undefined
-        : await answerProposalRequests(wallet, requests, answer, id, proposer, report).catch((error) => {
-            report(error)
-            return undefined
-          })
+        : await answerProposalRequests(wallet, requests, answer, id, proposer, clock, report).catch(
+            (error) => {
+              report(error)
+              return undefined
+            },
+          )
     if (responses !== undefined && isExpired(proposal.expiryTimestamp, clock)) {
       report(new Error(`session proposal ${id} expired while its requests were being answered`))
       return

@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js'
 import type { OriginValidation, ReviewWarning } from '../core/review.js'
 import type { WalletRpc } from '../createWalletRpc.js'
 import type { ExplorerReviewOptions, SessionListingFacts } from './explorerListing.js'
-import type { ProposalRequestsReview, SessionApprovalAnswer } from './proposalRequests/index.js'
+import type { AssetInfo, ProposalRequestsReview, SessionApprovalAnswer } from './proposalRequests/index.js'
 
 /**
  * The part of a `WalletKit` instance the adapter uses. A real `WalletKit` satisfies it; tests pass a
@@ -54,7 +54,8 @@ export type SessionProposalReview = {
   proposal: ProposalTypes.Struct
   /**
    * The requests the dapp put inside the proposal (`proposal.requests`): connect-time sign-in, with what each
-   * signature proves and the sign-in rules' warnings. Absent when the proposal carries none.
+   * signature proves and the sign-in rules' warnings; pay at connect (`walletPay`) with each accepted payment
+   * decoded and the one approval pays. Absent when the proposal carries none.
    */
   requests?: ProposalRequestsReview
   /** With the `explorer` option: what the explorer lists for the dapp's origin (or that it was unavailable). */
@@ -70,8 +71,8 @@ export type AttachWalletKitOptions = {
   /**
    * Asked once per session proposal, after the adapter has worked out what approval would share and
    * only when the wallet can serve the proposal. Resolve `true` to connect with every request of
-   * `review.requests` it offers, an object (`{ authentication: false }`) to connect with only those set to
-   * `true`; anything else (or a throw) rejects the proposal with 5000. Each approved sign-in is then signed
+   * `review.requests` it offers (sign-ins, the one payment), an object (`{ authentication: true }`) to connect
+   * with only those set to `true`; anything else (or a throw) rejects the proposal with 5000. Each approved sign-in is then signed
    * through `wallet.handle()`, so the wallet's `approve` sees its own review with `context['session proposal']`.
    */
   approveSession: (review: SessionProposalReview) => SessionApprovalAnswer | Promise<SessionApprovalAnswer>
@@ -90,6 +91,11 @@ export type AttachWalletKitOptions = {
    * by `timeoutMs` (default 3000), and its failure only makes the review say "listing unavailable".
    */
   explorer?: ExplorerReviewOptions
+  /**
+   * Symbol and decimals of a CAIP-19 asset (`eip155:1/erc20:0x…`), read from the wallet's chain, for the
+   * payments a proposal's `walletPay` offers. Without it the review shows ERC-20 amounts in minor units.
+   */
+  assetInfo?: (asset: string) => Promise<AssetInfo | undefined>
 }
 
 export type WalletKitAdapter = {

@@ -121,7 +121,14 @@ export function planAuthentication(
         review.notOffered.push({ chainId, reason: offer.reason })
         continue
       }
-      const step = stepFor(request, index, chainId, offer.address)
+      let step: ReturnType<typeof stepFor>
+      try {
+        step = stepFor(request, index, chainId, offer.address)
+      } catch (error) {
+        // WalletConnect's formatter refuses what would forge a field (a ReCap statement with a line break).
+        review.notOffered.push({ chainId, reason: `the message cannot be built: ${(error as Error).message}` })
+        continue
+      }
       review.proofs.push(step.proof)
       steps.push(step.step)
       for (const warning of connectWarnings(request, proposer, warningPrefixes[offer.namespace]!)) {

@@ -1,4 +1,5 @@
 import type { AuthTypes, EngineTypes, ProposalTypes, SessionTypes } from '@walletconnect/types'
+import type { HandleInput } from '../../createWalletRpc.js'
 import type { WalletRpcLike } from '../types.js'
 import {
   type AuthenticationReview,
@@ -6,47 +7,69 @@ import {
   type ProposerOrigin,
   planAuthentication,
 } from './authentication.js'
+import { type AssetInfo, type PaymentStep, planWalletPay, type WalletPayReview } from './walletPay.js'
 
 export type { AuthenticationProof, AuthenticationReview, ProposerOrigin } from './authentication.js'
+export type { AssetInfo, PaymentOptionReview, WalletPayReview } from './walletPay.js'
 
 /** The requests a dapp put inside its session proposal (`proposal.requests`), as the connect review shows them. */
 export type ProposalRequestsReview = {
   /** One-click sign-in (CAIP-122 `authentication`, TON Connect's ton_proof): one entry per request. */
   authentication: AuthenticationReview[]
+  /** Pay at connect: the accepted payments, decoded, and the one approval pays. */
+  walletPay?: WalletPayReview
 }
 
 /**
- * What `approveSession` answers: `true` approves the session with every sign-in the review offers, `false`
- * rejects it; an object approves the session with only the requests it sets to `true`.
+ * What `approveSession` answers: `true` approves the session with every sign-in and the payment the review
+ * offers, `false` rejects it; an object approves the session with only the requests it sets to `true`.
  */
-export type SessionApprovalAnswer = boolean | { authentication?: boolean }
+export type SessionApprovalAnswer = boolean | { authentication?: boolean; walletPay?: boolean }
 
 export type ProposalRequestsPlan = {
   review: ProposalRequestsReview
   authentication: AuthenticationStep[]
+  payment: PaymentStep | undefined
+  /** Unix seconds after which the payment is not made. */
+  paymentExpiry: number | undefined
 }
 
 /** The review and plan of `proposal.requests`, or undefined when the proposal carries none. Never throws. */
-export function planProposalRequests(
+export async function planProposalRequests(
   wallet: Pick<WalletRpcLike, 'supported'>,
   proposal: ProposalTypes.Struct,
   namespaces: SessionTypes.Namespaces,
   proposer: ProposerOrigin,
   now: number,
-): ProposalRequestsPlan | undefined {
+  assetInfo: ((asset: string) => Promise<AssetInfo | undefined>) | undefined,
+  report: (error: unknown) => void,
+): Promise<ProposalRequestsPlan | undefined> {
   const requests = (proposal as { requests?: unknown }).requests
   if (typeof requests !== 'object' || requests === null) return undefined
-  const entries = Object.hasOwn(requests, 'authentication')
-    ? (requests as { authentication?: unknown }).authentication
-    : undefined
-  const authentication = planAuthentication(entries, namespaces, wallet.supported(), proposer, now)
-  return { review: { authentication: authentication.reviews }, authentication: authentication.steps }
+  const field = (name: string) =>
+    Object.hasOwn(requests, name) ? (requests as Record<string, unknown>)[name] : undefined
+  const supported = wallet.supported()
+  const authentication = planAuthentication(field('authentication'), namespaces, supported, proposer, now)
+  const walletPay =
+    field('walletPay') === undefined
+      ? undefined
+      : await planWalletPay(field('walletPay'), namespaces, supported, assetInfo, now, report)
+  return {
+    review: {
+      authentication: authentication.reviews,
+      ...(walletPay === undefined ? {} : { walletPay: walletPay.review }),
+    },
+    authentication: authentication.steps,
+    payment: walletPay?.step,
+    paymentExpiry: walletPay?.review.expiry,
+  }
 }
 
 /**
  * Runs what the user approved through the wallet's own method path (`wallet.handle`: validation, sign-in rules,
- * policy, the wallet's `approve` with `context` naming the proposal) and collects the answers approval sends.
- * A step the wallet refuses or fails is left out (reported); the session settles either way.
+ * simulation, policy, nonce, the broadcast check, and the wallet's `approve` with `context` naming the proposal)
+ * and collects the answers approval sends. A step the wallet refuses or fails is left out (reported); the
+ * session settles either way.
  */
 export async function answerProposalRequests(
   wallet: Pick<WalletRpcLike, 'handle'>,
@@ -54,34 +77,61 @@ export async function answerProposalRequests(
   answer: SessionApprovalAnswer,
   proposalId: number,
   proposer: ProposerOrigin,
+  clock: () => number,
   report: (error: unknown) => void,
 ): Promise<EngineTypes.ApproveParams['proposalRequestsResponses'] | undefined> {
-  const wanted = answer === true || (typeof answer === 'object' && answer.authentication === true)
-  if (!wanted || plan.authentication.length === 0) return undefined
-  const cacaos: AuthTypes.Cacao[] = []
-  for (const step of plan.authentication) {
-    const response = await wallet.handle({
+  const wants = (request: 'authentication' | 'walletPay') =>
+    answer === true || (typeof answer === 'object' && answer[request] === true)
+  const run = async (
+    step: { chainId: string; method: string; params: unknown },
+    id: string,
+    what: string,
+  ) => {
+    const input: HandleInput = {
       chainId: step.chainId,
       request: {
-        id: `proposal-${proposalId}-authentication-${step.index}-${step.chainId}`,
+        id: `proposal-${proposalId}-${id}`,
         jsonrpc: '2.0',
         method: step.method,
         params: step.params,
       },
       ...(proposer.origin === undefined ? {} : { origin: proposer.origin }),
       ...(proposer.validation === undefined ? {} : { originValidation: proposer.validation }),
-      context: {
-        'session proposal': String(proposalId),
-        'requested at connect': `sign-in ${step.index + 1} on ${step.chainId}`,
-      },
-    })
-    if ('error' in response) {
-      report(new Error(`connect-time sign-in on ${step.chainId} not signed: ${response.error.message}`))
-      continue
+      context: { 'session proposal': String(proposalId), 'requested at connect': what },
     }
-    const cacao = step.toCacao(response.result)
-    if (cacao === undefined) report(new Error(`${step.method} answered no signature to build a CACAO from`))
-    else cacaos.push(cacao)
+    const response = await wallet.handle(input)
+    if (!('error' in response)) return response.result
+    report(new Error(`connect-time ${what} on ${step.chainId} not done: ${response.error.message}`))
+    return undefined
   }
-  return cacaos.length === 0 ? undefined : { authentication: cacaos }
+  const responses: NonNullable<EngineTypes.ApproveParams['proposalRequestsResponses']> = {}
+  if (wants('authentication')) {
+    const cacaos: AuthTypes.Cacao[] = []
+    for (const step of plan.authentication) {
+      const result = await run(
+        step,
+        `authentication-${step.index}-${step.chainId}`,
+        `sign-in ${step.index + 1}`,
+      )
+      if (result === undefined) continue
+      const cacao = step.toCacao(result)
+      if (cacao === undefined) report(new Error(`${step.method} answered no signature to build a CACAO from`))
+      else cacaos.push(cacao)
+    }
+    if (cacaos.length > 0) responses.authentication = cacaos
+  }
+  const payment = plan.payment
+  if (wants('walletPay') && payment !== undefined) {
+    if (plan.paymentExpiry !== undefined && plan.paymentExpiry * 1000 <= clock()) {
+      report(new Error('the walletPay offer expired before it was paid; nothing was paid'))
+    } else {
+      const txid = await run(
+        payment,
+        `walletPay-${payment.option.index}`,
+        `payment ${payment.option.display ?? ''}`,
+      )
+      if (typeof txid === 'string') responses.walletPay = [payment.result(txid)]
+    }
+  }
+  return Object.keys(responses).length === 0 ? undefined : responses
 }

@@ -1,0 +1,233 @@
+import type { EngineTypes, SessionTypes } from '@walletconnect/types'
+import type { WalletRpcLike } from '../types.js'
+
+/** A token's symbol and decimals, as the wallet reads them from its chain (display only). */
+export type AssetInfo = { symbol: string; decimals: number }
+
+/** One accepted payment of a `walletPay` request, decoded for the connect review. */
+export type PaymentOptionReview = {
+  index: number
+  /** CAIP-19 asset id, as the dapp sent it. */
+  asset: string
+  /** CAIP-10 recipient, as the dapp sent it. */
+  recipient: string
+  /** Minor units, decimal. */
+  amount: string | undefined
+  /** `1.5 USDC`, when the asset's decimals are known; else the minor units. */
+  display: string | undefined
+  symbol: string | undefined
+  decimals: number | undefined
+  /** Why the wallet cannot pay this option (malformed, another chain, no account, unsupported asset). */
+  unpayable: string | undefined
+}
+
+/** `requests.walletPay` as the connect review shows it: the payment approval would make. */
+export type WalletPayReview = {
+  orderId: string | undefined
+  /** Unix seconds. */
+  expiry: number | undefined
+  options: PaymentOptionReview[]
+  /** The option approval pays (the first payable one), when there is one. */
+  pays: number | undefined
+  /** Why nothing is paid at all (malformed, expired, no payable option). */
+  refused: string | undefined
+}
+
+/** A planned payment: the request the wallet's own method path answers. */
+export type PaymentStep = {
+  option: PaymentOptionReview
+  chainId: string
+  method: string
+  params: unknown
+  result: (txid: string) => EngineTypes.WalletPayResult
+}
+
+const maxOptions = 16
+const assetPattern = /^([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32})\/([-a-z0-9]{3,8}):([-.%a-zA-Z0-9]{1,128})$/
+const accountPattern = /^([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}):([-.%a-zA-Z0-9]{1,128})$/
+const hexAmountPattern = /^0x[0-9a-fA-F]{1,64}$/
+const evmAddressPattern = /^0x[0-9a-fA-F]{40}$/
+// ERC-20 `transfer(address,uint256)`.
+const transferSelector = '0xa9059cbb'
+
+const own = (record: Record<string, unknown>, field: string): unknown =>
+  Object.hasOwn(record, field) ? record[field] : undefined
+
+/**
+ * The review and the payment plan of a proposal's `walletPay`. Only eip155 options are payable here (native
+ * `slip44:60` and `erc20:` tokens, through `eth_sendTransaction`); an option on another chain, of another
+ * asset, or for an account the session does not include is listed with why it is not paid. Never throws.
+ */
+export async function planWalletPay(
+  value: unknown,
+  namespaces: SessionTypes.Namespaces,
+  supported: ReturnType<WalletRpcLike['supported']>,
+  assetInfo: ((asset: string) => Promise<AssetInfo | undefined>) | undefined,
+  now: number,
+  report: (error: unknown) => void,
+): Promise<{ review: WalletPayReview; step: PaymentStep | undefined }> {
+  const review: WalletPayReview = {
+    orderId: undefined,
+    expiry: undefined,
+    options: [],
+    pays: undefined,
+    refused: undefined,
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    review.refused = 'walletPay is not an object'
+    return { review, step: undefined }
+  }
+  const record = value as Record<string, unknown>
+  const version = own(record, 'version')
+  const orderId = own(record, 'orderId')
+  const expiry = own(record, 'expiry')
+  const accepted = own(record, 'acceptedPayments')
+  if (typeof orderId === 'string') review.orderId = orderId.slice(0, 256)
+  if (typeof expiry === 'number' && Number.isSafeInteger(expiry)) review.expiry = expiry
+  const refuse = (reason: string) => {
+    review.refused = reason
+    return { review, step: undefined }
+  }
+  if (typeof version !== 'string' || version === '') return refuse('version is missing')
+  if (orderId !== undefined && typeof orderId !== 'string') return refuse('orderId is not a string')
+  if (review.expiry === undefined) return refuse('expiry is not Unix seconds')
+  if (!Array.isArray(accepted) || accepted.length === 0) return refuse('acceptedPayments is empty')
+  if (accepted.length > maxOptions) return refuse(`acceptedPayments lists more than ${maxOptions} options`)
+  for (const [index, option] of accepted.entries()) {
+    review.options.push(await decodeOption(index, option, namespaces, supported, assetInfo, report))
+  }
+  if (review.expiry * 1000 <= now) {
+    return refuse(`the offer expired at ${new Date(review.expiry * 1000).toISOString()}`)
+  }
+  const payable = review.options.find((option) => option.unpayable === undefined)
+  if (payable === undefined) return refuse('the wallet can pay none of the accepted payments')
+  review.pays = payable.index
+  return { review, step: stepFor(payable, namespaces, version, review.orderId) }
+}
+
+async function decodeOption(
+  index: number,
+  option: unknown,
+  namespaces: SessionTypes.Namespaces,
+  supported: ReturnType<WalletRpcLike['supported']>,
+  assetInfo: ((asset: string) => Promise<AssetInfo | undefined>) | undefined,
+  report: (error: unknown) => void,
+): Promise<PaymentOptionReview> {
+  const record = typeof option === 'object' && option !== null ? (option as Record<string, unknown>) : {}
+  const text = (field: string) => {
+    const value = own(record, field)
+    return typeof value === 'string' ? value.slice(0, 256) : ''
+  }
+  const review: PaymentOptionReview = {
+    index,
+    asset: text('asset'),
+    recipient: text('recipient'),
+    amount: undefined,
+    display: undefined,
+    symbol: undefined,
+    decimals: undefined,
+    unpayable: undefined,
+  }
+  const unpayable = (reason: string) => {
+    review.unpayable = reason
+    return review
+  }
+  const asset = assetPattern.exec(review.asset)
+  if (asset === null) return unpayable(`asset ${JSON.stringify(review.asset)} is not a CAIP-19 asset id`)
+  const recipient = accountPattern.exec(review.recipient)
+  if (recipient === null)
+    return unpayable(`recipient ${JSON.stringify(review.recipient)} is not a CAIP-10 account`)
+  const amount = own(record, 'amount')
+  if (typeof amount !== 'string' || !hexAmountPattern.test(amount)) {
+    return unpayable('amount is not a 0x-hex quantity')
+  }
+  const units = BigInt(amount)
+  if (units === 0n) return unpayable('amount is zero')
+  review.amount = units.toString()
+  const [, chainId, assetNamespace, reference] = asset as unknown as [string, string, string, string]
+  if (recipient[1] !== chainId)
+    return unpayable(`the recipient is on ${recipient[1]}, the asset on ${chainId}`)
+  const native = assetNamespace === 'slip44' && reference === '60'
+  if (native) {
+    review.symbol = 'native'
+    review.decimals = 18
+  }
+  try {
+    const info = await assetInfo?.(review.asset)
+    if (
+      info !== undefined &&
+      Number.isSafeInteger(info.decimals) &&
+      info.decimals >= 0 &&
+      info.decimals <= 36
+    ) {
+      review.symbol = info.symbol.slice(0, 16)
+      review.decimals = info.decimals
+    }
+  } catch (error) {
+    report(error)
+  }
+  review.display =
+    review.decimals === undefined
+      ? `${review.amount} (minor units)`
+      : formatUnits(units, review.decimals, review.symbol)
+  if (!chainId.startsWith('eip155:'))
+    return unpayable(`paying on ${chainId.split(':')[0]} at connect is not offered`)
+  if (!native && assetNamespace !== 'erc20')
+    return unpayable(`asset type ${assetNamespace} is not native or erc20`)
+  if (!native && !evmAddressPattern.test(reference)) return unpayable('the token is not a 0x address')
+  if (!evmAddressPattern.test(recipient[2]!)) return unpayable('the recipient is not a 0x address')
+  if (!supported.some((entry) => entry.name === 'eip155' && entry.methods.includes('eth_sendTransaction'))) {
+    return unpayable('the wallet does not serve eth_sendTransaction')
+  }
+  if (!namespaces.eip155?.accounts.some((account) => account.startsWith(`${chainId}:`))) {
+    return unpayable(`the session does not include ${chainId}`)
+  }
+  return review
+}
+
+function stepFor(
+  option: PaymentOptionReview,
+  namespaces: SessionTypes.Namespaces,
+  version: string,
+  orderId: string | undefined,
+): PaymentStep {
+  const [chainNamespace, chainReference, assetNamespace, reference] = option.asset.split(/[:/]/) as [
+    string,
+    string,
+    string,
+    string,
+  ]
+  const chainId = `${chainNamespace}:${chainReference}`
+  const from = namespaces
+    .eip155!.accounts.find((account) => account.startsWith(`${chainId}:`))!
+    .split(':')[2]!
+  const to = option.recipient.split(':')[2]!
+  const amount = BigInt(option.amount!)
+  const transaction =
+    assetNamespace === 'erc20'
+      ? { from, to: reference, data: `${transferSelector}${word(BigInt(to))}${word(amount)}` }
+      : { from, to, value: `0x${amount.toString(16)}` }
+  return {
+    option,
+    chainId,
+    method: 'eth_sendTransaction',
+    params: [transaction],
+    result: (txid) => ({
+      version,
+      ...(orderId === undefined ? {} : { orderId }),
+      txid,
+      recipient: option.recipient,
+      asset: option.asset,
+      amount: `0x${amount.toString(16)}`,
+    }),
+  }
+}
+
+const word = (value: bigint) => value.toString(16).padStart(64, '0')
+
+function formatUnits(units: bigint, decimals: number, symbol: string | undefined): string {
+  const digits = units.toString().padStart(decimals + 1, '0')
+  const whole = digits.slice(0, digits.length - decimals)
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '')
+  return `${whole}${fraction === '' ? '' : `.${fraction}`}${symbol === undefined ? '' : ` ${symbol}`}`
+}

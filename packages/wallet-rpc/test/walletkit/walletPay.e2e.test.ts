@@ -1,0 +1,208 @@
+import { WalletKit } from '@reown/walletkit'
+import { SignClient } from '@walletconnect/sign-client'
+import type { EngineTypes, SessionTypes } from '@walletconnect/types'
+import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Review } from '../../src/core/review.js'
+import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
+import { type AnvilInstance, startAnvil } from '../../src/devchains/anvil.js'
+import { eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
+import { deployLiveToken, devMnemonic, liveTokenAt } from '../../src/pay/sandbox/live/chains.js'
+import {
+  attachWalletKit,
+  type SessionProposalReview,
+  type WalletKitAdapter,
+} from '../../src/walletkit/index.js'
+import { type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
+
+/**
+ * Pay at connect between the real SDKs: a dapp's `SignClient.connect({ walletPay })` (sign-client 2.25) over the
+ * local relay to the real `WalletKit` with `attachWalletKit`, paid on anvil through the wallet's own
+ * `eth_sendTransaction` (simulation, policy, nonce, the broadcast check), and checked on chain.
+ */
+const chainId = 'eip155:31337'
+const merchant = '0x000000000000000000000000000000000000bEEF'
+const payer = mnemonicToAccount(devMnemonic).address
+
+let anvil: AnvilInstance
+let relay: LocalRelay
+let wallet: WalletRpc
+let walletKit: InstanceType<typeof WalletKit>
+let adapter: WalletKitAdapter
+let chain: PublicClient
+let token: `0x${string}`
+const reviews: Review[] = []
+const proposals: SessionProposalReview[] = []
+const adapterErrors: unknown[] = []
+const dapps: Array<InstanceType<typeof SignClient>> = []
+
+beforeAll(async () => {
+  ;[anvil, relay] = await Promise.all([startAnvil(), startLocalRelay()])
+  chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient
+  token = (await deployLiveToken(anvil.url, { deployerIndex: 1, fund: [payer] })).address as `0x${string}`
+  wallet = createWalletRpc({
+    namespaces: [
+      eip155({
+        keys: mnemonicKeys({ mnemonic: devMnemonic }),
+        chains: [{ chainId: 31337, provider: httpProvider(anvil.url) }],
+      }),
+    ],
+    approve: (review) => {
+      reviews.push(review)
+      return true
+    },
+  })
+  walletKit = await WalletKit.init({
+    core: relayCore(relay, 'wallet'),
+    metadata: { name: 'Test Wallet', description: '', url: 'https://wallet.example', icons: [] },
+  })
+  adapter = attachWalletKit(walletKit, wallet, {
+    approveSession: (proposal) => {
+      proposals.push(proposal)
+      return true
+    },
+    onError: (error) => adapterErrors.push(error),
+    // Read from the chain: the token contract's own symbol() and decimals().
+    assetInfo: async (asset) => {
+      const address = /\/erc20:(0x[0-9a-fA-F]{40})$/.exec(asset)?.[1]
+      if (address === undefined) return undefined
+      const { symbol, decimals } = await liveTokenAt(anvil.url, address)
+      return { symbol, decimals }
+    },
+  })
+}, 120_000)
+
+afterAll(async () => {
+  adapter?.detach()
+  await wallet?.close()
+  for (const client of [...dapps, walletKit]) {
+    if (!client) continue
+    await client.core.relayer.transportClose().catch(() => {})
+    client.core.heartbeat.stop()
+  }
+  await relay?.close()
+  await anvil?.stop()
+})
+
+async function connectWith(walletPay: unknown): Promise<SessionTypes.Struct> {
+  const dapp = await SignClient.init({
+    core: relayCore(relay, 'dapp'),
+    metadata: { name: 'Shop', description: '', url: 'https://shop.example', icons: [] },
+    logger: 'silent',
+  })
+  dapps.push(dapp)
+  const { uri, approval } = await dapp.connect({
+    optionalNamespaces: { eip155: { chains: [chainId], methods: ['eth_sendTransaction'], events: [] } },
+    walletPay: walletPay as EngineTypes.WalletPayParams,
+  })
+  if (!uri) throw new Error('no pairing uri')
+  await walletKit.pair({ uri })
+  return approval()
+}
+
+const inAMinute = () => Math.floor(Date.now() / 1000) + 300
+const paidTo = (session: SessionTypes.Struct) =>
+  (session as SessionTypes.Struct & { walletPayResult?: EngineTypes.WalletPayResult[] }).walletPayResult
+
+describe('connect({ walletPay }) paid on anvil', () => {
+  it('pays the ERC-20 option: the review decodes 2.5 USDC from the chain, the transfer is mined', async () => {
+    const before = await chain.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [merchant],
+    })
+    const offer = {
+      version: '1.0.0',
+      orderId: 'order-42',
+      expiry: inAMinute(),
+      acceptedPayments: [
+        {
+          asset: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+          amount: '0x10',
+          recipient: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+        },
+        { asset: `${chainId}/erc20:${token}`, amount: '0x2625a0', recipient: `${chainId}:${merchant}` },
+      ],
+    }
+    const session = await connectWith(offer)
+    const review = proposals.at(-1)?.requests?.walletPay
+    expect(review?.options.map((option) => [option.display, option.unpayable])).toEqual([
+      ['16 (minor units)', 'paying on solana at connect is not offered'],
+      ['2.5 USDC', undefined],
+    ])
+    expect(review).toMatchObject({ orderId: 'order-42', pays: 1, refused: undefined })
+    const [result] = paidTo(session) ?? []
+    expect(result).toMatchObject({
+      version: '1.0.0',
+      orderId: 'order-42',
+      asset: offer.acceptedPayments[1]!.asset,
+      amount: '0x2625a0',
+    })
+    const receipt = await chain.getTransactionReceipt({ hash: result!.txid as `0x${string}` })
+    expect(receipt.status).toBe('success')
+    const after = await chain.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [merchant],
+    })
+    expect(after - before).toBe(2_500_000n)
+    // The payment went through eth_sendTransaction's own review, tagged with the proposal.
+    expect(reviews.at(-1)).toMatchObject({
+      method: 'eth_sendTransaction',
+      context: { 'session proposal': String(proposals.at(-1)?.id) },
+    })
+  })
+
+  it('pays a native option: the recipient receives the value', async () => {
+    const before = await chain.getBalance({ address: merchant })
+    const session = await connectWith({
+      version: '1.0.0',
+      expiry: inAMinute(),
+      acceptedPayments: [
+        { asset: `${chainId}/slip44:60`, amount: '0xde0b6b3a7640000', recipient: `${chainId}:${merchant}` },
+      ],
+    })
+    const [result] = paidTo(session) ?? []
+    expect((await chain.getTransactionReceipt({ hash: result!.txid as `0x${string}` })).status).toBe(
+      'success',
+    )
+    expect((await chain.getBalance({ address: merchant })) - before).toBe(10n ** 18n)
+  })
+
+  it('pays nothing for an expired offer or one it cannot pay; the session still settles', async () => {
+    const count = await chain.getTransactionCount({ address: payer })
+    const expired = await connectWith({
+      version: '1.0.0',
+      expiry: Math.floor(Date.now() / 1000) - 60,
+      acceptedPayments: [
+        { asset: `${chainId}/slip44:60`, amount: '0x1', recipient: `${chainId}:${merchant}` },
+      ],
+    })
+    expect(paidTo(expired)).toBeUndefined()
+    expect(expired.namespaces.eip155?.accounts).toHaveLength(1)
+    expect(proposals.at(-1)?.requests?.walletPay?.refused).toMatch(/expired at/)
+    const garbage = await connectWith({
+      version: '1.0.0',
+      expiry: inAMinute(),
+      acceptedPayments: [
+        { asset: `${chainId}/erc20:${token}`, amount: '12', recipient: `${chainId}:${merchant}` },
+        { asset: 'eip155/erc20', amount: '0x1', recipient: `${chainId}:${merchant}` },
+        { asset: `${chainId}/slip44:60`, amount: '0x1', recipient: 'eip155:1:0xnothex' },
+      ],
+    })
+    expect(paidTo(garbage)).toBeUndefined()
+    expect(proposals.at(-1)?.requests?.walletPay?.options.map((option) => option.unpayable)).toEqual([
+      'amount is not a 0x-hex quantity',
+      'asset "eip155/erc20" is not a CAIP-19 asset id',
+      'the recipient is on eip155:1, the asset on eip155:31337',
+    ])
+    expect(await chain.getTransactionCount({ address: payer })).toBe(count)
+  })
+
+  it('reported no SDK failure', () => {
+    expect(adapterErrors).toEqual([])
+  })
+})
