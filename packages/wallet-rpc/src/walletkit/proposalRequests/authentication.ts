@@ -126,7 +126,10 @@ export function planAuthentication(
         step = stepFor(request, index, chainId, offer.address)
       } catch (error) {
         // WalletConnect's formatter refuses what would forge a field (a ReCap statement with a line break).
-        review.notOffered.push({ chainId, reason: `the message cannot be built: ${(error as Error).message}` })
+        review.notOffered.push({
+          chainId,
+          reason: `the message cannot be built: ${(error as Error).message}`,
+        })
         continue
       }
       review.proofs.push(step.proof)
