@@ -11,6 +11,7 @@ import { eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
 import { deployLiveToken, devMnemonic, liveTokenAt } from '../../src/pay/sandbox/live/chains.js'
 import {
   attachWalletKit,
+  type SessionApprovalAnswer,
   type SessionProposalReview,
   type WalletKitAdapter,
 } from '../../src/walletkit/index.js'
@@ -36,6 +37,7 @@ const reviews: Review[] = []
 const proposals: SessionProposalReview[] = []
 const adapterErrors: unknown[] = []
 const dapps: Array<InstanceType<typeof SignClient>> = []
+let answer: SessionApprovalAnswer = true
 
 beforeAll(async () => {
   ;[anvil, relay] = await Promise.all([startAnvil(), startLocalRelay()])
@@ -60,7 +62,7 @@ beforeAll(async () => {
   adapter = attachWalletKit(walletKit, wallet, {
     approveSession: (proposal) => {
       proposals.push(proposal)
-      return true
+      return answer
     },
     onError: (error) => adapterErrors.push(error),
     // Read from the chain: the token contract's own symbol() and decimals().
@@ -199,6 +201,26 @@ describe('connect({ walletPay }) paid on anvil', () => {
       'asset "eip155/erc20" is not a CAIP-19 asset id',
       'the recipient is on eip155:1, the asset on eip155:31337',
     ])
+    expect(await chain.getTransactionCount({ address: payer })).toBe(count)
+  })
+
+  it('approves the session without the payment when the wallet answers { walletPay: false }', async () => {
+    const count = await chain.getTransactionCount({ address: payer })
+    answer = { walletPay: false }
+    try {
+      const session = await connectWith({
+        version: '1.0.0',
+        expiry: inAMinute(),
+        acceptedPayments: [
+          { asset: `${chainId}/slip44:60`, amount: '0x1', recipient: `${chainId}:${merchant}` },
+        ],
+      })
+      expect(paidTo(session)).toBeUndefined()
+      expect(session.namespaces.eip155?.accounts).toHaveLength(1)
+      expect(proposals.at(-1)?.requests?.walletPay?.pays).toBe(0)
+    } finally {
+      answer = true
+    }
     expect(await chain.getTransactionCount({ address: payer })).toBe(count)
   })
 
