@@ -1,4 +1,6 @@
 import { WalletKit } from '@reown/walletkit'
+import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
+import { deployLiveToken, devMnemonic, liveTokenAt } from '@wallet-rpc/pay-sandbox'
 import { SignClient } from '@walletconnect/sign-client'
 import type { EngineTypes, SessionTypes } from '@walletconnect/types'
 import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
@@ -6,9 +8,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
-import { type AnvilInstance, startAnvil } from '../../src/devchains/anvil.js'
 import { eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
-import { deployLiveToken, devMnemonic, liveTokenAt } from '../../src/pay/sandbox/live/chains.js'
 import {
   attachWalletKit,
   type SessionApprovalAnswer,
