@@ -7,7 +7,9 @@ import { type TonProof, tonProofDigest, verifyTonProof } from '../../src/verify/
 
 type Case = { name: string; address: string; publicKey: string; stateInit: string; proof: TonProof }
 // Real wallets' proofs (test-vectors/ton/ton-proof.json: source and license inside).
-const vectors = JSON.parse(readFileSync('test-vectors/ton/ton-proof.json', 'utf8')) as { cases: Case[] }
+const vectors = JSON.parse(
+  readFileSync(new URL('../../test-vectors/ton/ton-proof.json', import.meta.url), 'utf8'),
+) as { cases: Case[] }
 
 const optionsOf = (vector: Case) => ({
   address: vector.address,
