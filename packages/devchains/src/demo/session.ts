@@ -31,6 +31,8 @@ const origin = 'https://dapp.example'
 
 type Chains = {
   anvil: { url: string; chainId: number; stop(): Promise<void> }
+  /** OpenZeppelin's ERC-7821 executor on anvil: the EIP-7702 delegate of atomic `wallet_sendCalls`. */
+  eip7702Delegate: string
   bitcoin: Awaited<ReturnType<typeof import('../bitcoinRegtest/index.js')['startBitcoinRegtest']>>
   ton: Awaited<ReturnType<typeof import('../tonSandbox.js')['startTonSandbox']>>
   toncenter: { url: string; close(): Promise<void> }
@@ -63,6 +65,7 @@ export async function runDemoSession(options: DemoOptions = {}): Promise<DemoRow
           [ANVIL, chains.anvil.url],
           [SOLANA, chains.solana.url],
         ]),
+        delegate: new Map([[ANVIL, chains.eip7702Delegate]]),
       },
       () => {},
     )
@@ -92,21 +95,26 @@ async function startChains(): Promise<Chains> {
     { startTonSandbox },
     { serveToncenter },
     { startSolanaLocal },
+    { deployEip7702Executor },
   ] = await Promise.all([
     import('../anvil.js'),
     import('../bitcoinRegtest/index.js'),
     import('../tonSandbox.js'),
     import('../toncenterFacade.js'),
     import('../solanaLocal.js'),
+    import('../eip7702Executor.js'),
   ])
   const [anvil, bitcoin, ton, solana] = await Promise.all([
-    startAnvil(),
+    startAnvil({ args: ['--hardfork', 'prague'] }),
     startBitcoinRegtest(),
     startTonSandbox(),
     startSolanaLocal(),
   ])
-  const toncenter = await serveToncenter(ton.provider)
-  return { anvil, bitcoin, ton, toncenter, solana }
+  const [toncenter, eip7702Delegate] = await Promise.all([
+    serveToncenter(ton.provider),
+    deployEip7702Executor(anvil.url),
+  ])
+  return { anvil, bitcoin, ton, toncenter, solana, eip7702Delegate }
 }
 
 async function stopChains(chains: Chains): Promise<void> {
@@ -635,6 +643,57 @@ async function ethereumAct(session: DappSession, chains: Chains): Promise<void> 
     if (keccak256(rawTransaction as `0x${string}`) !== hash) return { valid: false, reason: 'hash mismatch' }
     return mined(chains, hash)
   })
+  await batchedCalls(session, chains, from, other)
+}
+
+/** EIP-5792: capabilities, one atomic batch that upgrades the account (EIP-7702), its status, a switch. */
+async function batchedCalls(
+  session: DappSession,
+  chains: Chains,
+  from: string,
+  other: string,
+): Promise<void> {
+  const hexChain = `0x${chains.anvil.chainId.toString(16)}`
+  const delegated = `0xef0100${chains.eip7702Delegate.slice(2).toLowerCase()}`
+  await session.step<Record<string, { atomic?: { status?: string } }>>(
+    ANVIL,
+    'wallet_getCapabilities',
+    [from, [hexChain]],
+    (result) =>
+      result[hexChain]?.atomic?.status === 'supported'
+        ? { valid: true }
+        : { valid: false, reason: `atomic is ${JSON.stringify(result[hexChain]?.atomic)}` },
+  )
+  const calls = [
+    { to: other, value: '0x1' },
+    { to: other, value: '0x2' },
+  ]
+  const sent = await session.step<{ id: string; capabilities: { caip345: { transactionHashes: string[] } } }>(
+    ANVIL,
+    'wallet_sendCalls',
+    [{ version: '2.0.0', chainId: hexChain, from, atomicRequired: true, calls }],
+    async (result) => {
+      const hashes = result.capabilities.caip345.transactionHashes
+      if (hashes.length !== 1) return { valid: false, reason: `${hashes.length} transactions, not one` }
+      const receipt = await mined(chains, hashes[0]!)
+      if (!receipt.valid) return receipt
+      const code = await rpc(chains.anvil.url, 'eth_getCode', [from, 'latest'])
+      return code === delegated ? { valid: true } : { valid: false, reason: `account code ${String(code)}` }
+    },
+    'wallet_sendCalls (2 calls, one EIP-7702 transaction)',
+  )
+  await session.step<{ status: number; atomic: boolean }>(
+    ANVIL,
+    'wallet_getCallsStatus',
+    [sent?.id ?? ''],
+    (result) =>
+      result.status === 200 && result.atomic
+        ? { valid: true }
+        : { valid: false, reason: `status ${result.status}, atomic ${result.atomic}` },
+  )
+  await session.step<null>(ANVIL, 'wallet_switchEthereumChain', [{ chainId: hexChain }], (result) =>
+    result === null ? { valid: true } : { valid: false, reason: 'not null' },
+  )
 }
 
 /**

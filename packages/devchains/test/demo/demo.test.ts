@@ -23,6 +23,10 @@ describe('wallet-rpc demo', () => {
       'eth_signTransaction',
       'eth_sendTransaction',
       'eth_sendRawTransaction',
+      'wallet_getCapabilities',
+      'wallet_sendCalls',
+      'wallet_getCallsStatus',
+      'wallet_switchEthereumChain',
     ]) {
       expect(covered).toContain(`eip155:31337 ${method}`)
     }

@@ -28,6 +28,8 @@ Key options (handle, properties):
   --esplora CHAIN=URL      bip122 chain provider (Esplora HTTP API)
   --toncenter CHAIN=URL    ton chain provider (toncenter v2 API; API key from env TONCENTER_API_KEY)
   --rpc CHAIN=URL          eip155 chain provider (JSON-RPC endpoint)
+  --delegate eip155:ID=ADDRESS
+                           EIP-7702 delegate (ERC-7821 executor) for atomic wallet_sendCalls on that chain
 `
 
 const walletOptionsHelp = usage.slice(usage.indexOf('Key options'))

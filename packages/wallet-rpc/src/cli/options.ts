@@ -16,6 +16,8 @@ export type WalletCliOptions = {
   esplora: Map<string, string>
   toncenter: Map<string, string>
   rpc: Map<string, string>
+  /** `--delegate eip155:ID=ADDRESS`: the EIP-7702 delegate atomic `wallet_sendCalls` batches use on that chain. */
+  delegate?: Map<string, string>
 }
 
 export class UsageError extends Error {
@@ -32,6 +34,7 @@ export const walletOptionSpec = {
   esplora: { type: 'string', multiple: true },
   toncenter: { type: 'string', multiple: true },
   rpc: { type: 'string', multiple: true },
+  delegate: { type: 'string', multiple: true },
 } as const
 
 export function parseWalletOptions(
@@ -64,7 +67,20 @@ export function parseWalletOptions(
     esplora: urlMap(values.esplora, '--esplora'),
     toncenter: urlMap(values.toncenter, '--toncenter'),
     rpc: urlMap(values.rpc, '--rpc'),
+    delegate: delegateMap(values.delegate),
   }
+}
+
+/** `eip155:ID=0x…` pairs: a decimal chain id and a 20-byte hex address. */
+function delegateMap(entries: readonly string[] | undefined): Map<string, string> {
+  const map = new Map<string, string>()
+  for (const entry of entries ?? []) {
+    const match = /^(eip155:[1-9]\d{0,15})=(0x[0-9a-fA-F]{40})$/.exec(entry)
+    if (!match)
+      throw new UsageError(`--delegate takes eip155:ID=ADDRESS (a 0x-prefixed 20-byte address), got ${entry}`)
+    map.set(match[1]!, match[2]!)
+  }
+  return map
 }
 
 function readSecret(file: string | undefined, flag: string): string | undefined {

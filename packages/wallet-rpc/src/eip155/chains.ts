@@ -90,6 +90,16 @@ const quantity = (value: unknown): bigint => {
   return hexToBigInt(value as Hex)
 }
 
+/** EIP-5792's receipt shape (`wallet_getCallsStatus`), read from eth_getTransactionReceipt. */
+export type TransactionReceiptSummary = {
+  status: '0x1' | '0x0'
+  transactionHash: Hex
+  blockHash: Hex
+  blockNumber: Hex
+  gasUsed: Hex
+  logs: unknown[]
+}
+
 export type EstimateRequest = {
   from: Address
   to: Address | undefined
@@ -150,13 +160,46 @@ export class ChainAccess {
     })
   }
 
-  estimateGas(request: EstimateRequest): Promise<bigint> {
+  /**
+   * `codeOverride` runs the estimate as if `from` had that code (eth_estimateGas's state override): how an
+   * EIP-7702 batch is estimated before the authorization that sets the code is signed.
+   */
+  estimateGas(request: EstimateRequest, codeOverride?: Hex): Promise<bigint> {
     const fees = Object.fromEntries(
       Object.entries(request.fees).map(([name, value]) => [name, numberToHex(value)]),
     )
-    return this.#call(async () =>
-      quantity(await this.#request('eth_estimateGas', [{ ...callObject(request), ...fees }])),
-    )
+    const params: unknown[] = [{ ...callObject(request), ...fees }]
+    if (codeOverride !== undefined) params.push('latest', { [request.from]: { code: codeOverride } })
+    return this.#call(async () => quantity(await this.#request('eth_estimateGas', params)))
+  }
+
+  /** The account's code at the latest block (`0x` for an account without code). */
+  code(address: Address): Promise<Hex> {
+    return this.#call(async () => {
+      const code = await this.#request('eth_getCode', [address, 'latest'])
+      if (typeof code !== 'string' || !/^0x(?:[0-9a-fA-F]{2})*$/.test(code))
+        throw new Eip155RpcError('the node answered something other than code')
+      return code as Hex
+    })
+  }
+
+  /** A mined transaction's status and block, or undefined while it is pending (or unknown to the node). */
+  receipt(hash: Hex): Promise<TransactionReceiptSummary | undefined> {
+    return this.#call(async () => {
+      const receipt = await this.#request('eth_getTransactionReceipt', [hash])
+      if (receipt === null || receipt === undefined) return undefined
+      const { status, blockHash, blockNumber, gasUsed, logs } = receipt as Record<string, unknown>
+      if (status !== '0x1' && status !== '0x0')
+        throw new Eip155RpcError('the node answered a receipt without a status')
+      return {
+        status,
+        transactionHash: hash,
+        blockHash: String(blockHash) as Hex,
+        blockNumber: numberToHex(quantity(blockNumber)),
+        gasUsed: numberToHex(quantity(gasUsed)),
+        logs: Array.isArray(logs) ? logs : [],
+      }
+    })
   }
 
   /**

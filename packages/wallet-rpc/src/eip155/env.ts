@@ -2,6 +2,7 @@ import type { Address } from 'viem'
 import { ProviderError, UnauthorizedError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
 import { withKeyTimeout } from '../core/timeout.js'
+import type { CallsSettings } from './calls/store.js'
 import type { ChainAccess } from './chains.js'
 import type { Eip155Keys, Eip155Signer } from './keys.js'
 import type { NonceManager } from './nonces.js'
@@ -16,6 +17,8 @@ export type ChainConfig = {
   nativeSymbol: string
   /** How transaction reviews simulate (eth_simulateV1); undefined: they do not (no provider, or turned off). */
   simulation: SimulationOptions | undefined
+  /** The EIP-7702 delegate (an ERC-7821 executor) atomic batches run on; undefined: no atomic batches here. */
+  delegate: Address | undefined
 }
 
 /** What every eip155 method shares: the wallet's keys, its chains and the nonce manager. */
@@ -25,6 +28,8 @@ export type Eip155Env = {
   nonces: NonceManager
   /** Gas limit = estimate × (100 + gasMarginPercent) / 100, capped below the block gas limit. */
   gasMarginPercent: number
+  /** EIP-5792 batches: where they are kept, and how many calls one may hold. */
+  calls: CallsSettings
 }
 
 /** The configured chain of a request (the router only dispatches chains the namespace lists). */

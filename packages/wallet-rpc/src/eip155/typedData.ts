@@ -276,13 +276,43 @@ export function permitWarnings(definition: TypedDataDefinition): ReviewWarning[]
   return []
 }
 
+/** Permit2 amounts are uint160: its maximum (2^160 - 1) is Permit2's "unlimited", as is anything near it. */
+export const permit2MaxAmount = 2n ** 160n - 1n
+
 function permit2Amounts(message: Record<string, unknown>): string[] {
   const entries = [message.details, message.permitted].flatMap((entry) =>
     Array.isArray(entry) ? entry : entry === undefined ? [] : [entry],
   ) as Array<Record<string, unknown> | null>
   return entries
     .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
-    .map((entry) => `${describeAmount(entry.amount, 'tokens')} of ${String(entry.token)}`)
+    .map((entry) => {
+      const expiration = expirationOf(entry.expiration)
+      return `${describePermit2Amount(entry.amount)} of ${String(entry.token)}${expiration}`
+    })
+}
+
+function describePermit2Amount(value: unknown): string {
+  let amount: bigint
+  try {
+    amount = BigInt(value as string)
+  } catch {
+    return 'tokens'
+  }
+  if (amount >= permit2MaxAmount) return `an unlimited amount (Permit2's uint160 maximum, ${amount})`
+  return describeAmount(value, 'tokens')
+}
+
+function expirationOf(value: unknown): string {
+  let seconds: bigint
+  try {
+    seconds = BigInt(value as string)
+  } catch {
+    return ''
+  }
+  if (seconds === 0n) return ''
+  return seconds >= 2n ** 47n - 1n
+    ? ' (never expiring)'
+    : ` (until ${new Date(Number(seconds) * 1000).toISOString()})`
 }
 
 function describeAmount(value: unknown, fallback: string): string {

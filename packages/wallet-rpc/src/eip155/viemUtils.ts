@@ -8,10 +8,13 @@
 export {
   bytesToHex,
   decodeFunctionData,
+  encodeAbiParameters,
+  encodeFunctionData,
   formatEther,
   formatGwei,
   formatUnits,
   getAddress,
+  hashAuthorization,
   hashMessage,
   hashTypedData,
   hexToBigInt,

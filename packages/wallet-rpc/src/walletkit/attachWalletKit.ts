@@ -2,6 +2,8 @@ import { getSdkError } from '@walletconnect/utils'
 import { systemClock } from '../core/clock.js'
 import type { WalletEvent } from '../core/events.js'
 import type { OriginValidation } from '../core/review.js'
+import { advertisedCapabilities } from './capabilities.js'
+import { addChainToSession, chainChangedEvent, switchedChain } from './chainSwitch.js'
 import { lookUpListing } from './explorerListing.js'
 import {
   answerProposalRequests,
@@ -65,12 +67,17 @@ export function attachWalletKit(
     // WalletKit redelivers pending requests (restart, `answerPendingRequests`); one answer each.
     if (!seen.add(`request:${event.topic}:${event.id}`)) return
     const response = await answerSessionRequest(wallet, event, clock, report)
+    const switched = 'result' in response ? switchedChain(event, response.result) : undefined
+    if (switched !== undefined)
+      await settle(() => addChainToSession(walletKit, wallet, event.topic, switched), report)
     try {
       await walletKit.respondSessionRequest({ topic: event.topic, response })
     } catch (error) {
       // Not retried: the answer may have gone out, and a second one would break "exactly one".
       report(error)
     }
+    if (switched !== undefined)
+      await settle(() => walletKit.emitSessionEvent(chainChangedEvent(event.topic, switched)), report)
   }
 
   async function onSessionProposal(event: SessionProposalEvent): Promise<void> {
@@ -121,6 +128,8 @@ export function attachWalletKit(
       report,
     )
 
+    const capabilities = await advertisedCapabilities(wallet, approval.namespaces, report)
+    const sessionProperties = { ...approval.sessionProperties, ...capabilities.sessionProperties }
     const listed = await listingLookup
     let answer: SessionApprovalAnswer = false
     try {
@@ -130,7 +139,7 @@ export function attachWalletKit(
         origin,
         originValidation: validationOf(verified?.validation),
         namespaces: approval.namespaces,
-        sessionProperties: approval.sessionProperties,
+        sessionProperties,
         proposal,
         ...(listed === undefined ? {} : { listing: listed.listing }),
         ...(requests === undefined ? {} : { requests: requests.review }),
@@ -164,8 +173,9 @@ export function attachWalletKit(
       await walletKit.approveSession({
         id,
         namespaces: approval.namespaces,
-        ...(Object.keys(approval.sessionProperties).length > 0
-          ? { sessionProperties: approval.sessionProperties }
+        ...(Object.keys(sessionProperties).length > 0 ? { sessionProperties } : {}),
+        ...(Object.keys(capabilities.scopedProperties).length > 0
+          ? { scopedProperties: capabilities.scopedProperties }
           : {}),
         ...(responses === undefined ? {} : { proposalRequestsResponses: responses }),
       })

@@ -20,7 +20,9 @@ export type WalletKitLike = Pick<
   | 'emitSessionEvent'
   | 'getActiveSessions'
   | 'getPendingSessionRequests'
->
+> &
+  // Optional so doubles written before it keep working; without it a switch cannot add a chain to the session.
+  Partial<Pick<IWalletKit, 'updateSession'>>
 
 /** The wallet calls the adapter needs; `createWalletRpc()` returns all of them. */
 export type WalletRpcLike = Pick<

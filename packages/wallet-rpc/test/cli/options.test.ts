@@ -19,6 +19,7 @@ describe('parseWalletOptions', () => {
       esplora: new Map(),
       toncenter: new Map(),
       rpc: new Map(),
+      delegate: new Map(),
     })
   })
 

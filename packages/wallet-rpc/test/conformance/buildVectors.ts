@@ -513,6 +513,138 @@ total += write({
   ],
 })
 
+// EIP-5792 batches and EIP-3326 chain switching. Cases naming the suite's own account need its keys.
+const batchSource = `${ethSource}; EIP-5792 (eips.ethereum.org/EIPS/eip-5792, Final: wallet_sendCalls 2.0.0, error codes 5700-5760)`
+const dead = '0x000000000000000000000000000000000000dEaD'
+const oneCall = [{ to: dead, value: '0x1' }]
+const batch = (fields: Record<string, unknown> = {}) => [
+  { version: '2.0.0', chainId: '0x7a69', from: eth.me, atomicRequired: false, calls: oneCall, ...fields },
+]
+const sendCallsCase = (name: string, params: unknown, code: number, keys: 'fixed' | 'any' = 'fixed') => ({
+  name,
+  keys,
+  request: { chainId: eth.anvil, method: 'wallet_sendCalls', params },
+  expect: { error: { code } },
+})
+total += write({
+  namespace: 'eip155',
+  method: 'wallet_getCapabilities',
+  description: 'EIP-5792 capabilities of an account the wallet holds; refusals for others.',
+  source: batchSource,
+  license: 'CC0 (EIPs)',
+  wallet: ethWallet,
+  cases: [
+    {
+      name: 'an address the wallet does not hold',
+      request: { chainId: eth.anvil, method: 'wallet_getCapabilities', params: [dead, ['0x7a69']] },
+      expect: { error: { code: 4100 } },
+    },
+    {
+      name: 'chain ids that are not hex quantities',
+      keys: 'fixed',
+      request: { chainId: eth.anvil, method: 'wallet_getCapabilities', params: [eth.me, ['31337']] },
+      expect: { error: { code: -32602 } },
+    },
+    {
+      name: 'an address that is not one',
+      request: { chainId: eth.anvil, method: 'wallet_getCapabilities', params: ['0x1234', ['0x7a69']] },
+      expect: { error: { code: -32602 } },
+    },
+  ],
+})
+total += write({
+  namespace: 'eip155',
+  method: 'wallet_sendCalls',
+  description:
+    'EIP-5792 2.0.0 batches: a sequential batch sent on anvil; every refusal code before anything is signed.',
+  source: batchSource,
+  license: 'CC0 (EIPs)',
+  wallet: ethWallet,
+  cases: [
+    {
+      name: "one call, not atomic, on anvil: the wallet's id answered back",
+      keys: 'fixed',
+      chain: 'anvil',
+      request: {
+        chainId: eth.anvil,
+        method: 'wallet_sendCalls',
+        params: batch({ id: 'conformance-batch-1' }),
+      },
+      expect: { resultIncludes: { id: 'conformance-batch-1' } },
+    },
+    sendCallsCase('from an address the wallet does not hold', batch({ from: dead }), 4100, 'any'),
+    sendCallsCase('a chain the wallet does not serve', batch({ chainId: '0x2a' }), 5710),
+    sendCallsCase(
+      'a non-optional capability the wallet lacks',
+      batch({ capabilities: { paymasterService: { url: 'https://paymaster.example' } } }),
+      5700,
+    ),
+    sendCallsCase('1000 calls in one batch', batch({ calls: Array(1000).fill(oneCall[0]) }), 5740),
+    sendCallsCase(
+      '2.0.0 without atomicRequired',
+      [{ version: '2.0.0', chainId: '0x7a69', from: eth.me, calls: oneCall }],
+      -32602,
+    ),
+    sendCallsCase('a decimal value', batch({ calls: [{ to: dead, value: '1' }] }), -32602),
+    sendCallsCase('no calls', batch({ calls: [] }), -32602),
+  ],
+})
+total += write({
+  namespace: 'eip155',
+  method: 'wallet_getCallsStatus',
+  description: 'EIP-5792 status of a batch; 5730 for an id the wallet never saw.',
+  source: batchSource,
+  license: 'CC0 (EIPs)',
+  wallet: ethWallet,
+  cases: [
+    {
+      name: 'an unknown batch id',
+      request: {
+        chainId: eth.anvil,
+        method: 'wallet_getCallsStatus',
+        params: ['0x00000000000000000000000000000000000000000000000000000000deadbeef'],
+      },
+      expect: { error: { code: 5730 } },
+    },
+    {
+      name: 'an id that is not a string',
+      request: { chainId: eth.anvil, method: 'wallet_getCallsStatus', params: [42] },
+      expect: { error: { code: -32602 } },
+    },
+  ],
+})
+total += write({
+  namespace: 'eip155',
+  method: 'wallet_switchEthereumChain',
+  description:
+    "EIP-3326: null for a chain the wallet serves (the params' chainId is the target), 4902 for one it does not.",
+  source: "EIP-3326 (eips.ethereum.org/EIPS/eip-3326); EIP-1193 / MetaMask 4902 'Unrecognized chain ID'",
+  license: 'CC0 (EIPs)',
+  wallet: ethWallet,
+  cases: [
+    {
+      name: 'the chain the request is on',
+      request: { chainId: eth.anvil, method: 'wallet_switchEthereumChain', params: [{ chainId: '0x7a69' }] },
+      expect: { result: null },
+      keys: 'any',
+    },
+    {
+      name: 'a chain the wallet does not know',
+      request: {
+        chainId: eth.anvil,
+        method: 'wallet_switchEthereumChain',
+        params: [{ chainId: '0xdeadbeef' }],
+      },
+      expect: { error: { code: 4902 } },
+    },
+    {
+      name: 'a decimal chain id',
+      request: { chainId: eth.anvil, method: 'wallet_switchEthereumChain', params: [{ chainId: '31337' }] },
+      expect: { error: { code: -32602 } },
+    },
+  ],
+})
+
 // ---------------------------------------------------------------- bip122
 const BTC = 'bip122:000000000019d6689c085ae165831e93'
 const REGTEST = 'bip122:0f9188f13cb7b2c71f2a335e3a4fc328'

@@ -241,7 +241,7 @@ describe('typed-data reviews', () => {
       {
         code: 'typed_data.permit2',
         severity: 'caution',
-        message: `Permit2 signature: lets ${router} spend an unlimited amount (${maxUint160}) of ${token} through ${permit2}.`,
+        message: `Permit2 signature: lets ${router} spend an unlimited amount (Permit2's uint160 maximum, ${maxUint160}) of ${token} (until 2030-01-01T00:00:00.000Z) through ${permit2}.`,
       },
     ])
   })

@@ -194,8 +194,10 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
     announceSession: (chainIds) => wallet.announceSession(chainIds),
     on: (type, listener) => wallet.on(type, listener),
     handle: (input) => {
-      const event = input as SessionRequestEvent
-      received.push({ chainId: event.params.chainId, ...event.params.request })
+      // The adapter also calls handle() itself, in the plain shape (capabilities at session approval).
+      const event = input as Partial<SessionRequestEvent>
+      if (event.params !== undefined)
+        received.push({ chainId: event.params.chainId, ...event.params.request })
       return wallet.handle(input)
     },
   }

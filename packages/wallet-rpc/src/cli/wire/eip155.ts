@@ -12,6 +12,7 @@ export const defaultEip155Chains = [1, 31337] as const
  * - Chains: every `--rpc eip155:ID=URL` (an HTTP provider, no automatic retries), plus `eip155:1` and
  *   `eip155:31337` for signing-only use when no `--rpc` names them. Sending on a chain without `--rpc`
  *   answers -32603 "no chain provider configured".
+ * - `--delegate eip155:ID=ADDRESS`: atomic `wallet_sendCalls` on that chain (it needs `--rpc` for it).
  */
 export async function wireEip155(options: WalletCliOptions): Promise<Namespace | undefined> {
   if (options.mnemonic === undefined) return undefined
@@ -32,12 +33,28 @@ export async function wireEip155(options: WalletCliOptions): Promise<Namespace |
   } catch {
     throw new UsageError('the mnemonic is not a valid BIP-39 mnemonic')
   }
+  const delegates = new Map(
+    [...(options.delegate ?? new Map<string, string>())].map(([chainId, address]) => [
+      Number(chainId.slice(7)),
+      address as `0x${string}`,
+    ]),
+  )
+  for (const chainId of delegates.keys()) {
+    if (!providers.has(chainId))
+      throw new UsageError(`--delegate eip155:${chainId} needs --rpc eip155:${chainId}=URL`)
+  }
   const chainIds = [...new Set<number>([...defaultEip155Chains, ...providers.keys()])]
   return eip155({
     keys,
     chains: chainIds.map((chainId) => {
       const url = providers.get(chainId)
-      return url === undefined ? { chainId } : { chainId, provider: httpProvider(url) }
+      const delegate = delegates.get(chainId)
+      if (url === undefined) return { chainId }
+      return {
+        chainId,
+        provider: httpProvider(url),
+        ...(delegate === undefined ? {} : { eip7702: { delegate } }),
+      }
     }),
   })
 }

@@ -3,7 +3,7 @@ import type { Address, Hex, TransactionSerializableGeneric } from 'viem'
 import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
-import { accessOf, chainOf, type Eip155Env, nonceKey } from '../env.js'
+import { accessOf, type ChainConfig, chainOf, type Eip155Env, nonceKey } from '../env.js'
 import { recoverTransactionSender } from '../recoverSigner.js'
 import { dataSchema } from '../schemas.js'
 import { checkedHash } from '../transaction/hash.js'
@@ -18,6 +18,33 @@ import { parseTransaction } from '../viemUtils.js'
  */
 export const sendRawTransactionParams = v.strictTuple([dataSchema])
 
+/**
+ * A signed type-4 transaction carries authorizations that delegate accounts to contracts: relayed only when
+ * every one names this chain (never 0, which replays everywhere) and the delegate the wallet configured for
+ * it. Anything else could hand an account to code the user never chose (MetaMask and Keplr refuse all
+ * external type-4 transactions).
+ */
+function refuseForeignAuthorizations(
+  parsed: { type?: string; authorizationList?: readonly { chainId: number; address: Address }[] },
+  chain: ChainConfig,
+): void {
+  if (parsed.type !== 'eip7702') return
+  for (const [index, authorization] of (parsed.authorizationList ?? []).entries()) {
+    const reason =
+      chain.delegate === undefined
+        ? `no EIP-7702 delegate is configured for eip155:${chain.chainId}`
+        : authorization.chainId !== chain.chainId
+          ? `authorization ${index} is for chain ${authorization.chainId}${authorization.chainId === 0 ? ' (every chain)' : ''}, not ${chain.chainId}`
+          : authorization.address.toLowerCase() !== chain.delegate.toLowerCase()
+            ? `authorization ${index} delegates to ${authorization.address}, not to the configured delegate ${chain.delegate}`
+            : undefined
+    if (reason !== undefined)
+      throw new PolicyRefusedError(`EIP-7702 transaction refused: ${reason}`, {
+        rule: 'eip7702.foreign_authorization',
+      })
+  }
+}
+
 type Plan = { raw: Hex; sender: Address; nonce: number; ours: boolean }
 
 export const sendRawTransaction = (env: Eip155Env) =>
@@ -25,7 +52,12 @@ export const sendRawTransaction = (env: Eip155Env) =>
     params: sendRawTransactionParams,
     async plan(context, [raw]) {
       const chain = chainOf(env, context)
-      let parsed: TransactionSerializableGeneric & { chainId?: number; nonce?: number; type?: string }
+      let parsed: TransactionSerializableGeneric & {
+        chainId?: number
+        nonce?: number
+        type?: string
+        authorizationList?: readonly { chainId: number; address: Address }[]
+      }
       let sender: Address
       try {
         parsed = parseTransaction(raw) as typeof parsed
@@ -47,6 +79,7 @@ export const sendRawTransaction = (env: Eip155Env) =>
           { rule: 'chain_mismatch' },
         )
       }
+      refuseForeignAuthorizations(parsed, chain)
       accessOf(chain)
       const owned = (await env.keys.addresses()).some(
         (address) => address.toLowerCase() === sender.toLowerCase(),

@@ -6,6 +6,7 @@ import { signTypedDataDigest } from '../account.js'
 import { chainOf, type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { addressSchema } from '../schemas.js'
 import { checkTypedData, permitWarnings, typedDataItems } from '../typedData.js'
+import { typedDataRiskWarnings } from '../typedDataRisks.js'
 
 /**
  * `eth_signTypedData_v4 [address, typedData]`, where typedData is an object or its JSON string.
@@ -33,13 +34,15 @@ export const signTypedData = (env: Eip155Env) =>
     params: signTypedDataParams,
     async plan(context, [requested, input]) {
       const address = await ownedAddress(env, requested)
-      const { definition, digest, digestBytes } = checkTypedData(input, '1', chainOf(env, context).chainId)
+      const chain = chainOf(env, context)
+      const { definition, digest, digestBytes } = checkTypedData(input, '1', chain.chainId)
+      const risks = await typedDataRiskWarnings(definition, address, chain.access)
       return {
         review: {
           account: address,
           title: 'Sign typed data',
           items: [...typedDataItems(definition), item('Digest', digest)],
-          warnings: permitWarnings(definition),
+          warnings: [...permitWarnings(definition), ...risks],
         },
         plan: { address, definition, digest: digestBytes } satisfies Plan,
       }

@@ -3,7 +3,7 @@ import { item, type ReviewItem, type ReviewWarning, type Severity } from '../../
 import type { ChainAccess } from '../chains.js'
 import { getAddress } from '../viemUtils.js'
 import { decodeBalanceChanges } from './decodeBalanceChanges.js'
-import { type SimulatedCall, simulate } from './simulate.js'
+import { type SimulatedCall, type SimulationOutcome, simulate } from './simulate.js'
 import { type TokenMetadata, tokenMetadata } from './tokenMetadata.js'
 
 /** How far a review's simulation goes; every bound is said in the review when reached. */
@@ -34,7 +34,17 @@ export async function reviewSimulation(
   nativeSymbol: string,
   options: SimulationOptions,
 ): Promise<{ items: ReviewItem[]; warnings: ReviewWarning[] }> {
-  const outcome = await simulate(access, call, options)
+  return reviewOutcome(access, call.from, await simulate(access, call, options), nativeSymbol, options)
+}
+
+/** The review section of a simulation's outcome (one call or a batch) for the account `from`. */
+export async function reviewOutcome(
+  access: ChainAccess,
+  from: SimulatedCall['from'],
+  outcome: SimulationOutcome,
+  nativeSymbol: string,
+  options: SimulationOptions,
+): Promise<{ items: ReviewItem[]; warnings: ReviewWarning[] }> {
   if (outcome.status === 'unavailable') {
     return simulationLine(
       `unavailable: ${outcome.reason}`,
@@ -58,7 +68,7 @@ export async function reviewSimulation(
     )
   }
 
-  const decoded = decodeBalanceChanges(outcome.logs, call.from, { maxLogs: options.maxLogs })
+  const decoded = decodeBalanceChanges(outcome.logs, from, { maxLogs: options.maxLogs })
   const tokens = [
     ...new Set([
       ...decoded.changes.flatMap((change) => (change.asset === undefined ? [] : [change.asset])),

@@ -13,7 +13,7 @@ export type SimulatedCall = { from: Address; to: Address | undefined; value: big
  * no logs, so it can find a revert and nothing else.
  */
 export type SimulationOutcome =
-  | { status: 'success'; via: 'eth_simulateV1'; logs: readonly unknown[] }
+  | { status: 'success'; via: 'eth_simulateV1'; logs: readonly unknown[]; gasUsed?: readonly bigint[] }
   | { status: 'success'; via: 'eth_call' }
   | { status: 'reverted'; via: 'eth_simulateV1' | 'eth_call'; reason: string }
   | { status: 'unavailable'; reason: string }
@@ -28,32 +28,52 @@ export async function simulate(
   call: SimulatedCall,
   options: { timeoutMs: number },
 ): Promise<SimulationOutcome> {
+  return simulateCalls(access, [call], options)
+}
+
+/**
+ * `simulate` for a batch: the calls run one after another in one simulated block, each seeing the state
+ * the previous ones left (an approve, then the transferFrom it allows), and the logs of all of them come
+ * back in order. A revert names the call (`call 2 of 3: …`). Where the node lacks eth_simulateV1, a single
+ * call falls back to eth_call; a batch of several cannot be run call by call without the earlier calls'
+ * effects, so it is `unavailable`.
+ */
+export async function simulateCalls(
+  access: ChainAccess,
+  calls: readonly SimulatedCall[],
+  options: { timeoutMs: number },
+): Promise<SimulationOutcome> {
   const started = Date.now()
   const remaining = () => Math.max(0, options.timeoutMs - (Date.now() - started))
-  const callObject = {
+  const callObjects = calls.map((call) => ({
     from: call.from,
     ...(call.to === undefined ? {} : { to: call.to }),
     value: numberToHex(call.value),
     data: call.data,
     gas: numberToHex(call.gas),
-  }
+  }))
   try {
     const answer = await within(
       access.verifiedRequest('eth_simulateV1', [
-        { blockStateCalls: [{ calls: [callObject] }], traceTransfers: true, validation: false },
+        { blockStateCalls: [{ calls: callObjects }], traceTransfers: true, validation: false },
         'latest',
       ]),
       remaining(),
     )
-    return simulateV1Outcome(answer, call.gas)
+    return simulateV1Outcome(answer, calls)
   } catch (error) {
     if (error instanceof SimulationTimeout) return timedOut(options.timeoutMs)
     const node = nodeErrorOf(error)
     if (!isMethodMissing(node.code, node.message))
       return { status: 'unavailable', reason: `eth_simulateV1 failed: ${node.message}` }
   }
+  if (callObjects.length !== 1)
+    return {
+      status: 'unavailable',
+      reason: 'the node lacks eth_simulateV1, and a batch cannot be run call by call',
+    }
   try {
-    await within(access.verifiedRequest('eth_call', [callObject, 'latest']), remaining())
+    await within(access.verifiedRequest('eth_call', [callObjects[0], 'latest']), remaining())
     return { status: 'success', via: 'eth_call' }
   } catch (error) {
     if (error instanceof SimulationTimeout) return timedOut(options.timeoutMs)
@@ -63,26 +83,48 @@ export async function simulate(
   }
 }
 
-/** The one call of the one simulated block, as eth_simulateV1 answers it (execution-apis, eth_simulateV1). */
-function simulateV1Outcome(answer: unknown, gas: bigint): SimulationOutcome {
+/** The calls of the one simulated block, as eth_simulateV1 answers it (execution-apis, eth_simulateV1). */
+function simulateV1Outcome(answer: unknown, calls: readonly SimulatedCall[]): SimulationOutcome {
   const block = Array.isArray(answer) ? (answer[0] as { calls?: unknown } | undefined) : undefined
-  const result = Array.isArray(block?.calls)
-    ? (block.calls[0] as Record<string, unknown> | undefined)
-    : undefined
+  const results = Array.isArray(block?.calls) ? (block.calls as unknown[]) : []
+  const logs: unknown[] = []
+  const gasUsed: bigint[] = []
+  for (const [index, call] of calls.entries()) {
+    const outcome = callOutcome(results[index], call.gas)
+    if (outcome.status !== 'success')
+      return calls.length === 1 || outcome.status === 'unavailable'
+        ? outcome
+        : { ...outcome, reason: `call ${index + 1} of ${calls.length}: ${outcome.reason}` }
+    logs.push(...outcome.logs)
+    if (outcome.gasUsed !== undefined) gasUsed.push(outcome.gasUsed)
+  }
+  // Per-call gas only when the node reported it for every call (sequential batches size their gas from it).
+  return gasUsed.length === calls.length
+    ? { status: 'success', via: 'eth_simulateV1', logs, gasUsed }
+    : { status: 'success', via: 'eth_simulateV1', logs }
+}
+
+function callOutcome(
+  result: unknown,
+  gas: bigint,
+):
+  | { status: 'success'; logs: readonly unknown[]; gasUsed: bigint | undefined }
+  | Exclude<SimulationOutcome, { status: 'success' }> {
   if (result === undefined || result === null || typeof result !== 'object')
     return { status: 'unavailable', reason: 'eth_simulateV1 answered without a call result' }
-  if (result.status === '0x1')
-    return { status: 'success', via: 'eth_simulateV1', logs: Array.isArray(result.logs) ? result.logs : [] }
-  if (result.status !== '0x0')
+  const call = result as Record<string, unknown>
+  const gasUsed =
+    typeof call.gasUsed === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(call.gasUsed)
+      ? BigInt(call.gasUsed)
+      : undefined
+  if (call.status === '0x1')
+    return { status: 'success', logs: Array.isArray(call.logs) ? call.logs : [], gasUsed }
+  if (call.status !== '0x0')
     return { status: 'unavailable', reason: 'eth_simulateV1 answered an unknown call status' }
-  const returnData = typeof result.returnData === 'string' ? result.returnData : '0x'
-  const error = result.error as { message?: unknown } | undefined
+  const returnData = typeof call.returnData === 'string' ? call.returnData : '0x'
+  const error = call.error as { message?: unknown } | undefined
   // Nodes word failures differently (anvil says "execution failed" for all); all gas used without revert
   // data is running out of it.
-  const gasUsed =
-    typeof result.gasUsed === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(result.gasUsed)
-      ? BigInt(result.gasUsed)
-      : undefined
   const outOfGas = returnData === '0x' && gasUsed !== undefined && gasUsed >= gas
   const reason =
     returnData !== '0x'

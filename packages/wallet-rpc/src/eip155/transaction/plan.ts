@@ -35,6 +35,12 @@ export async function planTransaction(
   context: RequestContext,
   request: TransactionRequest,
 ): Promise<TransactionDraft> {
+  if (request.authorizationList !== undefined) {
+    throw new PolicyRefusedError(
+      'a dapp-supplied EIP-7702 authorizationList would hand the account to a contract the dapp chose; this wallet only delegates through wallet_sendCalls to its own configured delegate',
+      { rule: 'eip7702.dapp_authorization' },
+    )
+  }
   const data = dataOf(request)
   const feeFields = request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined
   if (request.gasPrice !== undefined && feeFields) {

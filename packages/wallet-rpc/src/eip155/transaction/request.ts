@@ -38,6 +38,8 @@ export const transactionRequestSchema = v.strictObject(
     accessList: v.optional(
       v.array(v.strictObject({ address: addressSchema, storageKeys: v.array(bytes32Schema) })),
     ),
+    // Read only to be refused with its own reason (plan.ts): a dapp never delegates the user's account.
+    authorizationList: v.optional(v.unknown()),
   },
   'must be a transaction object with only the execution-apis fields (unknown fields are refused)',
 )

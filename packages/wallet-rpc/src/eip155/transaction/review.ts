@@ -155,7 +155,7 @@ function knownMetadata(metadata: { symbol: string | undefined; decimals: number 
 }
 
 /** ERC-20 transfer/approve/transferFrom and setApprovalForAll, when the calldata decodes exactly. */
-function decodeKnownCall(data: Hex): DecodedCall | undefined {
+export function decodeKnownCall(data: Hex): DecodedCall | undefined {
   let decoded: { functionName: string; args: readonly unknown[] }
   try {
     decoded = decodeFunctionData({ abi: knownCallsAbi, data }) as typeof decoded

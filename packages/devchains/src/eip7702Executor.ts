@@ -1,0 +1,40 @@
+import { eip7702ExecutorBytecode } from './eip7702Executor.artifact.js'
+
+/** anvil's 10th dev account (unlocked, funded): deploys so the accounts tests sign with keep their nonces. */
+const deployer = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720'
+
+/**
+ * Deploys the EIP-7702 delegate the local chains use — OpenZeppelin Contracts 5.x's `Account` +
+ * `SignerEIP7702` + `ERC7821` executor (packages/devchains/test/eip7702Executor/compileExecutor.ts builds it) — on an anvil node
+ * and returns its address: what `eip155({ chains: [{ …, eip7702: { delegate } }] })` and
+ * `wallet-rpc handle --delegate eip155:<id>=<address>` take.
+ */
+export async function deployEip7702Executor(rpcUrl: string): Promise<`0x${string}`> {
+  const hash = (await rpc(rpcUrl, 'eth_sendTransaction', [
+    { from: deployer, data: eip7702ExecutorBytecode, gas: '0x4c4b40' },
+  ])) as string
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const receipt = (await rpc(rpcUrl, 'eth_getTransactionReceipt', [hash])) as {
+      status?: string
+      contractAddress?: `0x${string}`
+    } | null
+    if (receipt !== null) {
+      if (receipt.status !== '0x1' || receipt.contractAddress === undefined)
+        throw new Error('deploying the EIP-7702 executor failed')
+      return receipt.contractAddress
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error('the EIP-7702 executor deployment was not mined')
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await response.json()) as { result?: unknown; error?: { message?: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
+}

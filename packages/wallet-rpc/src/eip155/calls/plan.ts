@@ -1,0 +1,327 @@
+import type { Address, Hex } from 'viem'
+import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
+import type { RequestContext } from '../../core/namespace.js'
+import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import type { ChainAccess } from '../chains.js'
+import { type Delegation, readDelegation } from '../eip7702/delegation.js'
+import { type Call, encodeExecute } from '../eip7702/erc7821.js'
+import { accessOf, type ChainConfig, type Eip155Env, ownedAddress } from '../env.js'
+import {
+  AtomicityNotSupportedError,
+  BatchTooLargeError,
+  DuplicateCallsIdError,
+  UnsupportedCallsChainError,
+  UnsupportedCapabilityError,
+} from '../errors.js'
+import { reviewOutcome } from '../simulation/reviewSimulation.js'
+import { type SimulationOutcome, simulateCalls } from '../simulation/simulate.js'
+import { assertAffordable, estimateFees, fillFees, maxFeeOf } from '../transaction/fees.js'
+import type { Fees, TransactionRequest } from '../transaction/request.js'
+import { decodeKnownCall } from '../transaction/review.js'
+import { formatEther, formatGwei } from '../viemUtils.js'
+import type { SendCallsRequest } from './request.js'
+
+/** One transaction of a batch, filled except for its nonce (reserved after approval). */
+export type BatchTransaction = { to: Address; value: bigint; data: Hex; gas: bigint }
+
+export type CallsPlan = {
+  id: string
+  chainId: number
+  from: Address
+  fees: Fees
+  mode:
+    | { kind: 'atomic'; delegate: Address; upgrade: boolean; transaction: BatchTransaction }
+    | { kind: 'sequential'; transactions: BatchTransaction[] }
+}
+
+/**
+ * Capabilities a batch may require: everything else must be marked `optional: true` (else 5700). None per
+ * call: a call-level `dataSuffix` the wallet would not append is refused rather than ignored.
+ */
+const batchCapabilities = new Set(['dataSuffix'])
+const callCapabilities = new Set<string>()
+
+/** Intrinsic gas of one EIP-7702 authorization to an account that may be empty (EIP-7702 PER_EMPTY_ACCOUNT_COST). */
+const authorizationGas = 25_000n
+
+/**
+ * Everything `wallet_sendCalls` checks and fills before the one review: the chain (5710), the account
+ * (4100), capabilities (5700), batch size (5740), a duplicate id (5720), then the chain reads: the account's
+ * EIP-7702 delegation, fees, gas, the batch simulation and affordability. Atomic when the chain has a
+ * delegate and the account is not delegated elsewhere (5760 when atomicity is required and impossible).
+ */
+export async function planCalls(
+  env: Eip155Env,
+  context: RequestContext,
+  request: SendCallsRequest,
+  newId: () => string,
+): Promise<{ review: ReviewDraft; plan: CallsPlan }> {
+  const isV2 = request.version === '2.0.0'
+  if (isV2 && request.atomicRequired === undefined)
+    throw new InvalidParamsError('atomicRequired is required in version 2.0.0', { path: '0.atomicRequired' })
+  const atomicRequired = request.atomicRequired === true
+  const caip2 = `eip155:${request.chainId}`
+  const chain = env.chains.get(caip2)
+  if (chain === undefined) throw new UnsupportedCallsChainError(`${caip2} is not served by this wallet`)
+  if (caip2 !== context.chainId)
+    throw new PolicyRefusedError(
+      `the calls' chainId ${caip2} differs from the request's chain ${context.chainId}`,
+      {
+        rule: 'chain_mismatch',
+      },
+    )
+  refuseUnsupportedCapabilities(request.capabilities, '0.capabilities', batchCapabilities)
+  for (const [index, call] of request.calls.entries()) {
+    refuseUnsupportedCapabilities(call.capabilities, `0.calls.${index}.capabilities`, callCapabilities)
+    if (call.to === undefined)
+      throw new InvalidParamsError('a batched call must have `to` (contract creation is not batched)', {
+        path: `0.calls.${index}.to`,
+      })
+  }
+  if (request.calls.length > env.calls.maxCalls)
+    throw new BatchTooLargeError(
+      `${request.calls.length} calls; this wallet sends at most ${env.calls.maxCalls}`,
+    )
+  const from = await fromOf(env, request.from)
+  const id = request.id ?? newId()
+  if (env.calls.inFlight.has(id) || (await env.calls.store.get(id)) !== undefined)
+    throw new DuplicateCallsIdError(`a batch with id ${id} was already submitted`)
+
+  const suffix = dataSuffixOf(request.capabilities)
+  const calls: Call[] = request.calls.map((call) => ({
+    to: call.to!,
+    value: call.value ?? 0n,
+    data: call.data ?? '0x',
+  }))
+  const access = accessOf(chain)
+  const delegation = chain.delegate === undefined ? undefined : await readDelegation(access, from)
+  const atomicRefusal = refuseAtomic(chain, delegation)
+  if (atomicRequired && atomicRefusal !== undefined) throw atomicRefusal
+
+  const block = await access.latestBlock()
+  const fees = await fillFees({ access, block }, { from } as TransactionRequest)
+  const gasCap = (block.gasLimit * 95n) / 100n
+  const simulated =
+    chain.simulation === undefined
+      ? undefined
+      : await simulateCalls(
+          access,
+          calls.map((call) => ({ from, ...call, gas: gasCap / BigInt(calls.length) })),
+          chain.simulation,
+        )
+  const padded = (gas: bigint) => {
+    const withMargin = (gas * BigInt(100 + env.gasMarginPercent)) / 100n
+    return withMargin < gasCap ? withMargin : gas > gasCap ? gas : gasCap
+  }
+  let mode: CallsPlan['mode']
+  if (atomicRefusal === undefined && chain.delegate !== undefined) {
+    const delegate = chain.delegate
+    const upgrade = delegation?.status === 'none'
+    if (upgrade && fees.type !== 'eip1559')
+      throw new AtomicityNotSupportedError(`${caip2} has no EIP-1559 fees, which EIP-7702 transactions need`)
+    const data = appendSuffix(encodeExecute(calls), suffix)
+    const delegateCode = await access.code(delegate)
+    const estimate = await access.estimateGas(
+      { from, to: from, value: 0n, data, fees: estimateFees(fees) },
+      delegateCode,
+    )
+    const gas = padded(estimate + (upgrade ? authorizationGas : 0n))
+    mode = { kind: 'atomic', delegate, upgrade, transaction: { to: from, value: 0n, data, gas } }
+  } else {
+    const transactions: BatchTransaction[] = []
+    for (const [index, call] of calls.entries()) {
+      const data = appendSuffix(call.data, suffix)
+      transactions.push({
+        ...call,
+        data,
+        gas: await sequentialGas(access, from, { ...call, data }, fees, simulated, index, padded),
+      })
+    }
+    mode = { kind: 'sequential', transactions }
+  }
+  const transactions = mode.kind === 'atomic' ? [mode.transaction] : mode.transactions
+  const maxCost =
+    transactions.reduce((sum, tx) => sum + tx.value + tx.gas * maxFeeOf(fees), 0n) +
+    (mode.kind === 'atomic' ? calls.reduce((sum, call) => sum + call.value, 0n) : 0n)
+  await assertAffordable(access, from, maxCost)
+
+  const simulatedSection =
+    simulated === undefined || chain.simulation === undefined
+      ? undefined
+      : await reviewOutcome(access, from, simulated, chain.nativeSymbol, chain.simulation)
+  const review = callsReview(chain, { from, calls, mode, fees, suffix, atomicRefusal, simulatedSection })
+  return { review, plan: { id, chainId: chain.chainId, from, fees, mode } }
+}
+
+async function fromOf(env: Eip155Env, requested: Address | undefined): Promise<Address> {
+  if (requested !== undefined) return ownedAddress(env, requested)
+  // EIP-5792: without `from`, the wallet picks the account; ours is the first it holds.
+  const [first] = await env.keys.addresses()
+  if (first === undefined) throw new InvalidParamsError('this wallet holds no account', { path: '0.from' })
+  return first
+}
+
+function refuseUnsupportedCapabilities(
+  capabilities: Record<string, { optional?: boolean | undefined }> | undefined,
+  path: string,
+  supported: ReadonlySet<string>,
+) {
+  for (const [name, capability] of Object.entries(capabilities ?? {})) {
+    if (supported.has(name) || capability.optional === true) continue
+    throw new UnsupportedCapabilityError(`capability ${name} is not supported by this wallet`, {
+      extra: { path: `${path}.${name}` },
+    })
+  }
+}
+
+function dataSuffixOf(capabilities: SendCallsRequest['capabilities']): Hex | undefined {
+  const given = capabilities?.dataSuffix as { value?: unknown } | undefined
+  if (given === undefined) return undefined
+  const value = given.value
+  if (typeof value !== 'string' || !/^0x(?:[0-9a-fA-F]{2})*$/.test(value) || value.length > 2 + 2048)
+    throw new InvalidParamsError(
+      'must be 0x-prefixed hex with an even number of digits, at most 1024 bytes',
+      {
+        path: '0.capabilities.dataSuffix.value',
+      },
+    )
+  return value.toLowerCase() as Hex
+}
+
+const appendSuffix = (data: Hex, suffix: Hex | undefined): Hex =>
+  suffix === undefined ? data : (`${data}${suffix.slice(2)}` as Hex)
+
+/** Why this batch cannot be atomic here, or undefined when it can. */
+function refuseAtomic(
+  chain: ChainConfig,
+  delegation: Delegation | undefined,
+): AtomicityNotSupportedError | undefined {
+  if (chain.delegate === undefined)
+    return new AtomicityNotSupportedError(`no EIP-7702 delegate is configured for eip155:${chain.chainId}`)
+  if (
+    delegation?.status === 'delegated' &&
+    delegation.delegate.toLowerCase() !== chain.delegate.toLowerCase()
+  )
+    return new AtomicityNotSupportedError(
+      `the account is already delegated to ${delegation.delegate}, not to this wallet's delegate ${chain.delegate}`,
+      {
+        extra: {
+          rule: 'eip7702.foreign_delegate',
+          severity: 'danger',
+          delegate: delegation.delegate,
+        },
+      },
+    )
+  if (delegation?.status === 'contract')
+    return new AtomicityNotSupportedError('the account holds contract code')
+  return undefined
+}
+
+/**
+ * A sequential call's gas: the node's estimate; where it reverts because it depends on an earlier call of
+ * the batch (an approve, then the transferFrom it allows), what the batch simulation used for it.
+ */
+async function sequentialGas(
+  access: ChainAccess,
+  from: Address,
+  call: Call,
+  fees: Fees,
+  simulated: SimulationOutcome | undefined,
+  index: number,
+  padded: (gas: bigint) => bigint,
+): Promise<bigint> {
+  try {
+    return padded(await access.estimateGas({ from, ...call, fees: estimateFees(fees) }))
+  } catch (error) {
+    const used =
+      simulated?.status === 'success' && simulated.via === 'eth_simulateV1'
+        ? simulated.gasUsed?.[index]
+        : undefined
+    if (index === 0 || used === undefined || used === 0n) throw error
+    return padded(used)
+  }
+}
+
+function callsReview(
+  chain: ChainConfig,
+  batch: {
+    from: Address
+    calls: Call[]
+    mode: CallsPlan['mode']
+    fees: Fees
+    suffix: Hex | undefined
+    atomicRefusal: AtomicityNotSupportedError | undefined
+    simulatedSection: { items: ReviewItem[]; warnings: ReviewWarning[] } | undefined
+  },
+): ReviewDraft {
+  const { from, calls, mode, fees } = batch
+  const symbol = chain.nativeSymbol
+  const count = calls.length
+  const transactions = mode.kind === 'atomic' ? [mode.transaction] : mode.transactions
+  const gas = transactions.reduce((sum, tx) => sum + tx.gas, 0n)
+  const items: ReviewItem[] = [
+    item('From', from),
+    item('Network', `eip155:${chain.chainId}`),
+    item(
+      'Execution',
+      mode.kind === 'atomic'
+        ? `atomic: one transaction runs all ${count} calls from your account (ERC-7821 execute); if one fails, none happens`
+        : `sequential: ${count} transactions, one after another; a failed one does not undo the ones before it`,
+    ),
+  ]
+  const warnings: ReviewWarning[] = []
+  if (mode.kind === 'atomic' && mode.upgrade) {
+    items.push(
+      group('Account upgrade (EIP-7702)', [
+        item('Delegate contract', mode.delegate),
+        item('Chain', `eip155:${chain.chainId} only`),
+        item('Authorization nonce', "the transaction's nonce + 1 (fixed when signed)"),
+      ]),
+    )
+    warnings.push({
+      code: 'eip7702.account_upgrade',
+      severity: 'caution',
+      message: `Upgrades your account on eip155:${chain.chainId}: from now on it also runs the code of ${mode.delegate} (an ERC-7821 batch executor only your own account may call). It stays upgraded until you change it.`,
+    })
+  }
+  const atomicNote = batch.atomicRefusal?.data as { reason?: string; rule?: string } | undefined
+  if (mode.kind === 'sequential' && atomicNote?.rule === 'eip7702.foreign_delegate') {
+    warnings.push({
+      code: 'eip7702.foreign_delegate',
+      severity: 'caution',
+      message: `Your account is delegated to a contract this wallet does not use: ${atomicNote.reason}`,
+    })
+  }
+  for (const [index, call] of calls.entries()) {
+    const lines: ReviewItem[] = [item('To', call.to), item('Value', `${formatEther(call.value)} ${symbol}`)]
+    const decoded = call.data === '0x' ? undefined : decodeKnownCall(call.data)
+    if (decoded !== undefined) {
+      lines.push(...decoded.items(call.to))
+      warnings.push(...decoded.warnings(call.to))
+    } else if (call.data !== '0x')
+      lines.push(item('Data', call.data.length > 138 ? `${call.data.slice(0, 138)}…` : call.data))
+    items.push(group(`Call ${index + 1} of ${count}`, lines))
+  }
+  if (batch.suffix !== undefined) items.push(item('Data suffix (ERC-8021)', batch.suffix))
+  const maxFee = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
+  items.push(
+    item('Max network fee', `${formatEther(gas * maxFee)} ${symbol}`),
+    item('Gas limit', transactions.map((tx) => tx.gas.toString()).join(' + ')),
+    fees.type === 'eip1559'
+      ? item(
+          'Max fee per gas',
+          `${formatGwei(fees.maxFeePerGas)} gwei (priority ${formatGwei(fees.maxPriorityFeePerGas)} gwei)`,
+        )
+      : item('Gas price', `${formatGwei(fees.gasPrice)} gwei`),
+  )
+  if (batch.simulatedSection !== undefined) {
+    items.push(...batch.simulatedSection.items)
+    warnings.push(...batch.simulatedSection.warnings)
+  }
+  return {
+    account: from,
+    title: `Send ${count} call${count === 1 ? '' : 's'}${mode.kind === 'atomic' ? ' (one atomic transaction)' : ''}`,
+    items,
+    warnings,
+  }
+}

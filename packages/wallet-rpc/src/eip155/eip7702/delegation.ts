@@ -1,0 +1,41 @@
+import type { Address, Hex } from 'viem'
+import type { ChainAccess } from '../chains.js'
+import { getAddress } from '../viemUtils.js'
+
+/** EIP-7702's delegation designator: an account's code is `0xef0100 ‖ delegate address` once delegated. */
+const designatorPrefix = '0xef0100'
+
+/** What an account's code says about its EIP-7702 delegation. */
+export type Delegation =
+  | { status: 'none' }
+  | { status: 'delegated'; delegate: Address }
+  /** Code that is not a designator: the address is a contract, not an account our keys control alone. */
+  | { status: 'contract' }
+
+export function delegationOf(code: Hex): Delegation {
+  const lower = code.toLowerCase()
+  if (lower === '0x' || lower === '0x0') return { status: 'none' }
+  if (lower.startsWith(designatorPrefix) && lower.length === designatorPrefix.length + 40)
+    return { status: 'delegated', delegate: getAddress(`0x${lower.slice(designatorPrefix.length)}`) }
+  return { status: 'contract' }
+}
+
+/** The account's delegation now (its code at the latest block). */
+export async function readDelegation(access: ChainAccess, account: Address): Promise<Delegation> {
+  return delegationOf(await access.code(account))
+}
+
+export const delegationCode = (delegate: Address): Hex =>
+  `${designatorPrefix}${delegate.slice(2).toLowerCase()}` as Hex
+
+/** EIP-5792's `atomic` capability of an account on a chain whose configured delegate is `delegate`. */
+export function atomicStatus(
+  delegate: Address | undefined,
+  delegation: Delegation,
+): 'ready' | 'supported' | 'unsupported' {
+  if (delegate === undefined) return 'unsupported'
+  if (delegation.status === 'none') return 'supported'
+  if (delegation.status === 'delegated' && delegation.delegate.toLowerCase() === delegate.toLowerCase())
+    return 'ready'
+  return 'unsupported'
+}

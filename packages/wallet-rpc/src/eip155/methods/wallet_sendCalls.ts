@@ -1,0 +1,162 @@
+import { randomBytes } from '@noble/hashes/utils.js'
+import * as v from 'valibot'
+import type { Hex, TransactionSerializable } from 'viem'
+import { defineMethod, type RequestContext } from '../../core/namespace.js'
+import { type BatchTransaction, type CallsPlan, planCalls } from '../calls/plan.js'
+import { sendCallsRequestSchema } from '../calls/request.js'
+import type { StoredCalls } from '../calls/store.js'
+import { signSelfAuthorization } from '../eip7702/authorization.js'
+import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
+import type { Eip155Signer } from '../keys.js'
+import type { NonceReservation } from '../nonces.js'
+import { checkedHash } from '../transaction/hash.js'
+import type { Fees } from '../transaction/request.js'
+import { bytesToHex } from '../viemUtils.js'
+
+/**
+ * `wallet_sendCalls [{ version, id?, from, chainId, atomicRequired, calls, capabilities? }]` (EIP-5792
+ * 2.0.0; the 1.0 shape without `atomicRequired` is read as non-atomic and answered in the 2.0.0 shape). One
+ * review and one approval for the whole batch; then either ONE transaction — ERC-7821 `execute(calls)` on
+ * the account itself, carrying the EIP-7702 authorization to the chain's delegate the first time — or, on a
+ * chain without a delegate, one transaction per call in order. Answers `{ id, capabilities: { caip345 } }`
+ * so WalletConnect's UniversalProvider can report the status from the transaction hashes itself.
+ */
+export const sendCallsParams = v.strictTuple([sendCallsRequestSchema])
+
+export type SendCallsResult = {
+  id: string
+  capabilities: { caip345: { caip2: string; transactionHashes: Hex[] } }
+}
+
+export const sendCalls = (env: Eip155Env) =>
+  defineMethod({
+    params: sendCallsParams,
+    async plan(context, [request]) {
+      const planned = await planCalls(env, context, request, () => bytesToHex(randomBytes(32)))
+      env.calls.inFlight.add(planned.plan.id)
+      return planned
+    },
+    abandon(_context, plan: CallsPlan) {
+      env.calls.inFlight.delete(plan.id)
+    },
+    async execute(context, plan: CallsPlan): Promise<SendCallsResult> {
+      try {
+        const record = await send(env, context, plan)
+        await env.calls.store.put(record)
+        return {
+          id: record.id,
+          capabilities: { caip345: { caip2: context.chainId, transactionHashes: record.transactionHashes } },
+        }
+      } finally {
+        env.calls.inFlight.delete(plan.id)
+      }
+    },
+  })
+
+async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): Promise<StoredCalls> {
+  const access = accessOf(chainOf(env, context))
+  const signer = await signerOf(env, plan.from)
+  const key = nonceKey(plan.chainId, plan.from)
+  const reserve = () => env.nonces.reserve(key, () => access.pendingNonce(plan.from))
+  const record = (atomic: boolean, transactionHashes: Hex[], unsent: number): StoredCalls => ({
+    id: plan.id,
+    chainId: plan.chainId,
+    from: plan.from,
+    atomic,
+    transactionHashes,
+    unsent,
+    sentAt: context.clock(),
+  })
+
+  if (plan.mode.kind === 'atomic') {
+    const { mode } = plan
+    const reservation = await reserve()
+    try {
+      const nonce = reservation.nonce
+      const authorizationList = mode.upgrade
+        ? [
+            await signSelfAuthorization(signer, {
+              chainId: plan.chainId,
+              delegate: mode.delegate,
+              transactionNonce: nonce,
+            }),
+          ]
+        : undefined
+      const raw = await signer.signTransaction(serializable(plan, mode.transaction, nonce, authorizationList))
+      const returned = await access.sendRawTransaction(raw)
+      reservation.settle(true)
+      // The authorization used nonce + 1 of the same account.
+      if (mode.upgrade) env.nonces.observe(key, nonce + 1)
+      return record(true, [checkedHash(raw, returned)], 0)
+    } catch (error) {
+      reservation.settle(false)
+      throw error
+    }
+  }
+
+  // Sequential: every transaction is signed before the first is sent, so a signer that fails or times out
+  // leaves nothing sent and every nonce given back.
+  const { transactions } = plan.mode
+  const reservations: NonceReservation[] = []
+  const raws: Hex[] = []
+  try {
+    for (const transaction of transactions) {
+      const reservation = await reserve()
+      reservations.push(reservation)
+      raws.push(await signer.signTransaction(serializable(plan, transaction, reservation.nonce)))
+    }
+  } catch (error) {
+    for (const reservation of reservations) reservation.settle(false)
+    throw error
+  }
+  const hashes: Hex[] = []
+  for (const [index, raw] of raws.entries()) {
+    let returned: Hex
+    try {
+      returned = await access.sendRawTransaction(raw)
+    } catch (error) {
+      // Later transactions are not sent (their nonces would follow a hole); given back, so no gap stays.
+      for (const reservation of reservations.slice(index)) reservation.settle(false)
+      if (index === 0) throw error
+      return record(false, hashes, raws.length - index)
+    }
+    reservations[index]!.settle(true)
+    hashes.push(checkedHash(raw, returned))
+  }
+  return record(false, hashes, 0)
+}
+
+function serializable(
+  plan: CallsPlan,
+  transaction: BatchTransaction,
+  nonce: number,
+  authorizationList?: Parameters<Eip155Signer['signTransaction']>[0]['authorizationList'],
+): TransactionSerializable {
+  const common = {
+    chainId: plan.chainId,
+    nonce,
+    gas: transaction.gas,
+    to: transaction.to,
+    value: transaction.value,
+    data: transaction.data,
+  }
+  const fees: Fees = plan.fees
+  if (authorizationList !== undefined) {
+    if (fees.type !== 'eip1559') throw new Error('EIP-7702 transactions need EIP-1559 fees')
+    return {
+      ...common,
+      type: 'eip7702',
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      authorizationList,
+    } as TransactionSerializable
+  }
+  if (fees.type === 'eip1559')
+    return {
+      ...common,
+      type: 'eip1559',
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    }
+  return { ...common, type: 'legacy', gasPrice: fees.gasPrice }
+}

@@ -1,0 +1,557 @@
+import { createRequire } from 'node:module'
+import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
+import { deployEip7702Executor } from '@wallet-rpc/devchains/eip7702Executor'
+import {
+  createPublicClient,
+  encodeDeployData,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  http,
+  type PublicClient,
+  parseEther,
+  toHex,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { httpProvider, mnemonicKeys } from '../../../src/eip155/index.js'
+import { errorOf, type Harness, harness, minedReceipt } from '../helpers.js'
+
+/**
+ * EIP-5792 batches on a real chain: anvil (`@foundry-rs/anvil`) with `--hardfork prague`, OpenZeppelin 5.x's
+ * ERC-7821 executor deployed as the delegate (packages/devchains/src/eip7702Executor.ts) and OpenZeppelin 4.9.6's
+ * ERC20PresetFixedSupply as the token.
+ */
+const devMnemonic = 'test test test test test test test test test test test junk'
+const account0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
+const account1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+const account2 = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
+const account3 = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
+const recipient = '0x000000000000000000000000000000000000dEaD'
+const foreignDelegate = '0x63c0c19a282a1B52b07dD5a65b58948A07DAE32B'
+
+type Artifact = { abi: unknown[]; bytecode: Hex }
+const tokenArtifact = createRequire(import.meta.url)(
+  '@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json',
+) as Artifact
+
+let anvil: AnvilInstance
+let chain: PublicClient
+let delegate: Hex
+let token: Hex
+let h: Harness
+/** The same chain without a delegate: sequential batches. */
+let plain: Harness
+
+const rpc = async (method: string, params: unknown[]) => {
+  const response = await fetch(anvil.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  return ((await response.json()) as { result: unknown }).result
+}
+
+const call = (functionName: 'approve' | 'transfer' | 'transferFrom', args: readonly unknown[]) => ({
+  to: token,
+  data: encodeFunctionData({ abi: erc20Abi, functionName, args: args as never }),
+})
+
+const balanceOf = (owner: string) =>
+  chain.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Hex] })
+
+const sendCalls = (wallet: Harness, request: Record<string, unknown>) =>
+  wallet.call('wallet_sendCalls', [
+    { version: '2.0.0', chainId: toHex(anvil.chainId), atomicRequired: true, ...request },
+  ])
+
+beforeAll(async () => {
+  anvil = await startAnvil({ args: ['--hardfork', 'prague'] })
+  chain = createPublicClient({ transport: http(anvil.url) })
+  delegate = await deployEip7702Executor(anvil.url)
+  const deployHash = (await rpc('eth_sendTransaction', [
+    {
+      from: account3,
+      data: encodeDeployData({
+        abi: tokenArtifact.abi,
+        bytecode: tokenArtifact.bytecode,
+        args: ['Batch Token', 'BAT', 10n ** 24n, account0],
+      }),
+    },
+  ])) as Hex
+  token = (await minedReceipt(chain, deployHash)).contractAddress as Hex
+  const keys = mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [0, 1, 2] })
+  h = harness({
+    keys,
+    chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url), eip7702: { delegate } }],
+  })
+  plain = harness({ keys, chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }] })
+}, 60_000)
+
+afterAll(async () => {
+  await anvil?.stop()
+})
+
+describe('wallet_sendCalls on anvil (prague)', () => {
+  it('getCapabilities: atomic supported before the first batch', async () => {
+    expect(await h.result('wallet_getCapabilities', [account0, [toHex(anvil.chainId)]])).toEqual({
+      [toHex(anvil.chainId)]: { atomic: { status: 'supported' }, dataSuffix: { supported: true } },
+    })
+    expect(await plain.result('wallet_getCapabilities', [account0])).toEqual({
+      [toHex(anvil.chainId)]: { atomic: { status: 'unsupported' }, dataSuffix: { supported: true } },
+    })
+  })
+
+  it('approve + transferFrom in ONE type-4 transaction that upgrades the account; status 200', async () => {
+    const before = await balanceOf(recipient)
+    const nonceBefore = await chain.getTransactionCount({ address: account0 })
+    const result = await h.result<{
+      id: string
+      capabilities: { caip345: { caip2: string; transactionHashes: Hex[] } }
+    }>('wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        chainId: toHex(anvil.chainId),
+        from: account0,
+        atomicRequired: true,
+        calls: [call('approve', [account0, 100n]), call('transferFrom', [account0, recipient, 60n])],
+      },
+    ])
+    const review = h.reviews.at(-1)!
+    expect(review.title).toBe('Send 2 calls (one atomic transaction)')
+    expect(review.warnings.map((warning) => warning.code)).toContain('eip7702.account_upgrade')
+    expect(JSON.stringify(review.items)).toContain(getAddress(delegate))
+    expect(JSON.stringify(review.items)).toContain('ERC-20 transferFrom')
+    expect(JSON.stringify(review.items)).toContain('Balance changes (simulated)')
+    const { transactionHashes, caip2 } = result.capabilities.caip345
+    expect(caip2).toBe(`eip155:${anvil.chainId}`)
+    expect(transactionHashes).toHaveLength(1)
+    const receipt = await minedReceipt(chain, transactionHashes[0]!)
+    expect(receipt.status).toBe('success')
+    expect(receipt.type).toBe('eip7702')
+    const transaction = await chain.getTransaction({ hash: transactionHashes[0]! })
+    expect(transaction.to?.toLowerCase()).toBe(account0.toLowerCase())
+    expect(transaction.authorizationList?.[0]).toMatchObject({
+      chainId: anvil.chainId,
+      nonce: nonceBefore + 1,
+      address: delegate.toLowerCase(),
+    })
+    expect(await chain.getCode({ address: account0 })).toBe(`0xef0100${delegate.slice(2).toLowerCase()}`)
+    expect((await balanceOf(recipient)) - before).toBe(60n)
+    // Nonce: the transaction's and the authorization's.
+    expect(await chain.getTransactionCount({ address: account0 })).toBe(nonceBefore + 2)
+    const status = await h.result<Record<string, unknown>>('wallet_getCallsStatus', [result.id])
+    expect(status).toMatchObject({
+      version: '2.0.0',
+      id: result.id,
+      chainId: toHex(anvil.chainId),
+      status: 200,
+      atomic: true,
+    })
+    expect(status.receipts).toHaveLength(1)
+    expect(await h.result('wallet_getCapabilities', [account0])).toMatchObject({
+      [toHex(anvil.chainId)]: { atomic: { status: 'ready' } },
+    })
+  })
+
+  it('a ready account: two transfers in one plain EIP-1559 transaction to itself, with the ERC-8021 suffix', async () => {
+    const suffix = '0x1234567890abcdef8021'
+    const result = await h.result<{ id: string; capabilities: { caip345: { transactionHashes: Hex[] } } }>(
+      'wallet_sendCalls',
+      [
+        {
+          version: '2.0.0',
+          chainId: toHex(anvil.chainId),
+          from: account0,
+          atomicRequired: true,
+          calls: [
+            call('transfer', [account1, 5n]),
+            call('transfer', [account2, 7n]),
+            { to: recipient, value: toHex(parseEther('0.01')) },
+          ],
+          capabilities: { dataSuffix: { value: suffix, optional: true } },
+        },
+      ],
+    )
+    expect(h.reviews.at(-1)!.warnings.map((warning) => warning.code)).not.toContain('eip7702.account_upgrade')
+    const [hash] = result.capabilities.caip345.transactionHashes
+    const receipt = await minedReceipt(chain, hash!)
+    expect(receipt.type).toBe('eip1559')
+    expect(receipt.status).toBe('success')
+    expect((await chain.getTransaction({ hash: hash! })).input.endsWith(suffix.slice(2))).toBe(true)
+    expect(await balanceOf(account2)).toBe(7n)
+  })
+
+  it('no delegate: sequential transactions with consecutive nonces; status 200, atomic false', async () => {
+    const nonceBefore = await chain.getTransactionCount({ address: account1 })
+    const result = await plain.result<{
+      id: string
+      capabilities: { caip345: { transactionHashes: Hex[] } }
+    }>('wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        chainId: toHex(anvil.chainId),
+        from: account1,
+        atomicRequired: false,
+        calls: [
+          { to: recipient, value: '0x1' },
+          { to: recipient, value: '0x2' },
+        ],
+      },
+    ])
+    const hashes = result.capabilities.caip345.transactionHashes
+    expect(hashes).toHaveLength(2)
+    const nonces = await Promise.all(hashes.map(async (hash) => (await chain.getTransaction({ hash })).nonce))
+    expect(nonces).toEqual([nonceBefore, nonceBefore + 1])
+    for (const hash of hashes) await minedReceipt(chain, hash)
+    expect(await plain.result('wallet_getCallsStatus', [result.id])).toMatchObject({
+      status: 200,
+      atomic: false,
+    })
+  })
+
+  it('the 1.0 shape (no atomicRequired) is accepted and answered in 2.0.0', async () => {
+    const result = await plain.result<{ id: string }>('wallet_sendCalls', [
+      {
+        version: '1.0',
+        chainId: toHex(anvil.chainId),
+        from: account1,
+        calls: [{ to: recipient, value: '0x3' }],
+      },
+    ])
+    expect(result.id).toMatch(/^0x[0-9a-f]{64}$/)
+  })
+
+  it('error codes: 5760, 5700, 5710, 5720, 5730, 5740, 4100, and -32602 naming the field', async () => {
+    const one = [{ to: recipient, value: '0x1' }]
+    expect(errorOf(await sendCalls(plain, { from: account1, calls: one })).code).toBe(5760)
+    expect(
+      errorOf(
+        await sendCalls(h, {
+          from: account1,
+          calls: one,
+          capabilities: { paymasterService: { url: 'https://pm' } },
+        }),
+      ),
+    ).toMatchObject({
+      code: 5700,
+      data: { path: '0.capabilities.paymasterService' },
+    })
+    expect(
+      errorOf(
+        await sendCalls(h, {
+          from: account1,
+          calls: [{ ...one[0], capabilities: { dataSuffix: { value: '0x8021' } } }],
+        }),
+      ),
+    ).toMatchObject({ code: 5700, data: { path: '0.calls.0.capabilities.dataSuffix' } })
+    expect(errorOf(await sendCalls(h, { from: account1, calls: one, chainId: '0x1' })).code).toBe(5710)
+    expect(errorOf(await sendCalls(h, { from: account1, calls: Array(17).fill(one[0]) })).code).toBe(5740)
+    expect(errorOf(await sendCalls(h, { from: recipient, calls: one })).code).toBe(4100)
+    expect(errorOf(await h.call('wallet_getCallsStatus', ['0xunknown'])).code).toBe(5730)
+    expect(
+      errorOf(await sendCalls(h, { from: account1, calls: [{ to: recipient, value: '12' }] })),
+    ).toMatchObject({
+      code: -32602,
+      data: { path: '0.calls.0.value' },
+    })
+    expect(
+      errorOf(
+        await h.call('wallet_sendCalls', [
+          { version: '2.0.0', chainId: toHex(anvil.chainId), from: account1, calls: one },
+        ]),
+      ),
+    ).toMatchObject({ code: -32602, data: { path: '0.atomicRequired' } })
+    const first = await sendCalls(h, { id: 'batch-1', from: account1, calls: one })
+    expect(first).toHaveProperty('result')
+    expect(errorOf(await sendCalls(h, { id: 'batch-1', from: account1, calls: one })).code).toBe(5720)
+  })
+
+  it('delegated elsewhere: atomic refused with 5760 naming the foreign delegate; capabilities unsupported', async () => {
+    await rpc('anvil_setCode', [account2, `0xef0100${foreignDelegate.slice(2).toLowerCase()}`])
+    const error = errorOf(await sendCalls(h, { from: account2, calls: [{ to: recipient, value: '0x1' }] }))
+    expect(error).toMatchObject({
+      code: 5760,
+      data: { rule: 'eip7702.foreign_delegate', severity: 'danger', delegate: foreignDelegate },
+    })
+    expect(await h.result('wallet_getCapabilities', [account2])).toMatchObject({
+      [toHex(anvil.chainId)]: { atomic: { status: 'unsupported' } },
+    })
+    await rpc('anvil_setCode', [account2, '0x'])
+  })
+
+  it('a rejected batch sends nothing and leaves no nonce gap; its id stays free', async () => {
+    const rejecting = harness(
+      {
+        keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [1] }),
+        chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url), eip7702: { delegate } }],
+      },
+      { approve: () => false },
+    )
+    const nonceBefore = await chain.getTransactionCount({ address: account1, blockTag: 'pending' })
+    const response = await sendCalls(rejecting, {
+      id: 'rejected-1',
+      from: account1,
+      calls: [
+        { to: recipient, value: '0x1' },
+        { to: recipient, value: '0x2' },
+      ],
+    })
+    expect(errorOf(response).code).toBe(5000)
+    expect(await chain.getTransactionCount({ address: account1, blockTag: 'pending' })).toBe(nonceBefore)
+    expect(errorOf(await rejecting.call('wallet_getCallsStatus', ['rejected-1'])).code).toBe(5730)
+    // The next batch takes the very next nonce.
+    const sent = await plain.result<{ capabilities: { caip345: { transactionHashes: Hex[] } } }>(
+      'wallet_sendCalls',
+      [
+        {
+          version: '2.0.0',
+          chainId: toHex(anvil.chainId),
+          from: account1,
+          atomicRequired: false,
+          calls: [{ to: recipient, value: '0x1' }],
+        },
+      ],
+    )
+    const hash = sent.capabilities.caip345.transactionHashes[0]!
+    expect((await chain.getTransaction({ hash })).nonce).toBe(nonceBefore)
+  })
+})
+
+describe('delegation safety, before any approval', () => {
+  const devKey4 = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a'
+
+  const signedType4 = async (authorizationChainId: number, address: Hex) => {
+    const signer = privateKeyToAccount(devKey4)
+    const nonce = await chain.getTransactionCount({ address: signer.address })
+    const authorization = await signer.signAuthorization({
+      chainId: authorizationChainId,
+      address,
+      nonce: nonce + 1,
+    })
+    return signer.signTransaction({
+      type: 'eip7702',
+      chainId: anvil.chainId,
+      nonce,
+      to: signer.address,
+      gas: 100_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 10n ** 9n,
+      authorizationList: [authorization],
+    })
+  }
+
+  it('eth_sendTransaction with a dapp-supplied authorizationList is refused (-32602, eip7702.dapp_authorization)', async () => {
+    const count = h.reviews.length
+    const error = errorOf(
+      await h.call('eth_sendTransaction', [
+        {
+          from: account0,
+          to: recipient,
+          authorizationList: [{ chainId: '0x1', address: foreignDelegate, nonce: '0x0' }],
+        },
+      ]),
+    )
+    expect(error).toMatchObject({ code: -32602, data: { rule: 'eip7702.dapp_authorization' } })
+    expect(h.reviews.length).toBe(count)
+  })
+
+  it('a raw type-4 transaction is relayed only when it delegates to the configured delegate on this chain', async () => {
+    const foreign = errorOf(
+      await h.call('eth_sendRawTransaction', [await signedType4(anvil.chainId, foreignDelegate)]),
+    )
+    expect(foreign).toMatchObject({ code: -32602, data: { rule: 'eip7702.foreign_authorization' } })
+    const everyChain = errorOf(await h.call('eth_sendRawTransaction', [await signedType4(0, delegate)]))
+    expect(everyChain).toMatchObject({ code: -32602, data: { rule: 'eip7702.foreign_authorization' } })
+    expect((everyChain.data as { reason: string }).reason).toContain('every chain')
+    expect(
+      errorOf(await plain.call('eth_sendRawTransaction', [await signedType4(anvil.chainId, delegate)])).code,
+    ).toBe(-32602)
+    const hash = await h.result<Hex>('eth_sendRawTransaction', [await signedType4(anvil.chainId, delegate)])
+    expect((await minedReceipt(chain, hash)).status).toBe('success')
+  })
+
+  it('typed data whose verifyingContract is the signing account is danger: refused', async () => {
+    const typedData = {
+      types: {
+        EIP712Domain: [
+          { name: 'name', type: 'string' },
+          { name: 'chainId', type: 'uint256' },
+          { name: 'verifyingContract', type: 'address' },
+        ],
+        Delegation: [{ name: 'delegate', type: 'address' }],
+      },
+      primaryType: 'Delegation',
+      domain: { name: 'Delegator', chainId: anvil.chainId, verifyingContract: account0 },
+      message: { delegate: recipient },
+    }
+    expect(errorOf(await h.call('eth_signTypedData_v4', [account0, typedData]))).toMatchObject({
+      code: -32602,
+      data: { rule: 'typed_data.self_verifying_contract' },
+    })
+  })
+
+  it("Permit2 PermitSingle: unlimited judged at uint160's maximum; a spender without code is a caution", async () => {
+    const permit2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+    const typedData = {
+      types: {
+        EIP712Domain: [
+          { name: 'name', type: 'string' },
+          { name: 'chainId', type: 'uint256' },
+          { name: 'verifyingContract', type: 'address' },
+        ],
+        PermitDetails: [
+          { name: 'token', type: 'address' },
+          { name: 'amount', type: 'uint160' },
+          { name: 'expiration', type: 'uint48' },
+          { name: 'nonce', type: 'uint48' },
+        ],
+        PermitSingle: [
+          { name: 'details', type: 'PermitDetails' },
+          { name: 'spender', type: 'address' },
+          { name: 'sigDeadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'PermitSingle',
+      domain: { name: 'Permit2', chainId: anvil.chainId, verifyingContract: permit2 },
+      message: {
+        details: { token, amount: (2n ** 160n - 1n).toString(), expiration: '281474976710655', nonce: '0' },
+        spender: recipient,
+        sigDeadline: '1900000000',
+      },
+    }
+    await h.result('eth_signTypedData_v4', [account0, typedData])
+    const warnings = h.reviews.at(-1)!.warnings
+    expect(warnings.find((warning) => warning.code === 'typed_data.permit2')?.message).toContain(
+      "unlimited amount (Permit2's uint160 maximum",
+    )
+    expect(warnings.find((warning) => warning.code === 'typed_data.permit2')?.message).toContain(
+      'never expiring',
+    )
+    expect(warnings.map((warning) => warning.code)).toContain('permit.spender_not_contract')
+  })
+})
+
+describe('wallet_watchAsset, wallet_addEthereumChain, wallet_showCallsStatus', () => {
+  const asked: unknown[] = []
+  const hosted = () =>
+    harness({
+      keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [0] }),
+      chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url), eip7702: { delegate } }],
+      watchAsset: (asset) => {
+        asked.push(asset)
+        return asset.symbol === 'BAT'
+      },
+      addEthereumChain: (chain) => {
+        asked.push(chain)
+        return false
+      },
+      showCallsStatus: (batch) => {
+        asked.push(batch)
+      },
+    })
+
+  it('watchAsset: symbol and decimals checked against the contract, then the host answers true/false', async () => {
+    const wallet = hosted()
+    asked.length = 0
+    expect(
+      await wallet.result('wallet_watchAsset', {
+        type: 'ERC20',
+        options: { address: token, symbol: 'BAT', decimals: 18 },
+      }),
+    ).toBe(true)
+    expect(asked).toMatchObject([
+      { chainId: anvil.chainId, address: getAddress(token), symbol: 'BAT', decimals: 18 },
+    ])
+    expect(
+      errorOf(
+        await wallet.call('wallet_watchAsset', {
+          type: 'ERC20',
+          options: { address: token, symbol: 'USDC', decimals: 18 },
+        }),
+      ),
+    ).toMatchObject({ code: -32602, data: { rule: 'asset.metadata_mismatch' } })
+    expect(
+      errorOf(
+        await wallet.call('wallet_watchAsset', [
+          { type: 'ERC20', options: { address: recipient, symbol: 'X', decimals: 18 } },
+        ]),
+      ),
+    ).toMatchObject({ code: -32602, data: { rule: 'asset.not_erc20' } })
+    expect(
+      errorOf(await wallet.call('wallet_watchAsset', { type: 'ERC721', options: { address: token } })),
+    ).toMatchObject({
+      code: -32602,
+      data: { path: 'type' },
+    })
+    // Without the callback the method is not offered at all.
+    expect(
+      errorOf(await h.call('wallet_watchAsset', { type: 'ERC20', options: { address: token } })).code,
+    ).toBe(-32601)
+  })
+
+  it('addEthereumChain: checks the fields and the RPC before asking; refused by the host: 5000, chain not added', async () => {
+    const wallet = hosted()
+    const chain = (fields: Record<string, unknown>) => [
+      {
+        chainId: '0x7a6a',
+        chainName: 'Other',
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: [anvil.url],
+        ...fields,
+      },
+    ]
+    expect(
+      errorOf(await wallet.call('wallet_addEthereumChain', chain({ rpcUrls: ['http://rpc.example'] }))),
+    ).toMatchObject({
+      code: -32602,
+      data: { path: '0.rpcUrls.0' },
+    })
+    expect(errorOf(await wallet.call('wallet_addEthereumChain', chain({ chainId: '31338' })))).toMatchObject({
+      code: -32602,
+      data: { path: '0.chainId' },
+    })
+    expect(
+      errorOf(
+        await wallet.call(
+          'wallet_addEthereumChain',
+          chain({ nativeCurrency: { name: 'E', symbol: 'ETH', decimals: 6 } }),
+        ),
+      ),
+    ).toMatchObject({ code: -32602, data: { path: '0.nativeCurrency.decimals' } })
+    // anvil answers 0x7a69, not 0x7a6a.
+    expect(errorOf(await wallet.call('wallet_addEthereumChain', chain({})))).toMatchObject({
+      code: -32602,
+      data: { rule: 'chain.rpc_mismatch' },
+    })
+    asked.length = 0
+    expect(
+      errorOf(
+        await wallet.call('wallet_addEthereumChain', chain({ chainId: '0x7a6a', rpcUrls: [anvil.url] })),
+      ),
+    ).toMatchObject({ code: -32602 })
+    expect(asked).toEqual([])
+    expect(
+      await wallet.result('wallet_addEthereumChain', chain({ chainId: toHex(anvil.chainId) })),
+    ).toBeNull()
+    expect(wallet.wallet.supported()[0]!.chains).toEqual([`eip155:${anvil.chainId}`])
+  })
+
+  it('showCallsStatus hands the stored batch to the host; an unknown id is 5730', async () => {
+    const wallet = hosted()
+    const { id } = await wallet.result<{ id: string }>('wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        chainId: toHex(anvil.chainId),
+        from: account0,
+        atomicRequired: true,
+        calls: [{ to: recipient, value: '0x1' }],
+      },
+    ])
+    asked.length = 0
+    expect(await wallet.result('wallet_showCallsStatus', [id])).toBeNull()
+    expect(asked).toMatchObject([{ id, atomic: true, chainId: anvil.chainId }])
+    expect(errorOf(await wallet.call('wallet_showCallsStatus', ['nope'])).code).toBe(5730)
+  })
+})
