@@ -14,7 +14,7 @@ export const budgets = {
   'wallet-rpc': 7,
   'wallet-rpc/bip122': 125,
   'wallet-rpc/ton': 124,
-  'wallet-rpc/eip155': 116,
+  'wallet-rpc/eip155': 128,
   'wallet-rpc/solana': 48,
   'wallet-rpc/verify': 156,
   'wallet-rpc/walletkit': 46,
