@@ -28,9 +28,9 @@ export {
   bip122,
 } from './namespace.js'
 export { ownedAddress } from './ownership.js'
+export { type Bip122Policy, resolvePolicy } from './policy.js'
 export { type BitcoinCoreOptions, type BitcoinCoreProvider, bitcoinCore } from './providers/bitcoinCore.js'
 export { type EsploraOptions, esplora } from './providers/esplora.js'
 export { psbtFromUnsignedTransaction } from './psbt/build.js'
-export { type Bip122Policy, resolvePolicy } from './psbt/policy.js'
 export { createSighashCache, type Prevout, type SighashCache } from './transaction/sighash.js'
 export type * from './types.js'

@@ -8,7 +8,7 @@ import { type AccountState, createAccount } from './account.js'
 import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById } from './chains.js'
 import { createMethodTable } from './methods/index.js'
 import { ownedAddress } from './ownership.js'
-import type { Bip122Policy } from './psbt/policy.js'
+import type { Bip122Policy } from './policy.js'
 import type { AddressEntry, Bip122Wallet, ChainProvider, ChainState, KeyProvider } from './types.js'
 
 export const ADDRESSES_CHANGED = 'bip122_addressesChanged'
@@ -36,7 +36,7 @@ export type Bip122Options = {
    * provider, else the first chain.
    */
   sessionPropertiesChain?: string
-  /** signPsbt/sendTransfer policy: fee caps, PSBT limits, UTXO reservation time (`psbt/policy.ts`). */
+  /** signPsbt/sendTransfer policy: fee caps, PSBT limits, UTXO reservation time (`policy.ts`). */
   policy?: Bip122Policy
 }
 

@@ -1,5 +1,5 @@
 import type { Network } from 'bitcoinjs-lib'
-import type { Bip122Policy } from './psbt/policy.js'
+import type { Bip122Policy } from './policy.js'
 
 // ---------------------------------------------------------------------------------------------------------
 // Networks

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { importOptional, MissingPackageError } from '../conformance/optionalPackage.js'
+import { createCliWallet } from '../walletFromOptions/wallet.js'
 import { serveJsonLines } from './handle.js'
 import { parseWalletOptions, redactSecrets, UsageError, type WalletCliOptions } from './options.js'
-import { createCliWallet } from './wallet.js'
 
 const usage = `wallet-rpc <command> [options]
 

@@ -1,28 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { UsageError, type WalletCliOptions } from '../walletFromOptions/options.js'
 import { maskUrl } from './maskUrl.js'
 
-/** Options shared by `handle` and `properties` (and the conformance/demo wallets). */
-export type WalletCliOptions = {
-  /** BIP-39 mnemonic for bip122 and eip155. */
-  mnemonic: string | undefined
-  /** TON's own 24-word mnemonic. */
-  tonMnemonic: string | undefined
-  tonWallet: 'v4r2' | 'v5r1'
-  account: number
-  approve: 'all' | 'none' | 'prompt'
-  /** Fixed clock, Unix seconds. */
-  now: number | undefined
-  esplora: Map<string, string>
-  toncenter: Map<string, string>
-  rpc: Map<string, string>
-  /** `--delegate eip155:ID=ADDRESS`: the EIP-7702 delegate atomic `wallet_sendCalls` batches use on that chain. */
-  delegate?: Map<string, string>
-}
-
-export class UsageError extends Error {
-  override name = 'UsageError'
-}
+export { UsageError, type WalletCliOptions } from '../walletFromOptions/options.js'
 
 export const walletOptionSpec = {
   'mnemonic-file': { type: 'string' },

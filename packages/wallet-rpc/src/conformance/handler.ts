@@ -40,7 +40,7 @@ export function asHandlerObject(handler: Handler): HandlerObject {
 
 /** The built-in wallet: the same one `wallet-rpc handle` serves, configured from the vector. */
 export const createBuiltinHandler: HandlerFactory = async (config) => {
-  const { createCliWallet } = await import('../cli/wallet.js')
+  const { createCliWallet } = await import('../walletFromOptions/wallet.js')
   const byNamespace = (prefix: string) =>
     new Map(Object.entries(config.providers).filter(([chainId]) => chainId.startsWith(`${prefix}:`)))
   const wallet = await createCliWallet(

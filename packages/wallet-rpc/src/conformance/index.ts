@@ -2,7 +2,7 @@
  * `wallet-rpc/conformance` (Node only): the conformance runner behind `wallet-rpc conformance`, its
  * transports and reports, and the CLI's built-in wallet (`createCliWallet`) the demo plays against.
  */
-export { createCliWallet } from '../cli/wallet.js'
+export { createCliWallet } from '../walletFromOptions/wallet.js'
 export {
   type ChainPool,
   createChainPool,

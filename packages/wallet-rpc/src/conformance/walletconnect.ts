@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto'
 import { base64, hex } from '@scure/base'
 import * as btc from '@scure/btc-signer'
 import { Address, Cell, contractAddress, loadStateInit } from '@ton/core'
+import { decodeAddress } from '../checks/bitcoin.js'
 import { verifyGetAccountAddresses } from '../verify/getAccountAddresses.js'
-import { decodeAddress } from '../verify/internal/bitcoin.js'
 import { type HandlerFactory, type HandlerObject, TransportError } from './handler.js'
 import {
   type CaseResult,
@@ -326,7 +326,7 @@ function accountSwapper(dapp: Dapp): NonNullable<RunOptions['prepare']> {
 }
 
 async function fixedAccountsOf(wallet: PreparedCase['wallet'], chainId: string): Promise<string[]> {
-  const { createCliWallet } = await import('../cli/wallet.js')
+  const { createCliWallet } = await import('../walletFromOptions/wallet.js')
   const fixed = await createCliWallet(
     {
       mnemonic: wallet.mnemonic,

@@ -3,9 +3,9 @@ import { ProviderError, UnauthorizedError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
 import { withKeyTimeout } from '../core/timeout.js'
 import type { CallsSettings } from './calls/store.js'
-import type { ChainAccess } from './chains.js'
 import type { Eip155Keys, Eip155Signer } from './keys.js'
 import type { NonceManager } from './nonces.js'
+import type { ChainAccess } from './provider.js'
 import type { SimulationOptions } from './simulation/reviewSimulation.js'
 
 /** One chain this namespace serves. */

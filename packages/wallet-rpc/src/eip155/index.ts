@@ -6,8 +6,6 @@
 
 export type { CallsStatus } from './calls/status.js'
 export { type CallsStore, memoryCallsStore, type StoredCalls } from './calls/store.js'
-export { type Eip155ChainProvider, type HttpProviderOptions, httpProvider } from './chains.js'
-export { type Eip155ChainOptions, type Eip155Options, eip155 } from './eip155.js'
 export {
   accountKeys,
   type Eip155Keys,
@@ -22,3 +20,5 @@ export type { AddChainRequest } from './methods/wallet_addEthereumChain.js'
 export type { Capabilities } from './methods/wallet_getCapabilities.js'
 export type { SendCallsResult } from './methods/wallet_sendCalls.js'
 export type { WatchAssetRequest } from './methods/wallet_watchAsset.js'
+export { type Eip155ChainOptions, type Eip155Options, eip155 } from './namespace.js'
+export { type Eip155ChainProvider, type HttpProviderOptions, httpProvider } from './provider.js'

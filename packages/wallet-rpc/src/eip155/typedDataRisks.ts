@@ -1,6 +1,6 @@
 import type { Address, TypedDataDefinition } from 'viem'
 import type { ReviewWarning } from '../core/review.js'
-import type { ChainAccess } from './chains.js'
+import type { ChainAccess } from './provider.js'
 import { isAddress } from './viemUtils.js'
 
 /**

@@ -6,6 +6,17 @@ export {
   tweetnaclEd25519,
 } from '../crypto/ed25519.js'
 export { isTestnet, type TonChainId, tonChains } from './address.js'
+export {
+  maxMessages,
+  normalizedMessageHash,
+  type TonWalletOptions,
+  type TonWalletVersion,
+  type TransferRequest,
+  v5r1WalletId,
+  type WalletContract,
+  walletCodeHashes,
+  walletContract,
+} from './contracts.js'
 export { type TonMnemonicOptions, type TonSigner, tonKeys } from './keys.js'
 export {
   type TonSendMessageOptions,
@@ -25,14 +36,3 @@ export {
   signDataMessage,
   tep81Domain,
 } from './signData.js'
-export {
-  maxMessages,
-  normalizedMessageHash,
-  type TonWalletOptions,
-  type TonWalletVersion,
-  type TransferRequest,
-  v5r1WalletId,
-  type WalletContract,
-  walletCodeHashes,
-  walletContract,
-} from './wallet.js'

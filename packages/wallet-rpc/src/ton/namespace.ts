@@ -4,14 +4,14 @@ import type { Namespace, RequestContext } from '../core/namespace.js'
 import { ed25519 } from '../crypto/ed25519.js'
 import { activeSha256 } from '../crypto/sha256.js'
 import { type TonChainId, tonChains } from './address.js'
+import { createTonWallet, maxValidFor } from './context.js'
+import type { TonWalletOptions, TonWalletVersion } from './contracts.js'
 import type { TonSigner } from './keys.js'
 import { ton_proof } from './methods/ton_proof.js'
 import { ton_sendMessage } from './methods/ton_sendMessage.js'
 import { ton_signData } from './methods/ton_signData.js'
 import type { TonChainProvider } from './provider.js'
 import { assertBufferGlobal } from './tonCore.js'
-import { createTonWallet, maxValidFor } from './tonWallet.js'
-import type { TonWalletOptions, TonWalletVersion } from './wallet.js'
 
 export type TonNamespaceOptions = {
   /** `await tonKeys.fromMnemonic(words)`, `tonKeys.fromSecretKey(key)`, or an external `{ publicKey, sign }`. */

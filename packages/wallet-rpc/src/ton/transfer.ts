@@ -1,6 +1,6 @@
 import { beginFastCell, type FastCell, fastBoc, fromCoreCell } from './cells.js'
+import type { TransferRequest, WalletContract } from './contracts.js'
 import { Address, type MessageRelaxed } from './tonCore.js'
-import type { TransferRequest, WalletContract } from './wallet.js'
 
 /**
  * `ton_sendMessage`'s signing path on FastCells (cells.ts): the same cells as `WalletContract`'s

@@ -1,7 +1,7 @@
 // bip122 `getAccountAddresses`: well-formed entries, the account address present, keys and paths that
 // really stand behind each address, and the `intentions` filter respected.
 import { hex } from '@scure/base'
-import { type AddressType, type BitcoinNetwork, decodeAddress, scriptMatchesKey } from './internal/bitcoin.js'
+import { type AddressType, type BitcoinNetwork, decodeAddress, scriptMatchesKey } from '../checks/bitcoin.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 
 export type GetAccountAddressesParams = { account: string; intentions?: string[] }

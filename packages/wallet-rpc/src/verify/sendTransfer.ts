@@ -12,7 +12,7 @@ import {
   type RawTransaction,
   type TxOutput,
   txidOf,
-} from './internal/bitcoin.js'
+} from '../checks/bitcoin.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 
 export type SendTransferParams = {

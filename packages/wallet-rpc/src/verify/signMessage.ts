@@ -18,7 +18,7 @@ import {
   serializeWithoutWitness,
   sha256d,
   taggedHash,
-} from './internal/bitcoin.js'
+} from '../checks/bitcoin.js'
 import { fail, guarded, isRecord, type VerifyResult } from './result.js'
 
 export type SignMessageParams = {

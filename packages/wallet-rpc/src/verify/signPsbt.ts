@@ -20,7 +20,7 @@ import {
   txidOf,
   verifyEcdsaWithHashType,
   verifySchnorr,
-} from './internal/bitcoin.js'
+} from '../checks/bitcoin.js'
 import {
   decodePsbtText,
   entriesOfType,

@@ -12,19 +12,19 @@ import { mnemonicToSeedSync } from 'bip39'
 import { hexToBytes, keccak256, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import {
+  compactSize,
+  decodeAddress,
+  serializeWithoutWitness,
+  sha256d,
+  sighashTaproot,
+} from '../../src/checks/bitcoin.js'
+import {
   asHandlerObject,
   type ConformanceRequest,
   createBuiltinHandler,
   type HandlerFactory,
   type WalletConfig,
 } from '../../src/conformance/index.js'
-import {
-  compactSize,
-  decodeAddress,
-  serializeWithoutWitness,
-  sha256d,
-  sighashTaproot,
-} from '../../src/verify/internal/bitcoin.js'
 import { bip322MessageHash, bip322ToSpend } from '../../src/verify/signMessage.js'
 
 type Response = Record<string, unknown>

@@ -17,7 +17,6 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import jsQRModule from 'jsqr'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runConformanceCommand } from '../../src/cli/conformance.js'
-import { createCliWallet } from '../../src/cli/wallet.js'
 import {
   type CaseResult,
   type JsonReport,
@@ -27,6 +26,7 @@ import {
   runsOverWalletConnect,
 } from '../../src/conformance/index.js'
 import type { WalletRpc } from '../../src/createWalletRpc.js'
+import { createCliWallet } from '../../src/walletFromOptions/wallet.js'
 import { attachWalletKit } from '../../src/walletkit/index.js'
 import { type LocalRelay, memoryStorage, startLocalRelay } from '../walletkit/localRelay.js'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { UsageError, type WalletCliOptions } from '../../src/cli/options.js'
-import { wireEip155 } from '../../src/cli/wire/eip155.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
+import { wireEip155 } from '../../src/walletFromOptions/eip155.js'
 
 const abandon =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'

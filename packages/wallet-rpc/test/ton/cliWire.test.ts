@@ -3,8 +3,8 @@ import { Cell } from '@ton/core'
 import { describe, expect, it } from 'vitest'
 import { serveJsonLines } from '../../src/cli/handle.js'
 import { parseWalletOptions, UsageError } from '../../src/cli/options.js'
-import { createCliWallet } from '../../src/cli/wallet.js'
-import { wireTon } from '../../src/cli/wire/ton.js'
+import { wireTon } from '../../src/walletFromOptions/ton.js'
+import { createCliWallet } from '../../src/walletFromOptions/wallet.js'
 import { vectors } from './fixtures.js'
 
 const fixture = vectors('mnemonic-wallets.json').wallets[1]

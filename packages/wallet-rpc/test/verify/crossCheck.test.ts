@@ -7,6 +7,7 @@ import { BIP32Factory } from 'bip32'
 import { Signer } from 'bip322-js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { serializeWithoutWitness, sha256d } from '../../src/checks/bitcoin.js'
 import {
   bip322MessageHash,
   bitcoinMessageHash,
@@ -14,7 +15,6 @@ import {
   verifySignMessage,
   verifySignPsbt,
 } from '../../src/verify/index.js'
-import { serializeWithoutWitness, sha256d } from '../../src/verify/internal/bitcoin.js'
 import { bip322ToSpend } from '../../src/verify/signMessage.js'
 
 // Signatures made by bip322-js (bitcoinjs-lib 6 inside) must verify with ours (scure/noble based, from the BIP).

@@ -2,6 +2,7 @@ import { address as bitcoinAddress } from 'bitcoinjs-lib'
 import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { timeSlicer } from '../../core/yielding.js'
+import { formatFeeRate, formatSats, type ResolvedPolicy, sighashNames } from '../policy.js'
 import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
 import { equalBytes, toHex } from '../transaction/bytes.js'
 import { dustLimit, scriptKind } from '../transaction/scripts.js'
@@ -11,7 +12,6 @@ import { estimateVsize } from '../transaction/size.js'
 import { hashToTxid } from '../transaction/transaction.js'
 import type { Account, AccountAddress, AddressType, ChainProvider } from '../types.js'
 import { type DecodedPsbt, isFinalized, type PsbtInput } from './decode.js'
-import { formatFeeRate, formatSats, type ResolvedPolicy, sighashNames } from './policy.js'
 
 /**
  * signPsbt's checks (research/bitcoin.md §5), run in `plan`, before approval and without keys:

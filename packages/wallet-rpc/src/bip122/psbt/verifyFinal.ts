@@ -1,12 +1,7 @@
-import { InvalidParamsError } from '../../core/errors.js'
 // The independent verifier of wallet-rpc/verify (its own parser, sighash and curve code), as a second
 // implementation over the final bytes: what the wallet's own code built is checked by code it did not write.
-import {
-  checkKeySpend,
-  classifyScript,
-  parseTransaction,
-  type TxOutput,
-} from '../../verify/internal/bitcoin.js'
+import { checkKeySpend, classifyScript, parseTransaction, type TxOutput } from '../../checks/bitcoin.js'
+import { InvalidParamsError } from '../../core/errors.js'
 import { VerifyFailure } from '../../verify/result.js'
 import type { Prevout } from '../transaction/sighash.js'
 

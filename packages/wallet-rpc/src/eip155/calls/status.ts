@@ -1,4 +1,4 @@
-import type { ChainAccess, TransactionReceiptSummary } from '../chains.js'
+import type { ChainAccess, TransactionReceiptSummary } from '../provider.js'
 import { numberToHex } from '../viemUtils.js'
 import type { StoredCalls } from './store.js'
 

@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem'
-import type { ChainAccess } from '../chains.js'
+import type { ChainAccess } from '../provider.js'
 import { getAddress } from '../viemUtils.js'
 
 /** EIP-7702's delegation designator: an account's code is `0xef0100 ‖ delegate address` once delegated. */

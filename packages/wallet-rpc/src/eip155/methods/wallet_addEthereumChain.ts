@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, UserRejectedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
-import { type Eip155ChainProvider, httpProvider } from '../chains.js'
+import { type Eip155ChainProvider, httpProvider } from '../provider.js'
 import type { Eip155Env } from '../env.js'
 import { quantitySchema } from '../schemas.js'
 

@@ -1,6 +1,6 @@
 import { type AllowanceChange, type BalanceChange, balanceChangesSection } from '../../core/balanceChanges.js'
 import { item, type ReviewItem, type ReviewWarning, type Severity } from '../../core/review.js'
-import type { ChainAccess } from '../chains.js'
+import type { ChainAccess } from '../provider.js'
 import { getAddress } from '../viemUtils.js'
 import { decodeBalanceChanges } from './decodeBalanceChanges.js'
 import { type SimulatedCall, type SimulationOutcome, simulate } from './simulate.js'

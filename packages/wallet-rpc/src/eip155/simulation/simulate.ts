@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem'
-import type { ChainAccess } from '../chains.js'
+import type { ChainAccess } from '../provider.js'
 import { numberToHex } from '../viemUtils.js'
 import { isRevert, nodeErrorOf, revertReasonOf } from './nodeError.js'
 import { printable, revertReason } from './revertReason.js'

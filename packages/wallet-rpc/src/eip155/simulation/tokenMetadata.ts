@@ -1,5 +1,5 @@
 import { decodeUtf8Strict } from '../../core/utf8.js'
-import type { ChainAccess } from '../chains.js'
+import type { ChainAccess } from '../provider.js'
 import { isRevert, nodeErrorOf } from './nodeError.js'
 import { SimulationTimeout, within } from './within.js'
 

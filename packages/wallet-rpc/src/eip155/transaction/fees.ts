@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { InvalidParamsError, ProviderError } from '../../core/errors.js'
-import type { ChainAccess, EstimateRequest } from '../chains.js'
+import type { ChainAccess, EstimateRequest } from '../provider.js'
 import type { Fees, TransactionRequest } from './request.js'
 
 /** A chain provider and the latest block, read once per transaction. */

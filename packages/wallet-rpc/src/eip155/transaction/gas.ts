@@ -1,6 +1,6 @@
 import { InvalidParamsError } from '../../core/errors.js'
-import type { EstimateRequest } from '../chains.js'
 import type { Eip155Env } from '../env.js'
+import type { EstimateRequest } from '../provider.js'
 import { isRevert, nodeErrorOf, revertReasonOf } from '../simulation/nodeError.js'
 import type { ChainState } from './fees.js'
 import type { TransactionRequest } from './request.js'

@@ -3,10 +3,10 @@ import { InternalError, InvalidParamsError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
 import { originOf, originVerificationWarnings, parseAuthority, quoted } from '../../core/signIn.js'
+import type { TonWallet } from '../context.js'
+import type { WalletContract } from '../contracts.js'
 import { checkFrom, oneObject } from '../params.js'
 import { tonProofDigest } from '../tonProof.js'
-import type { TonWallet } from '../tonWallet.js'
-import type { WalletContract } from '../wallet.js'
 
 /** Longest payload accepted: TON Connect backends send a nonce (tonapi: 64 hex characters). */
 export const maxTonProofPayloadLength = 2048

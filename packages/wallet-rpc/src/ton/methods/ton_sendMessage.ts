@@ -5,6 +5,8 @@ import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { decimalOrSafeInteger } from '../../core/schema.js'
 import { type Destination, friendly, parseDestination } from '../address.js'
+import { maxValidFor, type TonWallet } from '../context.js'
+import { normalizedMessageHash, type TransferRequest, type WalletContract } from '../contracts.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
 import type { TonAccount, TonChainProvider } from '../provider.js'
@@ -17,9 +19,7 @@ import {
   type MessageRelaxed,
   type StateInit,
 } from '../tonCore.js'
-import { maxValidFor, type TonWallet } from '../tonWallet.js'
 import { fastExternalMessage, fastUnsignedTransfer } from '../transfer.js'
-import { normalizedMessageHash, type TransferRequest, type WalletContract } from '../wallet.js'
 
 /** PAY_GAS_SEPARATELY (1) + IGNORE_ERRORS (2): what TON Connect's signMessage spec, WalletKit and Tonkeeper send. */
 export const sendMode = 3

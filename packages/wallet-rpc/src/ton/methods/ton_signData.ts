@@ -3,10 +3,10 @@ import { InternalError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
 import { originOf, originVerificationWarnings, parseAuthority, quoted } from '../../core/signIn.js'
+import type { TonWallet } from '../context.js'
+import type { WalletContract } from '../contracts.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
 import { type SignDataPayload, signDataDigest } from '../signData.js'
-import type { TonWallet } from '../tonWallet.js'
-import type { WalletContract } from '../wallet.js'
 
 const common = { from: v.optional(v.string()), network: networkField }
 

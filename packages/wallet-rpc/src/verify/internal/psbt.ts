@@ -1,6 +1,5 @@
 // BIP-174 key-value maps, parsed raw so that "nothing else changed" can be checked byte for byte.
 import { base64, hex } from '@scure/base'
-import { fail } from '../result.js'
 import {
   decodeWitness,
   parseTransaction,
@@ -8,7 +7,8 @@ import {
   Reader,
   type TxOutput,
   txidOf,
-} from './bitcoin.js'
+} from '../../checks/bitcoin.js'
+import { fail } from '../result.js'
 
 /** One PSBT map: hex key (type byte included) → value, in file order. */
 export type PsbtMap = Map<string, Uint8Array>

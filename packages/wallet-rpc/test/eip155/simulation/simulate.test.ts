@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { encodeErrorResult } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { ChainAccess } from '../../../src/eip155/chains.js'
+import { ChainAccess } from '../../../src/eip155/provider.js'
 import { reviewSimulation } from '../../../src/eip155/simulation/reviewSimulation.js'
 import { simulate } from '../../../src/eip155/simulation/simulate.js'
 

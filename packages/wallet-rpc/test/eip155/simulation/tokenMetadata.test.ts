@@ -1,6 +1,6 @@
 import { encodeAbiParameters, stringToHex, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { ChainAccess } from '../../../src/eip155/chains.js'
+import { ChainAccess } from '../../../src/eip155/provider.js'
 import {
   decimalsOf,
   maxCachedTokens,

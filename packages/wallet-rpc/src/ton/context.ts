@@ -2,9 +2,9 @@ import { equalBytes } from '@noble/curves/utils.js'
 import { InternalError, MethodNotSupportedError } from '../core/errors.js'
 import { withKeyTimeout } from '../core/timeout.js'
 import { ed25519 } from '../crypto/ed25519.js'
+import { type TonWalletOptions, type WalletContract, walletContract } from './contracts.js'
 import { isTrustedSigner, type TonSigner } from './keys.js'
 import type { TonChainProvider } from './provider.js'
-import { type TonWalletOptions, type WalletContract, walletContract } from './wallet.js'
 
 /** What the method files share: the wallet contract, the signer and the chain providers of one `ton()` namespace. */
 export type TonWallet = {

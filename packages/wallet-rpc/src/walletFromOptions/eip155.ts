@@ -1,5 +1,5 @@
-import type { Namespace } from '../../core/namespace.js'
-import { UsageError, type WalletCliOptions } from '../options.js'
+import type { Namespace } from '../core/namespace.js'
+import { UsageError, type WalletCliOptions } from './options.js'
 
 /** Chains served for signing even without `--rpc`: Ethereum mainnet and the local dev chain (anvil/hardhat). */
 export const defaultEip155Chains = [1, 31337] as const
@@ -17,7 +17,7 @@ export const defaultEip155Chains = [1, 31337] as const
 export async function wireEip155(options: WalletCliOptions): Promise<Namespace | undefined> {
   if (options.mnemonic === undefined) return undefined
   // Loaded only when eip155 is wired, so other namespaces' commands never pay for viem.
-  const { eip155, httpProvider, mnemonicKeys } = await import('../../eip155/index.js')
+  const { eip155, httpProvider, mnemonicKeys } = await import('../eip155/index.js')
   const providers = new Map<number, string>()
   for (const [chainId, url] of options.rpc) {
     if (!chainId.startsWith('eip155:')) continue

@@ -1,4 +1,4 @@
-import { defaultPsbtLimits, type PsbtLimits } from './decode.js'
+import { defaultPsbtLimits, type PsbtLimits } from './psbt/decode.js'
 
 /**
  * What a wallet decides about bip122 signing and sending. Every field has a safe default.

@@ -2,9 +2,9 @@
 // addresses (BIP-13/-173/-350), hashes, BIP-86 tweak, signature parsing, and the sighash digests.
 import { concatBytes } from '@noble/hashes/utils.js'
 import { base64, bech32, bech32m, createBase58check, hex } from '@scure/base'
-import { nobleRipemd160, nobleSha256 } from '../../crypto/nobleHashes.js'
-import { nobleSecp256k1 } from '../../crypto/nobleSecp256k1.js'
-import { fail } from '../result.js'
+import { nobleRipemd160, nobleSha256 } from '../crypto/nobleHashes.js'
+import { nobleSecp256k1 } from '../crypto/nobleSecp256k1.js'
+import { fail } from '../verify/result.js'
 
 export type BitcoinNetwork = 'mainnet' | 'testnet' | 'regtest'
 export type AddressType = 'p2pkh' | 'p2sh' | 'p2wpkh' | 'p2wsh' | 'p2tr'

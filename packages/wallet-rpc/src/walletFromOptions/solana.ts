@@ -1,4 +1,4 @@
-import type { Namespace } from '../../core/namespace.js'
+import type { Namespace } from '../core/namespace.js'
 import {
   type SolanaChainId,
   type SolanaChainProvider,
@@ -7,8 +7,8 @@ import {
   solanaKeys,
   solanaPublicChains,
   solanaRpc,
-} from '../../solana/index.js'
-import { UsageError, type WalletCliOptions } from '../options.js'
+} from '../solana/index.js'
+import { UsageError, type WalletCliOptions } from './options.js'
 
 /**
  * The solana namespace the CLI builds from its options, or undefined without a mnemonic. The BIP-39

@@ -5,11 +5,11 @@ import { fixedClock } from '../core/clock.js'
 import type { Namespace } from '../core/namespace.js'
 import type { Approve, Review } from '../core/review.js'
 import { createWalletRpc, type WalletRpc } from '../createWalletRpc.js'
+import { wireBip122 } from './bip122.js'
+import { wireEip155 } from './eip155.js'
 import type { WalletCliOptions } from './options.js'
-import { wireBip122 } from './wire/bip122.js'
-import { wireEip155 } from './wire/eip155.js'
-import { wireSolana } from './wire/solana.js'
-import { wireTon } from './wire/ton.js'
+import { wireSolana } from './solana.js'
+import { wireTon } from './ton.js'
 
 /** The wallet the CLI's `handle` and `properties` serve: one namespace per family whose keys were given. */
 export async function createCliWallet(

@@ -1,13 +1,6 @@
-import type { Namespace } from '../../core/namespace.js'
-import {
-  type TonChainId,
-  type TonChainProvider,
-  ton,
-  tonChains,
-  toncenter,
-  tonKeys,
-} from '../../ton/index.js'
-import { UsageError, type WalletCliOptions } from '../options.js'
+import type { Namespace } from '../core/namespace.js'
+import { type TonChainId, type TonChainProvider, ton, tonChains, toncenter, tonKeys } from '../ton/index.js'
+import { UsageError, type WalletCliOptions } from './options.js'
 
 /**
  * The ton namespace the CLI builds from its options, or undefined without `--ton-mnemonic-file` (or

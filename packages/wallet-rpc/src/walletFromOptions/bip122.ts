@@ -1,14 +1,7 @@
-import {
-  BIP122_MAINNET,
-  BIP122_REGTEST,
-  BIP122_TESTNET,
-  bip122,
-  esplora,
-  hdKeys,
-} from '../../bip122/index.js'
-import type { Bip122ChainOptions } from '../../bip122/namespace.js'
-import type { Namespace } from '../../core/namespace.js'
-import { UsageError, type WalletCliOptions } from '../options.js'
+import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, bip122, esplora, hdKeys } from '../bip122/index.js'
+import type { Bip122ChainOptions } from '../bip122/namespace.js'
+import type { Namespace } from '../core/namespace.js'
+import { UsageError, type WalletCliOptions } from './options.js'
 
 /**
  * The bip122 namespace the CLI builds from its options, or undefined when no mnemonic is given.
