@@ -3,12 +3,13 @@ import type { Clock } from '../core/clock.js'
 import { ProviderError } from '../core/errors.js'
 import { withKeyTimeout } from '../core/timeout.js'
 import { ecc } from '../crypto/secp256k1.js'
-import { encodeAddress, purposeOfType, typeOfPurpose } from './encoding.js'
+import { encodeAddress } from './encoding.js'
 import type {
   Account,
   AccountAddress,
   AccountUtxo,
   AddressEntry,
+  AddressType,
   Bip122Chain,
   ChainProvider,
   Change,
@@ -16,6 +17,21 @@ import type {
   KeyProvider,
   Purpose,
 } from './types.js'
+
+/** BIP-44/49/84/86: the derivation purpose of each address type, and back. */
+export const purposeOfType: Readonly<Record<AddressType, Purpose>> = {
+  p2pkh: 44,
+  'p2sh-p2wpkh': 49,
+  p2wpkh: 84,
+  p2tr: 86,
+}
+
+export const typeOfPurpose: Readonly<Record<Purpose, AddressType>> = {
+  44: 'p2pkh',
+  49: 'p2sh-p2wpkh',
+  84: 'p2wpkh',
+  86: 'p2tr',
+}
 
 export type AccountOptions = {
   keys: KeyProvider

@@ -4,7 +4,7 @@ import type { Network } from 'bitcoinjs-lib'
 import { nobleRipemd160 } from '../crypto/nobleHashes.js'
 import type { Secp256k1 } from '../crypto/secp256k1.js'
 import { constantSha256, sha256 } from '../crypto/sha256.js'
-import type { AddressType, Purpose } from './types.js'
+import type { AddressType } from './types.js'
 
 /** Small byte helpers shared by the account model and message signing (no Buffer at boundaries). */
 
@@ -47,20 +47,6 @@ export function compactSize(n: number): Uint8Array {
     return out
   }
   throw new RangeError('length too large')
-}
-
-export const purposeOfType: Readonly<Record<AddressType, Purpose>> = {
-  p2pkh: 44,
-  'p2sh-p2wpkh': 49,
-  p2wpkh: 84,
-  p2tr: 86,
-}
-
-export const typeOfPurpose: Readonly<Record<Purpose, AddressType>> = {
-  44: 'p2pkh',
-  49: 'p2sh-p2wpkh',
-  84: 'p2wpkh',
-  86: 'p2tr',
 }
 
 export function p2pkhScript(pubKeyHash: Uint8Array): Uint8Array {

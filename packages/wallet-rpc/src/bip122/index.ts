@@ -19,13 +19,15 @@ export { type HdKeysOptions, hdKeys } from './keys/hdKeys.js'
 export { type SingleKeyOptions, singleKey } from './keys/singleKey.js'
 export { bitcoinMessageHash } from './message/bip137.js'
 export { bip322MessageHash } from './message/bip322.js'
-export { bip122MethodFactories, createMethodTable, type MethodFactory } from './methods/index.js'
 export {
   ADDRESSES_CHANGED,
   type Bip122ChainOptions,
   type Bip122Namespace,
   type Bip122Options,
   bip122,
+  bip122MethodFactories,
+  createMethodTable,
+  type MethodFactory,
 } from './namespace.js'
 export { ownedAddress } from './ownership.js'
 export { type Bip122Policy, resolvePolicy } from './policy.js'

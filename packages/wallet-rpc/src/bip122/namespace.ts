@@ -1,15 +1,38 @@
 import { systemClock } from '../core/clock.js'
 import { ChainNotConfiguredError } from '../core/errors.js'
 import { assertPlatformGlobals } from '../core/globals.js'
-import type { Namespace, NamespaceHost } from '../core/namespace.js'
+import type { AnyMethod, MethodTable, Namespace, NamespaceHost } from '../core/namespace.js'
 import { activeSecp256k1 } from '../crypto/secp256k1.js'
 import { activeSha256 } from '../crypto/sha256.js'
 import { type AccountState, createAccount } from './account.js'
 import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById } from './chains.js'
-import { createMethodTable } from './methods/index.js'
+import { getAccountAddresses } from './methods/getAccountAddresses.js'
+import { sendTransfer } from './methods/sendTransfer.js'
+import { signMessage } from './methods/signMessage.js'
+import { signPsbt } from './methods/signPsbt.js'
 import { ownedAddress } from './ownership.js'
 import type { Bip122Policy } from './policy.js'
 import type { AddressEntry, Bip122Wallet, ChainProvider, ChainState, KeyProvider } from './types.js'
+
+/** Builds one method for one wallet (methods need the wallet's keys, chains and providers). */
+export type MethodFactory = (wallet: Bip122Wallet) => AnyMethod
+
+/**
+ * The bip122 method table: one line per method, each naming the file that holds its schema, review and
+ * handler. Adding a method = adding its file and its line here.
+ */
+export const bip122MethodFactories = {
+  getAccountAddresses,
+  signMessage,
+  signPsbt,
+  sendTransfer,
+} as const satisfies Record<string, MethodFactory>
+
+export function createMethodTable(wallet: Bip122Wallet): MethodTable {
+  return Object.fromEntries(
+    Object.entries(bip122MethodFactories).map(([name, factory]) => [name, factory(wallet)]),
+  )
+}
 
 export const ADDRESSES_CHANGED = 'bip122_addressesChanged'
 

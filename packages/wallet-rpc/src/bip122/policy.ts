@@ -1,5 +1,3 @@
-import { defaultPsbtLimits, type PsbtLimits } from './psbt/decode.js'
-
 /**
  * What a wallet decides about bip122 signing and sending. Every field has a safe default.
  * Dangerous sighash types (SIGHASH_NONE, NONE|ANYONECANPAY) are not configured here: they raise the
@@ -23,6 +21,17 @@ export type Bip122Policy = {
   reservationMs?: number
 }
 
+/** The PSBT caps `decodePsbt` applies (defaults below); part of the policy a wallet may tighten. */
+export type PsbtLimits = {
+  /** Largest decoded PSBT accepted, bytes. Default 4 MiB (the router's params cap is about the same). */
+  maxBytes: number
+  /** Most inputs, and most outputs, accepted. Default 5000 each. */
+  maxInputs: number
+  maxOutputs: number
+}
+
+export const defaultPsbtLimits: PsbtLimits = { maxBytes: 4 * 1024 * 1024, maxInputs: 5000, maxOutputs: 5000 }
+
 export type ResolvedPolicy = Required<Omit<Bip122Policy, 'maxFeeSats' | 'psbtLimits'>> & {
   maxFeeSats: number | undefined
   psbtLimits: PsbtLimits
@@ -36,27 +45,4 @@ export function resolvePolicy(policy: Bip122Policy | undefined): ResolvedPolicy 
     confirmationTarget: policy?.confirmationTarget ?? 3,
     reservationMs: policy?.reservationMs ?? 2 * 60_000,
   }
-}
-
-export const sighashNames: Readonly<Record<number, string>> = {
-  0: 'DEFAULT',
-  1: 'ALL',
-  2: 'NONE',
-  3: 'SINGLE',
-  129: 'ALL|ANYONECANPAY',
-  130: 'NONE|ANYONECANPAY',
-  131: 'SINGLE|ANYONECANPAY',
-}
-
-/** `0.00012345 BTC (12345 sat)`. */
-export function formatSats(sats: bigint): string {
-  const negative = sats < 0n
-  const abs = negative ? -sats : sats
-  const whole = abs / 100_000_000n
-  const fraction = (abs % 100_000_000n).toString().padStart(8, '0')
-  return `${negative ? '-' : ''}${whole}.${fraction} BTC (${sats} sat)`
-}
-
-export function formatFeeRate(fee: bigint, vsize: number): string {
-  return `${(Number(fee) / vsize).toFixed(2)} sat/vB`
 }

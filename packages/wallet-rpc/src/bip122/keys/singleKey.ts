@@ -1,6 +1,7 @@
 import { randomBytes } from '@noble/hashes/utils.js'
 import { ecc } from '../../crypto/secp256k1.js'
-import { base58check, purposeOfType } from '../encoding.js'
+import { purposeOfType } from '../account.js'
+import { base58check } from '../encoding.js'
 import type { AddressType, KeyPath, KeyProvider } from '../types.js'
 import { taprootTweakedKey } from './hdKeys.js'
 

@@ -1,6 +1,7 @@
 import { base64 as base64Codec } from '@scure/base'
 import { Psbt } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../../core/errors.js'
+import { defaultPsbtLimits, type PsbtLimits } from '../policy.js'
 import { equalBytes } from '../transaction/bytes.js'
 import type { Prevout } from '../transaction/sighash.js'
 import { parseTransaction, type Transaction, transactionId, txidToHash } from '../transaction/transaction.js'
@@ -8,16 +9,6 @@ import { useOurEccInBitcoinjs } from './eccLib.js'
 import { checkPsbtLayout } from './layout.js'
 
 export type PsbtInput = Psbt['data']['inputs'][number]
-
-export type PsbtLimits = {
-  /** Largest decoded PSBT accepted, bytes. Default 4 MiB (the router's params cap is about the same). */
-  maxBytes: number
-  /** Most inputs, and most outputs, accepted. Default 5000 each. */
-  maxInputs: number
-  maxOutputs: number
-}
-
-export const defaultPsbtLimits: PsbtLimits = { maxBytes: 4 * 1024 * 1024, maxInputs: 5000, maxOutputs: 5000 }
 
 export type DecodedPsbt = {
   psbt: Psbt
