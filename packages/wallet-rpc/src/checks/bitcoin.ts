@@ -1,10 +1,12 @@
-// Bitcoin primitives written from the BIPs, independent of the wallet's signer code:
-// addresses (BIP-13/-173/-350), hashes, BIP-86 tweak, signature parsing, and the sighash digests.
+// The independent second implementation of Bitcoin: primitives written from the BIPs, sharing no code with
+// the wallet's signer (src/bip122): addresses (BIP-13/-173/-350), hashes, BIP-86 tweak, signature parsing and
+// the sighash digests. wallet-rpc/verify checks a wallet's answers with it; bip122 checks its own final bytes
+// with it before a broadcast (psbt/verifyFinal.ts), so what the wallet built is checked by code it did not write.
 import { concatBytes } from '@noble/hashes/utils.js'
 import { base64, bech32, bech32m, createBase58check, hex } from '@scure/base'
 import { nobleRipemd160, nobleSha256 } from '../crypto/nobleHashes.js'
 import { nobleSecp256k1 } from '../crypto/nobleSecp256k1.js'
-import { fail } from '../verify/result.js'
+import { fail } from './failure.js'
 
 export type BitcoinNetwork = 'mainnet' | 'testnet' | 'regtest'
 export type AddressType = 'p2pkh' | 'p2sh' | 'p2wpkh' | 'p2wsh' | 'p2tr'

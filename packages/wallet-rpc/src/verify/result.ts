@@ -1,3 +1,7 @@
+import { VerifyFailure } from '../checks/failure.js'
+
+export { fail, VerifyFailure } from '../checks/failure.js'
+
 /** What every verifier answers. `reason` says, in one line, why an answer did not verify. */
 export type VerifyResult = { valid: true } | { valid: false; reason: string }
 
@@ -5,15 +9,6 @@ export const verified: VerifyResult = Object.freeze({ valid: true })
 
 export function invalid(reason: string): VerifyResult {
   return { valid: false, reason }
-}
-
-/** Thrown inside a verifier to stop with a reason; `guarded` turns it (and anything else) into a result. */
-export class VerifyFailure extends Error {
-  override name = 'VerifyFailure'
-}
-
-export function fail(reason: string): never {
-  throw new VerifyFailure(reason)
 }
 
 /** Runs a check that throws on the first failure; never throws itself. */

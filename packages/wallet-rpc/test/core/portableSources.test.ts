@@ -19,6 +19,7 @@ const portableFolders = [
   'core',
   'crypto',
   'verify',
+  'checks',
   'walletkit',
   'pay',
   'explorer',

@@ -1,8 +1,8 @@
 // The independent verifier of wallet-rpc/verify (its own parser, sighash and curve code), as a second
 // implementation over the final bytes: what the wallet's own code built is checked by code it did not write.
 import { checkKeySpend, classifyScript, parseTransaction, type TxOutput } from '../../checks/bitcoin.js'
+import { VerifyFailure } from '../../checks/failure.js'
 import { InvalidParamsError } from '../../core/errors.js'
-import { VerifyFailure } from '../../verify/result.js'
 import type { Prevout } from '../transaction/sighash.js'
 
 const refuse = (reason: string) =>
