@@ -44,8 +44,8 @@ export type {
   ReviewItem,
   ReviewWarning,
   Severity,
+  SignInRequest,
 } from './core/review.js'
-export type { SignInRequest } from './core/signIn.js'
 export {
   type CreateWalletRpcOptions,
   createWalletRpc,

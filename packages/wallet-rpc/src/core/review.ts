@@ -2,8 +2,6 @@
  * A review is what the wallet shows its user before anything is signed or sent: structured so a UI can
  * render it and plain enough to print. Secrets never appear in one.
  */
-import type { SignInRequest } from './signIn.js'
-
 export type Severity = 'info' | 'caution' | 'danger'
 
 export type ReviewWarning = {
@@ -15,6 +13,39 @@ export type ReviewWarning = {
 
 /** One line of a review, or a group of lines (a message tree, a transaction's outputs). */
 export type ReviewItem = { label: string; value: string } | { label: string; items: ReviewItem[] }
+
+/**
+ * Sign-in requests (Sign-In with Ethereum, EIP-4361; Sign-In with Solana reuses the same shape; TON's
+ * `ton_signData` binds a domain too): what the wallet compares with the request before the user sees it.
+ * Field names are namespace-neutral; each namespace parses its own message format into this shape.
+ */
+export type SignInRequest = {
+  /** The scheme the message names before its domain (`https://example.org wants you …`), if any. */
+  scheme: string | undefined
+  /** The RFC 3986 authority the message says asks for the sign-in: `[userinfo@]host[:port]`, as written. */
+  domain: string
+  /** The account the message names, as written. */
+  account: string
+  /**
+   * The chain the message names, as written (EIP-155 chain id, Solana cluster…). This and the fields below
+   * are always present in EIP-4361; Sign In With Solana makes them optional.
+   */
+  chain: string | undefined
+  uri: string | undefined
+  version: string | undefined
+  statement: string | undefined
+  nonce: string | undefined
+  issuedAt: string | undefined
+  expirationTime: string | undefined
+  notBefore: string | undefined
+  requestId: string | undefined
+  resources: readonly string[]
+}
+
+/** A dapp-chosen value quoted in a warning or an error reason, cut so a huge one cannot flood either. */
+export function quoted(value: string, max = 120): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value)
+}
 
 /** What a method builds; the router adds where the request came from. */
 export type ReviewDraft = {

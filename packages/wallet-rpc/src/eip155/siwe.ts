@@ -1,15 +1,7 @@
-import {
-  checkSyntax,
-  parseAuthority,
-  parseDateTime,
-  parseSignIn,
-  parseUri,
-  pcharPattern,
-  quoted,
-  type SignInParseResult,
-  type SignInRequest,
-  schemePattern,
-} from '../core/signIn.js'
+import { parseDateTime } from '../core/dateTime.js'
+import { quoted, type SignInRequest } from '../core/review.js'
+import { checkSyntax, parseSignIn, type SignInParseResult } from '../core/signIn.js'
+import { parseAuthority, parseUri, pcharPattern, schemePattern } from '../core/uri.js'
 import { getAddress } from './viemUtils.js'
 
 /**

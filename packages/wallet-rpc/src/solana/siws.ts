@@ -1,15 +1,8 @@
 import { base58 } from '@scure/base'
-import {
-  checkSyntax,
-  parseAuthority,
-  parseDateTime,
-  parseSignIn,
-  parseUri,
-  pcharPattern,
-  quoted,
-  type SignInParseResult,
-  type SignInRequest,
-} from '../core/signIn.js'
+import { parseDateTime } from '../core/dateTime.js'
+import { quoted, type SignInRequest } from '../core/review.js'
+import { checkSyntax, parseSignIn, type SignInParseResult } from '../core/signIn.js'
+import { parseAuthority, parseUri, pcharPattern } from '../core/uri.js'
 import { solanaDevnet, solanaLocalnet, solanaMainnet, solanaTestnet } from './chains.js'
 
 /**

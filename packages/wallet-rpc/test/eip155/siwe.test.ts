@@ -4,7 +4,9 @@ import fc from 'fast-check'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createSiweMessage, parseSiweMessage as viemParseSiweMessage } from 'viem/siwe'
 import { describe, expect, it } from 'vitest'
-import { domainMismatch, originOf, parseAuthority, parseDateTime, parseUri } from '../../src/core/signIn.js'
+import { parseDateTime } from '../../src/core/dateTime.js'
+import { domainMismatch, originOf } from '../../src/core/origin.js'
+import { parseAuthority, parseUri } from '../../src/core/uri.js'
 import { looksLikeSiwe, parseSiweMessage } from '../../src/eip155/siwe.js'
 
 const vectors = (name: string) =>

@@ -1,15 +1,10 @@
 import { base58 } from '@scure/base'
 import type { AuthTypes, SessionTypes } from '@walletconnect/types'
 import { buildAuthObject, formatMessage } from '@walletconnect/utils'
-import type { OriginValidation, ReviewWarning } from '../../core/review.js'
-import {
-  domainMismatch,
-  originOf,
-  originVerificationWarnings,
-  parseAuthority,
-  parseUri,
-  quoted,
-} from '../../core/signIn.js'
+import { domainMismatch, originOf } from '../../core/origin.js'
+import { type OriginValidation, quoted, type ReviewWarning } from '../../core/review.js'
+import { originVerificationWarnings } from '../../core/signIn.js'
+import { parseAuthority, parseUri } from '../../core/uri.js'
 import type { WalletRpcLike } from '../types.js'
 import { type AuthenticationRequest, parseAuthentication } from './parseAuthentication.js'
 

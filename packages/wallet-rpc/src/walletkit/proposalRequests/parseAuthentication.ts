@@ -1,4 +1,6 @@
-import { parseAuthority, parseDateTime, parseUri, quoted } from '../../core/signIn.js'
+import { parseDateTime } from '../../core/dateTime.js'
+import { quoted } from '../../core/review.js'
+import { parseAuthority, parseUri } from '../../core/uri.js'
 
 /** One `proposal.requests.authentication` entry (CAIP-122 `AuthenticateParams`), checked field by field. */
 export type AuthenticationRequest = {
