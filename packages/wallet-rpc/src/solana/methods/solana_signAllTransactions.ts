@@ -3,13 +3,8 @@ import { PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { group } from '../../core/review.js'
 import { timeSlicer } from '../../core/yielding.js'
-import {
-  encodeSigned,
-  type PreparedTransaction,
-  prepareTransaction,
-  signPrepared,
-  transactionReviewParts,
-} from '../request.js'
+import { encodeSigned, type PreparedTransaction, prepareTransaction, signPrepared } from '../request.js'
+import { transactionReviewParts } from '../review.js'
 import { chainFacts } from '../simulation.js'
 import type { SolanaWallet } from '../wallet.js'
 

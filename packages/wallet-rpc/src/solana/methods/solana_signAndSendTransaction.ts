@@ -4,13 +4,8 @@ import { MethodNotSupportedError, PolicyRefusedError, ProviderError } from '../.
 import { defineMethod } from '../../core/namespace.js'
 import { decodeBase58, encodeBase58 } from '../encoding.js'
 import type { SendOptions } from '../provider.js'
-import {
-  type PreparedTransaction,
-  prepareTransaction,
-  signPrepared,
-  transactionFields,
-  transactionReview,
-} from '../request.js'
+import { type PreparedTransaction, prepareTransaction, signPrepared, transactionFields } from '../request.js'
+import { transactionReview } from '../review.js'
 import { chainFacts, read } from '../simulation.js'
 import { encodeTransaction } from '../transaction.js'
 import type { SolanaWallet } from '../wallet.js'

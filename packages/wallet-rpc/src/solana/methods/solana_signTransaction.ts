@@ -6,8 +6,8 @@ import {
   prepareTransaction,
   signPrepared,
   transactionParams,
-  transactionReview,
 } from '../request.js'
+import { transactionReview } from '../review.js'
 import { chainFacts } from '../simulation.js'
 import type { SolanaWallet } from '../wallet.js'
 
