@@ -1,5 +1,6 @@
-import { InvalidParamsError, PolicyRefusedError, ProviderError, WalletRpcError } from '../core/errors.js'
+import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
+import { readProvider } from '../core/readProvider.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import { addressOf, encodeBase58, readU64Le } from './encoding.js'
 import { formatLamports, formatUnits } from './programs.js'
@@ -14,18 +15,6 @@ export type ChainFacts = {
   resolved: string[]
   items: ReviewItem[]
   warnings: ReviewWarning[]
-}
-
-/** Reads a provider, turning any failure that is not already ours into -32603 with the reason. */
-export async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    if (error instanceof WalletRpcError) throw error
-    throw new ProviderError(`${what}: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    })
-  }
 }
 
 /**
@@ -53,7 +42,7 @@ async function readChainFacts(
   const blockhash = encodeBase58(message.recentBlockhash)
   const nonceAccount = durableNonceAccount(prepared)
   if (nonceAccount === undefined) {
-    if (!(await read('isBlockhashValid', () => provider.isBlockhashValid(blockhash)))) {
+    if (!(await readProvider('isBlockhashValid', () => provider.isBlockhashValid(blockhash)))) {
       throw new PolicyRefusedError(
         `the recent blockhash ${blockhash} has expired; ask the app for a new transaction`,
         { rule: 'solana.blockhash_expired' },
@@ -61,7 +50,7 @@ async function readChainFacts(
     }
   } else {
     // A durable nonce never expires by age, only when the nonce account moves on (or is closed).
-    const current = await read('getNonce', () => provider.getNonce(nonceAccount))
+    const current = await readProvider('getNonce', () => provider.getNonce(nonceAccount))
     if (current !== blockhash) {
       throw new PolicyRefusedError(
         `the durable nonce ${blockhash} is no longer the value of nonce account ${nonceAccount}; ask the app for a new transaction`,
@@ -71,7 +60,7 @@ async function readChainFacts(
   }
   const resolved = await resolveAccounts(provider, prepared)
   const ours = [...wallet.signers.keys()]
-  const [balances, tokens] = await read('balances', () =>
+  const [balances, tokens] = await readProvider('balances', () =>
     Promise.all([
       provider.getBalances(ours),
       Promise.all(ours.map((owner) => provider.getTokenBalances(owner))),
@@ -79,7 +68,7 @@ async function readChainFacts(
   )
   const tokenAccounts = tokens.flat()
   const watched = [...ours, ...tokenAccounts.map((token) => token.account)]
-  const simulation = await read('simulateTransaction', () =>
+  const simulation = await readProvider('simulateTransaction', () =>
     provider.simulate(encodeTransaction(prepared.transaction), watched),
   )
   if (simulation.error !== undefined) {
@@ -144,7 +133,7 @@ async function resolveAccounts(
   for (const lookup of message.addressTableLookups) {
     const address = addressOf(lookup.accountKey)
     if (!tables.has(address))
-      tables.set(address, await read('getLookupTable', () => provider.getLookupTable(address)))
+      tables.set(address, await readProvider('getLookupTable', () => provider.getLookupTable(address)))
   }
   // Each reference must exist in its table as the provider reads it: -32602 at the reference's path otherwise.
   message.addressTableLookups.forEach((lookup, position) => {

@@ -2,11 +2,12 @@ import { equalBytes } from '@noble/curves/utils.js'
 import * as v from 'valibot'
 import { MethodNotSupportedError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
+import { readProvider } from '../../core/readProvider.js'
 import { decodeBase58, encodeBase58 } from '../encoding.js'
 import type { SendOptions } from '../provider.js'
 import { type PreparedTransaction, prepareTransaction, signPrepared, transactionFields } from '../request.js'
 import { transactionReview } from '../review.js'
-import { chainFacts, read } from '../simulation.js'
+import { chainFacts } from '../simulation.js'
 import { encodeTransaction } from '../transaction.js'
 import type { SolanaWallet } from '../wallet.js'
 
@@ -71,7 +72,7 @@ export const solana_signAndSendTransaction = (wallet: SolanaWallet) =>
       const { signed } = await signPrepared(wallet, plan.prepared)
       const bytes = encodeTransaction(signed)
       const expected = signed.signatures[0]!
-      const reported = await read('sendTransaction', () => provider.send(bytes, plan.options))
+      const reported = await readProvider('sendTransaction', () => provider.send(bytes, plan.options))
       let matches = false
       try {
         matches = equalBytes(decodeBase58(reported, 'signature'), expected)

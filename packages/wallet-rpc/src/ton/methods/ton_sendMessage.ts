@@ -2,6 +2,7 @@ import { bytesToHex } from '@noble/curves/utils.js'
 import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
+import { readProvider } from '../../core/readProvider.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { decimalOrSafeInteger } from '../../core/schema.js'
 import { type Destination, friendly, parseDestination } from '../address.js'
@@ -139,17 +140,6 @@ function parseMessage(
     ...(init === undefined ? {} : { init }),
   })
   return { destination, amount: nanotons, body, init, relaxed }
-}
-
-async function read<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    if (error instanceof ProviderError) throw error
-    throw new ProviderError(`${what}: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    })
-  }
 }
 
 /**
@@ -320,14 +310,16 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
       const provider = wallet.provider(context.chainId, context.method)
       const self = contract.rawAddress
       const [account, destinations] = await Promise.all([
-        read('reading the wallet account', () => provider.getAccount(self)),
+        readProvider('reading the wallet account', () => provider.getAccount(self)),
         destinationStates(provider, messages),
       ])
       if (account.state === 'frozen') {
         throw new PolicyRefusedError('the wallet account is frozen', { rule: 'ton.wallet_frozen' })
       }
       const deployed = account.state === 'active'
-      const seqno = deployed ? await read('reading the wallet seqno', () => provider.getSeqno(self)) : 0
+      const seqno = deployed
+        ? await readProvider('reading the wallet seqno', () => provider.getSeqno(self))
+        : 0
       if (!Number.isSafeInteger(seqno) || seqno < 0 || seqno > 0xffffffff) {
         throw new ProviderError(`the chain reported an invalid seqno ${seqno}`)
       }
@@ -354,7 +346,7 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
       )
       const request = { seqno: plan.seqno, validUntil, sendMode, messages: plan.messages }
       const { boc, hashes } = await signTransfer(wallet, contract, request, plan.includeInit)
-      const { hash } = await read('broadcasting the message', () => plan.provider.sendBoc(boc))
+      const { hash } = await readProvider('broadcasting the message', () => plan.provider.sendBoc(boc))
       if (hash !== undefined) {
         const reported = hash.toLowerCase()
         const ours = hashes()
