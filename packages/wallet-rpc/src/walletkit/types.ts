@@ -2,7 +2,7 @@ import type { IWalletKit, WalletKitTypes } from '@reown/walletkit'
 import type { ProposalTypes, SessionTypes } from '@walletconnect/types'
 import type { Clock } from '../core/clock.js'
 import type { OriginValidation, ReviewWarning } from '../core/review.js'
-import type { WalletRpc } from '../createWalletRpc.js'
+import type { WalletRpc } from '../core/router.js'
 import type { ExplorerReviewOptions, SessionListingFacts } from './explorerListing.js'
 import type { AssetInfo, ProposalRequestsReview, SessionApprovalAnswer } from './proposalRequests/index.js'
 

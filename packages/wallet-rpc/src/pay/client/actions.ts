@@ -1,5 +1,5 @@
 import { base58, base64 } from '@scure/base'
-import type { SupportedNamespace, WalletRpc } from '../../createWalletRpc.js'
+import type { SupportedNamespace, WalletRpc } from '../../core/router.js'
 import { PayActionError, PayProtocolError } from '../errors.js'
 import type { Action, Amount, RawOption, WalletRpcAction } from './shapes.js'
 

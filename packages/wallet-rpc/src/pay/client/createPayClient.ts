@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../../core/clock.js'
-import type { WalletRpc } from '../../createWalletRpc.js'
+import type { WalletRpc } from '../../core/router.js'
 import {
   CollectDataError,
   InvalidPaymentLinkError,

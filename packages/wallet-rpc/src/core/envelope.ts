@@ -1,0 +1,154 @@
+import { InvalidParamsError, InvalidRequestError, WalletRpcError } from './errors.js'
+import { idOf, type JsonRpcResponse } from './jsonrpc.js'
+import type { OriginValidation } from './review.js'
+
+/**
+ * What `handle()` accepts, read into one envelope: the plain `{chainId, request, origin?}` shape or WalletKit's
+ * `session_request` event. Reading never trusts the input's shape (a throwing getter or Proxy is -32600).
+ */
+
+/** The plain shape. */
+export type HandleInput = {
+  chainId: string
+  request: { id: string | number; jsonrpc?: '2.0'; method: string; params?: unknown }
+  origin?: string
+  /** The transport's verdict on `origin` (WalletConnect Verify), when the caller has one. */
+  originValidation?: OriginValidation
+  /** Extra lines for the review, e.g. which payment an action belongs to. */
+  context?: Record<string, string>
+  /** When the dapp stops waiting (Unix seconds, as WalletKit's `expiryTimestamp`): 8000 after that. */
+  expiryTimestamp?: number
+}
+
+/** WalletKit's `session_request` event. */
+export type SessionRequestEvent = {
+  id: number
+  topic: string
+  params: { request: { method: string; params?: unknown; expiryTimestamp?: number }; chainId: string }
+  verifyContext?: { verified?: { origin?: string; validation?: OriginValidation; isScam?: boolean } }
+}
+
+/** A CAIP-2 chain id: namespace and reference. */
+export const chainIdPattern = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/
+
+/** One request as the router sees it, whichever shape it came in. */
+export type Envelope = {
+  id: string | number
+  chainId: string
+  method: string
+  params: unknown
+  origin: string | undefined
+  originValidation: OriginValidation | undefined
+  expiresAtMs: number | undefined
+  context: Record<string, string> | undefined
+}
+
+/**
+ * The envelope, or -32600 when the input cannot even be read: a Proxy whose traps throw or a getter that
+ * throws is malformed input, not a wallet failure.
+ */
+export function readEnvelope(input: unknown): Envelope {
+  try {
+    return toEnvelope(input)
+  } catch (error) {
+    if (error instanceof WalletRpcError) throw error
+    throw new InvalidRequestError('the request could not be read', { cause: error })
+  }
+}
+
+/** The request's id for an error answer, or null when even reading it fails. */
+export function safeIdOfInput(input: unknown): JsonRpcResponse['id'] {
+  try {
+    return idOfInput(input)
+  } catch {
+    return null
+  }
+}
+
+function idOfInput(input: unknown): JsonRpcResponse['id'] {
+  if (typeof input !== 'object' || input === null) return null
+  const record = input as Record<string, unknown>
+  return 'topic' in record ? idOf(record) : idOf(record.request)
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Accepts the plain `{chainId, request, origin?}` shape and WalletKit's `session_request` event. */
+function toEnvelope(input: unknown): Envelope {
+  if (!isRecord(input)) throw new InvalidRequestError('expected an object')
+  if ('topic' in input) return fromSessionRequest(input)
+  const request = input.request
+  if (!isRecord(request)) throw new InvalidRequestError('request must be an object')
+  const id = idOf(request)
+  if (id === null) throw new InvalidRequestError('request.id must be a string or a finite number')
+  if (request.jsonrpc !== undefined && request.jsonrpc !== '2.0') {
+    throw new InvalidRequestError('request.jsonrpc must be "2.0"')
+  }
+  if (input.origin !== undefined && typeof input.origin !== 'string') {
+    throw new InvalidRequestError('origin must be a string')
+  }
+  return {
+    id,
+    chainId: chainIdOf(input.chainId),
+    method: methodOf(request.method),
+    params: request.params,
+    origin: input.origin,
+    originValidation: validationOf(input.originValidation),
+    expiresAtMs: expiryOf(input.expiryTimestamp),
+    context: contextOf(input.context),
+  }
+}
+
+function fromSessionRequest(input: Record<string, unknown>): Envelope {
+  const id = idOf(input)
+  if (id === null) throw new InvalidRequestError('id must be a string or a finite number')
+  const params = input.params
+  if (!isRecord(params) || !isRecord(params.request))
+    throw new InvalidRequestError('params.request is missing')
+  const verified = isRecord(input.verifyContext) ? input.verifyContext.verified : undefined
+  const origin = isRecord(verified) && typeof verified.origin === 'string' ? verified.origin : undefined
+  const validation = isRecord(verified) ? verified.validation : undefined
+  const expiry = params.request.expiryTimestamp
+  return {
+    id,
+    chainId: chainIdOf(params.chainId),
+    method: methodOf(params.request.method),
+    params: params.request.params,
+    origin,
+    originValidation: validationOf(validation),
+    expiresAtMs: expiryOf(expiry),
+    context: undefined,
+  }
+}
+
+function validationOf(value: unknown): OriginValidation | undefined {
+  return value === 'VALID' || value === 'INVALID' || value === 'UNKNOWN' ? value : undefined
+}
+
+/** WalletConnect expiries are Unix seconds. */
+function expiryOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined
+}
+
+function chainIdOf(value: unknown): string {
+  if (typeof value !== 'string' || !chainIdPattern.test(value)) {
+    throw new InvalidRequestError('chainId must be a CAIP-2 chain id')
+  }
+  return value
+}
+
+function methodOf(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 128) {
+    throw new InvalidRequestError('method must be a non-empty string')
+  }
+  return value
+}
+
+function contextOf(value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return undefined
+  if (!isRecord(value) || !Object.values(value).every((entry) => typeof entry === 'string')) {
+    throw new InvalidParamsError('context must map strings to strings', { path: 'context' })
+  }
+  return value as Record<string, string>
+}
