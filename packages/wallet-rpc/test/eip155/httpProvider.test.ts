@@ -4,7 +4,8 @@ import fc from 'fast-check'
 import { recoverTransactionAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ChainAccess, httpProvider } from '../../src/eip155/provider.js'
+import { ChainAccess } from '../../src/eip155/provider.js'
+import { httpProvider } from '../../src/eip155/providers/http.js'
 import { recoverTransactionSender } from '../../src/eip155/recoverSigner.js'
 
 /** A JSON-RPC node double whose answer per method the test sets; it records what it was sent. */
