@@ -8,6 +8,7 @@ export {
   solanaPublicChains,
   solanaTestnet,
 } from './chains.js'
+export type { SolanaPolicy } from './context.js'
 export { decodeBase64, encodeBase64, encodeShortVec } from './encoding.js'
 export {
   checkedSigner,
@@ -57,4 +58,3 @@ export {
   type SolanaMessage,
   type SolanaTransaction,
 } from './transaction.js'
-export type { SolanaPolicy } from './wallet.js'

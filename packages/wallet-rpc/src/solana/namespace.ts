@@ -1,6 +1,7 @@
 import { assertPlatformGlobals } from '../core/globals.js'
 import type { Namespace } from '../core/namespace.js'
 import { type SolanaChainId, solanaChains, solanaPublicChains } from './chains.js'
+import { createSolanaWallet, type SolanaPolicy } from './context.js'
 import type { SolanaKeys } from './keys.js'
 import { solana_getAccounts } from './methods/solana_getAccounts.js'
 import { solana_requestAccounts } from './methods/solana_requestAccounts.js'
@@ -9,7 +10,6 @@ import { solana_signAndSendTransaction } from './methods/solana_signAndSendTrans
 import { solana_signMessage } from './methods/solana_signMessage.js'
 import { solana_signTransaction } from './methods/solana_signTransaction.js'
 import type { SolanaChainProvider } from './provider.js'
-import { createSolanaWallet, type SolanaPolicy } from './wallet.js'
 
 export type SolanaNamespaceOptions = {
   /** `solanaKeys.fromMnemonic(words, { account })`, `solanaKeys.fromSecretKey(key)`, `solanaKeys.external(signer)`. */

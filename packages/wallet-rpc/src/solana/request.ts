@@ -1,6 +1,7 @@
 import { equalBytes } from '@noble/curves/utils.js'
 import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../core/errors.js'
+import { ownedSigner, type SolanaWallet } from './context.js'
 import {
   addressOf,
   base64Decode,
@@ -18,7 +19,6 @@ import {
   isWritable,
   type SolanaTransaction,
 } from './transaction.js'
-import { ownedSigner, type SolanaWallet } from './wallet.js'
 
 /** The pre-versioned-transaction copy AppKit adds for old wallets: compared with the bytes, never signed. */
 const legacyInstruction = v.looseObject({

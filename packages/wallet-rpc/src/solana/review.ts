@@ -1,12 +1,12 @@
 import type { RequestContext } from '../core/namespace.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import { clusterName } from './chains.js'
+import type { SolanaWallet } from './context.js'
 import { addressOf, encodeBase58 } from './encoding.js'
 import { decodeInstruction, formatLamports, type InstructionFacts } from './programs.js'
 import type { PreparedTransaction } from './request.js'
 import type { ChainFacts } from './simulation.js'
 import { accountRefs, type SolanaTransaction } from './transaction.js'
-import type { SolanaWallet } from './wallet.js'
 
 /** Lamports every signature costs (the fixed base fee). */
 export const lamportsPerSignature = 5000n

@@ -2,12 +2,12 @@ import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../core/e
 import type { RequestContext } from '../core/namespace.js'
 import { readProvider } from '../core/readProvider.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
+import type { SolanaWallet } from './context.js'
 import { addressOf, encodeBase58, readU64Le } from './encoding.js'
 import { formatLamports, formatUnits } from './programs.js'
 import type { SolanaChainProvider } from './provider.js'
 import type { PreparedTransaction } from './request.js'
 import { accountRefs, encodeTransaction } from './transaction.js'
-import type { SolanaWallet } from './wallet.js'
 
 /** What a provider adds to a transaction's review. */
 export type ChainFacts = {

@@ -1,11 +1,6 @@
 import { InvalidParamsError, PolicyRefusedError } from '../core/errors.js'
+import { isTestnet } from './chains.js'
 import { Address } from './tonCore.js'
-
-/** The two TON chains WalletConnect names: `ton:-239` (mainnet) and `ton:-3` (testnet). */
-export const tonChains = ['ton:-239', 'ton:-3'] as const
-export type TonChainId = (typeof tonChains)[number]
-
-export const isTestnet = (chainId: string): boolean => chainId === 'ton:-3'
 
 export type Destination = { address: Address; bounceable: boolean; testOnly: boolean }
 

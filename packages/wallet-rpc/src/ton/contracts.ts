@@ -1,4 +1,5 @@
-import { friendly, isTestnet } from './address.js'
+import { friendly } from './address.js'
+import { isTestnet } from './chains.js'
 import {
   type Address,
   beginCell,

@@ -5,7 +5,7 @@ export {
   loadNodeEd25519,
   tweetnaclEd25519,
 } from '../crypto/ed25519.js'
-export { isTestnet, type TonChainId, tonChains } from './address.js'
+export { isTestnet, type TonChainId, tonChains } from './chains.js'
 export {
   maxMessages,
   normalizedMessageHash,

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { defineMethod } from '../../core/namespace.js'
-import type { SolanaWallet } from '../wallet.js'
+import type { SolanaWallet } from '../context.js'
 
 /** No params: `{}`, `[]` or none. */
 export const solanaGetAccountsParams = v.optional(v.union([v.strictObject({}), v.strictTuple([])]))

@@ -3,10 +3,10 @@ import { PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { group } from '../../core/review.js'
 import { timeSlicer } from '../../core/yielding.js'
+import type { SolanaWallet } from '../context.js'
 import { encodeSigned, type PreparedTransaction, prepareTransaction, signPrepared } from '../request.js'
 import { transactionReviewParts } from '../review.js'
 import { chainFacts } from '../simulation.js'
-import type { SolanaWallet } from '../wallet.js'
 
 /** `{ transactions: string[] }`, each base64 (or base58). */
 export const solanaSignAllTransactionsParams = v.looseObject({

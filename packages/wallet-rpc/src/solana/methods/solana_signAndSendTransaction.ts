@@ -3,13 +3,13 @@ import * as v from 'valibot'
 import { MethodNotSupportedError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { readProvider } from '../../core/readProvider.js'
+import type { SolanaWallet } from '../context.js'
 import { decodeBase58, encodeBase58 } from '../encoding.js'
 import type { SendOptions } from '../provider.js'
 import { type PreparedTransaction, prepareTransaction, signPrepared, transactionFields } from '../request.js'
 import { transactionReview } from '../review.js'
 import { chainFacts } from '../simulation.js'
 import { encodeTransaction } from '../transaction.js'
-import type { SolanaWallet } from '../wallet.js'
 
 const commitment = v.picklist(['processed', 'confirmed', 'finalized'])
 

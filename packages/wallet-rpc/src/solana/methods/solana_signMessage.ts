@@ -4,10 +4,10 @@ import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { signInSection, signInWarnings } from '../../core/signIn.js'
 import { decodeUtf8, decodeUtf8Strict } from '../../core/utf8.js'
+import { ownedSigner, type SolanaWallet } from '../context.js'
 import { decodeBase58, encodeBase58, encodeBase64, parseAddress } from '../encoding.js'
 import { looksLikeSiws, parseSiwsMessage, siwsChains } from '../siws.js'
 import { decodeMessage, decodeTransaction } from '../transaction.js'
-import { ownedSigner, type SolanaWallet } from '../wallet.js'
 
 /** `{ message: base58, pubkey: base58 }`. */
 export const solanaSignMessageParams = v.looseObject({

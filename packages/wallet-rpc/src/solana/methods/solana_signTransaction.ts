@@ -1,4 +1,5 @@
 import { defineMethod } from '../../core/namespace.js'
+import type { SolanaWallet } from '../context.js'
 import { encodeBase58 } from '../encoding.js'
 import {
   encodeSigned,
@@ -9,7 +10,6 @@ import {
 } from '../request.js'
 import { transactionReview } from '../review.js'
 import { chainFacts } from '../simulation.js'
-import type { SolanaWallet } from '../wallet.js'
 
 /** `{ transaction, pubkey?, feePayer?, recentBlockhash?, instructions? }`: the last three AppKit's legacy copy. */
 export const solanaSignTransactionParams = transactionParams
