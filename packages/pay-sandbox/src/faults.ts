@@ -207,6 +207,7 @@ export function gatewayFaultError(fault: GatewayFault): PayHttpError {
  * `gateway=ROUTE:STATUS[@CALLS|~RATE][!after]` (calls joined by +). Throws a TypeError naming the bad item.
  */
 export function parseFaultSpec(text: string): FaultPlan {
+  if (typeof text !== 'string') throw new TypeError('--faults takes comma-separated key=value items')
   const plan: FaultPlan = {}
   const gateway: GatewayFault[] = []
   for (const item of text.split(',').map((part) => part.trim())) {

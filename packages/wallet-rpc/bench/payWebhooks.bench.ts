@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { signWebhook, verifyWebhook } from '../src/pay/webhooks.js'
+import { signWebhook, verifyWebhook } from '../src/pay/webhook/signature.js'
 
 /**
  * verifyWebhook (header parsing, base64, HMAC-SHA256 with @noble/hashes, constant-time compare, tolerance)

@@ -5,7 +5,8 @@
  *
  * Where the spec is silent the rules are strict and stated here: an unknown parameter or one given twice is
  * refused (a typo such as `chain=` must not silently return everything), list elements must be non-empty,
- * and `version` (deprecated) cannot be combined with its replacement `sdks`.
+ * and `version` (deprecated) cannot be combined with its replacement `sdks`. The parsers never throw: input
+ * that is not name/value pairs of strings is an issue like any other.
  */
 
 export type ExplorerIssue = { field: string; message: string }
@@ -73,15 +74,23 @@ function collect(
 ): Map<string, string> {
   const values = new Map<string, string>()
   const repeated = new Set<string>()
-  for (const [name, value] of pairs) {
-    if (!known.includes(name)) {
-      issues.push({ field: name, message: `unknown parameter; this endpoint takes ${known.join(', ')}` })
-    } else if (values.has(name)) {
-      if (!repeated.has(name)) issues.push({ field: name, message: 'given more than once' })
-      repeated.add(name)
-    } else {
-      values.set(name, value)
+  try {
+    for (const pair of pairs) {
+      const [name, value]: readonly unknown[] = Array.isArray(pair) ? pair : []
+      if (typeof name !== 'string' || typeof value !== 'string') {
+        issues.push({ field: 'query', message: 'every parameter is a name and a value' })
+      } else if (!known.includes(name)) {
+        issues.push({ field: name, message: `unknown parameter; this endpoint takes ${known.join(', ')}` })
+      } else if (values.has(name)) {
+        if (!repeated.has(name)) issues.push({ field: name, message: 'given more than once' })
+        repeated.add(name)
+      } else {
+        values.set(name, value)
+      }
     }
+  } catch {
+    // Not iterable, or an iterator that throws: a caller's bug, answered as an issue like every other.
+    issues.push({ field: 'query', message: 'the parameters could not be read' })
   }
   return values
 }
@@ -236,13 +245,13 @@ export function parseLogoRequest(
   if (!oneOf(explorerLogoSizes)(size)) {
     issues.push({ field: 'size', message: `must be one of ${explorerLogoSizes.join(', ')}` })
   }
-  if (!listingIdPattern.test(imageId)) {
+  if (typeof imageId !== 'string' || !listingIdPattern.test(imageId)) {
     issues.push({
       field: 'image_id',
       message: 'must be 1-128 characters of A-Z a-z 0-9 _ . -, not all digits',
     })
   }
   return issues.length === 0
-    ? { ok: true, value: { projectId, size: size as ExplorerLogoSize, imageId } }
+    ? { ok: true, value: { projectId, size: size as ExplorerLogoSize, imageId: imageId as string } }
     : { ok: false, issues }
 }

@@ -72,14 +72,6 @@ export {
   type WebhookSecrets,
 } from './webhook/receiver.js'
 export {
-  createMemoryWebhookStore,
-  type MemoryWebhookStore,
-  type WebhookClaim,
-  type WebhookReceiverStore,
-  type WebhookRecordRequest,
-  type WebhookRecordResult,
-} from './webhook/store.js'
-export {
   signWebhook,
   verifyWebhook,
   type WebhookHeaders,
@@ -88,4 +80,12 @@ export {
   type WebhookVerifyOptions,
   webhookSecretKey,
   webhookSignature,
-} from './webhooks.js'
+} from './webhook/signature.js'
+export {
+  createMemoryWebhookStore,
+  type MemoryWebhookStore,
+  type WebhookClaim,
+  type WebhookReceiverStore,
+  type WebhookRecordRequest,
+  type WebhookRecordResult,
+} from './webhook/store.js'

@@ -26,7 +26,10 @@ export function isPaymentId(value: string): boolean {
   return paymentIdPattern.test(value)
 }
 
-/** The payment id the input names, or null when it is not a payment link from a trusted host. Never throws. */
+/**
+ * The payment id the input names, or null when it is not a payment link from a trusted host. Never throws for
+ * any input; a `trustedHosts` option that is not a list of bare hostnames is a TypeError (`trustedHosts: …`).
+ */
 export function parsePaymentLink(input: unknown, options: PaymentLinkOptions = {}): string | null {
   if (typeof input !== 'string' || input.length > maxInputLength) return null
   const hosts = trustedHostsOf(options)
@@ -44,12 +47,21 @@ export function isPaymentLink(input: unknown, options: PaymentLinkOptions = {}):
   return parsePaymentLink(input, options) !== null
 }
 
-function trustedHostsOf(options: PaymentLinkOptions): readonly string[] {
-  const hosts = options.trustedHosts ?? [defaultCheckoutHost]
+function trustedHostsOf(options: PaymentLinkOptions | null): readonly string[] {
+  let hosts: readonly unknown[] | undefined
+  try {
+    const given: unknown = options?.trustedHosts ?? [defaultCheckoutHost]
+    hosts = Array.isArray(given) ? [...given] : undefined
+  } catch {
+    hosts = undefined
+  }
+  if (hosts === undefined) throw new TypeError('trustedHosts: expected a list of bare hostnames')
   return hosts.map((host) => {
-    const normalized = host.toLowerCase()
+    const normalized = typeof host === 'string' ? host.toLowerCase() : ''
     if (!hostnamePattern.test(normalized))
-      throw new TypeError(`trustedHosts: "${host}" is not a bare hostname`)
+      throw new TypeError(
+        `trustedHosts: ${typeof host === 'string' ? `"${host}"` : typeof host} is not a bare hostname`,
+      )
     return normalized
   })
 }

@@ -1,7 +1,7 @@
 import { base64 } from '@scure/base'
 import type { Clock } from '../../core/clock.js'
-import { verifyWebhook, type WebhookHeaders, type WebhookVerifyFailure } from '../webhooks.js'
 import { parseWebhookEvent, type WebhookEvent, type WebhookPaymentSnapshot } from './parseEvent.js'
+import { verifyWebhook, type WebhookHeaders, type WebhookVerifyFailure } from './signature.js'
 import { createMemoryWebhookStore, type WebhookClaim, type WebhookReceiverStore } from './store.js'
 
 const day = 24 * 60 * 60 * 1000

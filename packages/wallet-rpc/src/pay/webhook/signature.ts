@@ -89,7 +89,9 @@ export function signWebhook(
 /**
  * Check a delivery before parsing it: `rawBody` must be the bytes exactly as received. Authentic when any `v1`
  * entry of `webhook-signature` equals the HMAC under any of `secrets` (pass both during a rotation overlap),
- * compared in constant time, and `webhook-timestamp` is within the tolerance of `now`. Never throws.
+ * compared in constant time, and `webhook-timestamp` is within the tolerance of `now`. Never throws, whatever
+ * it is given: headers that are absent or unreadable are `missing_headers`, secrets that are not strings
+ * `invalid_secret`, a body that is neither bytes nor text `no_matching_signature`, unreadable options the defaults.
  */
 export function verifyWebhook(
   secrets: string | readonly string[],
@@ -107,8 +109,9 @@ export function verifyWebhook(
     return fail('invalid_timestamp', 'webhook-timestamp is not a whole number of seconds')
   }
   const timestamp = Number(timestampText)
-  const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000)
-  const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds
+  const { now, toleranceSeconds } = readOptions(options)
+  const nowSeconds = Math.floor((now ?? Date.now()) / 1000)
+  const tolerance = toleranceSeconds ?? defaultToleranceSeconds
   if (Math.abs(nowSeconds - timestamp) > tolerance) {
     return fail('timestamp_out_of_tolerance', `webhook-timestamp is more than ${tolerance} s from now`)
   }
@@ -117,8 +120,12 @@ export function verifyWebhook(
     .filter((entry) => entry.startsWith('v1,'))
     .map((entry) => decodeSignature(entry.slice(3)))
     .filter((bytes): bytes is Uint8Array => bytes !== undefined)
-  const content = signedContent(id, timestampText, rawBody)
-  const list = typeof secrets === 'string' ? [secrets] : secrets
+  const content = isBody(rawBody) ? signedContent(id, timestampText, rawBody) : undefined
+  if (content === undefined)
+    return fail('no_matching_signature', 'the body is neither the bytes nor the text received')
+  const list = secretList(secrets)
+  if (list === undefined)
+    return fail('invalid_secret', 'webhook secrets must be a string or a list of strings')
   let matched = false
   for (const secret of list) {
     let key: Uint8Array
@@ -159,7 +166,17 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return difference === 0
 }
 
+/** The value of one header, or undefined when it is absent, repeated, or the headers cannot be read. */
 function headerValue(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined
+  try {
+    return readHeader(headers, name)
+  } catch {
+    return undefined
+  }
+}
+
+function readHeader(headers: WebhookHeaders, name: string): string | undefined {
   let value: string | readonly string[] | undefined | null
   if (typeof (headers as Headers).get === 'function') {
     value = (headers as Headers | ReadonlyMap<string, string>).get(name)
@@ -173,10 +190,42 @@ function headerValue(headers: WebhookHeaders, name: string): string | undefined 
       for (const key of Object.keys(record)) if (key.toLowerCase() === name) value = record[key]
     }
   }
-  if (value == null) return undefined
+  if (typeof value === 'string') return value.length > 0 ? value : undefined
   // A repeated header is ambiguous; refuse it rather than pick one.
-  if (typeof value !== 'string') return value.length === 1 ? value[0] : undefined
-  return value.length > 0 ? value : undefined
+  return Array.isArray(value) && value.length === 1 && typeof value[0] === 'string' ? value[0] : undefined
+}
+
+/** The secrets as a list of strings, or undefined when they are not one (or cannot be read). */
+function secretList(secrets: string | readonly string[]): readonly string[] | undefined {
+  if (typeof secrets === 'string') return [secrets]
+  try {
+    return Array.isArray(secrets) && secrets.every((secret) => typeof secret === 'string')
+      ? [...secrets]
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function isBody(rawBody: unknown): rawBody is Uint8Array | string {
+  try {
+    return typeof rawBody === 'string' || rawBody instanceof Uint8Array
+  } catch {
+    return false
+  }
+}
+
+/** `now` and `toleranceSeconds` when they are numbers; the defaults for anything else or unreadable options. */
+function readOptions(options: WebhookVerifyOptions): WebhookVerifyOptions {
+  try {
+    const { now, toleranceSeconds } = options ?? {}
+    return {
+      ...(typeof now === 'number' ? { now } : {}),
+      ...(typeof toleranceSeconds === 'number' ? { toleranceSeconds } : {}),
+    }
+  } catch {
+    return {}
+  }
 }
 
 function fail(reason: WebhookVerifyFailure, message: string): WebhookVerification {
