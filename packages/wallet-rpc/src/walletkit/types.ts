@@ -2,9 +2,10 @@ import type { IWalletKit, WalletKitTypes } from '@reown/walletkit'
 import type { ProposalTypes, SessionTypes } from '@walletconnect/types'
 import type { Clock } from '../core/clock.js'
 import type { OriginValidation, ReviewWarning } from '../core/review.js'
-import type { WalletRpc } from '../core/router.js'
 import type { ExplorerReviewOptions, SessionListingFacts } from './explorerListing.js'
 import type { AssetInfo, ProposalRequestsReview, SessionApprovalAnswer } from './proposalRequests/index.js'
+
+export type { WalletRpcLike } from './walletRpcLike.js'
 
 /**
  * The part of a `WalletKit` instance the adapter uses. A real `WalletKit` satisfies it; tests pass a
@@ -23,12 +24,6 @@ export type WalletKitLike = Pick<
 > &
   // Optional so doubles written before it keep working; without it a switch cannot add a chain to the session.
   Partial<Pick<IWalletKit, 'updateSession'>>
-
-/** The wallet calls the adapter needs; `createWalletRpc()` returns all of them. */
-export type WalletRpcLike = Pick<
-  WalletRpc,
-  'handle' | 'supported' | 'accounts' | 'sessionProperties' | 'announceSession' | 'on'
->
 
 /** What `rejectSession` and `disconnectSession` take as `reason`: `{ code, message }`. */
 export type SdkErrorReason = Parameters<IWalletKit['rejectSession']>[0]['reason']

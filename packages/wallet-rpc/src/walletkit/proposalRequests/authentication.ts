@@ -5,7 +5,7 @@ import { domainMismatch, originOf } from '../../core/origin.js'
 import { type OriginValidation, quoted, type ReviewWarning } from '../../core/review.js'
 import { originVerificationWarnings } from '../../core/signIn.js'
 import { parseAuthority, parseUri } from '../../core/uri.js'
-import type { WalletRpcLike } from '../types.js'
+import type { WalletRpcLike } from '../walletRpcLike.js'
 import { type AuthenticationRequest, parseAuthentication } from './parseAuthentication.js'
 
 /** What one signature in answer to a connect-time sign-in would prove. */

@@ -1,6 +1,6 @@
 import type { AuthTypes, EngineTypes, ProposalTypes, SessionTypes } from '@walletconnect/types'
-import type { HandleInput } from '../../createWalletRpc.js'
-import type { WalletRpcLike } from '../types.js'
+import type { HandleInput } from '../../core/envelope.js'
+import type { WalletRpcLike } from '../walletRpcLike.js'
 import {
   type AuthenticationReview,
   type AuthenticationStep,

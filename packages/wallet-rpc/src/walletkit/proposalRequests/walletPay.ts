@@ -1,5 +1,5 @@
 import type { EngineTypes, SessionTypes } from '@walletconnect/types'
-import type { WalletRpcLike } from '../types.js'
+import type { WalletRpcLike } from '../walletRpcLike.js'
 
 /** A token's symbol and decimals, as the wallet reads them from its chain (display only). */
 export type AssetInfo = { symbol: string; decimals: number }
