@@ -135,3 +135,72 @@ export function cycles(edges: readonly ImportEdge[]): string[][] {
   for (const file of [...next.keys()].sort()) if (!index.has(file)) connect(file)
   return components
 }
+
+/** The namespaces: each imports core/, crypto/, checks/ and its own files, never another namespace. */
+export const namespaces = ['bip122', 'ton', 'eip155', 'solana'] as const
+
+export type RuleOptions = {
+  /** Folders of `src` that are applications built on the library: nothing else in `src` imports them. */
+  applicationFolders: readonly string[]
+  /** Package names of applications (other workspace packages): the library never imports them. */
+  applicationPackages: readonly string[]
+  /** Edges allowed despite the rules, each with its reason: `from → target`. */
+  allowed: ReadonlyArray<{ from: string; to: string; why: string }>
+}
+
+const describeEdge = (edge: ImportEdge) =>
+  `${edge.from}:${edge.line} → ${edge.to ?? edge.specifier}${edge.typeOnly ? ' (type)' : ''}${edge.dynamic ? ' (import())' : ''}`
+
+/** The folder under `src/` a file sits in (`src/bip122/psbt/x.ts` → `bip122`), or '' for a root file. */
+const roomOf = (file: string): string => {
+  const parts = file.split('/')
+  return parts.length > 2 ? parts[1]! : ''
+}
+
+const inFolder = (file: string, folder: string) => file.startsWith(`src/${folder}/`)
+
+/**
+ * Every broken rule, one line each naming the offending edge(s): an import cycle (type imports count: a
+ * type in the wrong file is a design cycle even when the runtime never sees it), a namespace importing
+ * another namespace, the library importing an application, a file importing another folder's `internal/`.
+ */
+export function ruleViolations(edges: readonly ImportEdge[], options: RuleOptions): string[] {
+  const found: string[] = []
+  const isAllowed = (edge: ImportEdge) =>
+    options.allowed.some(
+      (allow) => allow.from === edge.from && (edge.to ?? edge.specifier).startsWith(allow.to),
+    )
+  for (const component of cycles(edges)) {
+    const members = new Set(component)
+    const inside = edges.filter(
+      (edge) => members.has(edge.from) && edge.to !== undefined && members.has(edge.to),
+    )
+    found.push(`cycle of ${component.length} files: ${inside.map(describeEdge).join('; ')}`)
+  }
+  const isApplication = (file: string) => options.applicationFolders.some((folder) => inFolder(file, folder))
+  for (const edge of edges) {
+    if (isAllowed(edge)) continue
+    const from = roomOf(edge.from)
+    if (edge.to?.startsWith('../')) {
+      found.push(`imports a file outside its package: ${describeEdge(edge)}`)
+    } else if (edge.to !== undefined) {
+      const to = roomOf(edge.to)
+      const namespaceFrom = (namespaces as readonly string[]).includes(from)
+      if (namespaceFrom && to !== from && (namespaces as readonly string[]).includes(to))
+        found.push(`namespace ${from} imports namespace ${to}: ${describeEdge(edge)}`)
+      if (!isApplication(edge.from) && isApplication(edge.to))
+        found.push(`the library imports an application: ${describeEdge(edge)}`)
+      const internal = /^(.*)\/internal\//.exec(edge.to)?.[1]
+      if (internal !== undefined && !edge.from.startsWith(`${internal}/`))
+        found.push(`reaches into another folder's internal/: ${describeEdge(edge)}`)
+    } else if (
+      !isApplication(edge.from) &&
+      options.applicationPackages.some(
+        (name) => edge.specifier === name || edge.specifier.startsWith(`${name}/`),
+      )
+    ) {
+      found.push(`the library imports an application package: ${describeEdge(edge)}`)
+    }
+  }
+  return found
+}

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { sourceFiles } from './importGraph.js'
 
 /**
  * What a wallet imports must load in a browser page, an MV3 service worker (no `import()`) and Hermes (no
@@ -67,16 +68,7 @@ function nodeOnlySources(files: readonly string[]): Set<string> {
 }
 
 function sources(): string[] {
-  const files: string[] = []
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name)
-      if (entry.isDirectory()) walk(path)
-      else if (entry.name.endsWith('.ts')) files.push(relative(root, path))
-    }
-  }
-  for (const folder of portableFolders) walk(join(root, 'src', folder))
-  return [...portableRootFiles, ...files]
+  return [...portableRootFiles, ...portableFolders.flatMap((folder) => sourceFiles(root, `src/${folder}`))]
 }
 
 /** A bare `Buffer` reference (not a type, not a property name such as a checked `globalThis.Buffer`). */
