@@ -2,7 +2,6 @@ import type { Address, Hex } from 'viem'
 import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
 import type { RequestContext } from '../../core/namespace.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
-import type { ChainAccess } from '../provider.js'
 import { type Delegation, readDelegation } from '../eip7702/delegation.js'
 import { type Call, encodeExecute } from '../eip7702/erc7821.js'
 import { accessOf, type ChainConfig, type Eip155Env, ownedAddress } from '../env.js'
@@ -13,6 +12,7 @@ import {
   UnsupportedCallsChainError,
   UnsupportedCapabilityError,
 } from '../errors.js'
+import type { ChainAccess } from '../provider.js'
 import { reviewOutcome } from '../simulation/reviewSimulation.js'
 import { type SimulationOutcome, simulateCalls } from '../simulation/simulate.js'
 import { assertAffordable, estimateFees, fillFees, maxFeeOf } from '../transaction/fees.js'

@@ -1,8 +1,9 @@
 import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, UserRejectedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
-import { type Eip155ChainProvider, httpProvider } from '../provider.js'
 import type { Eip155Env } from '../env.js'
+import type { Eip155ChainProvider } from '../provider.js'
+import { httpProvider } from '../providers/http.js'
 import { quantitySchema } from '../schemas.js'
 
 /** What the wallet's `addEthereumChain` callback is asked to allow (already checked against the RPC). */
