@@ -8,6 +8,7 @@ export {
   solanaPublicChains,
   solanaTestnet,
 } from './chains.js'
+export { type SolanaConnectPaymentsOptions, solanaConnectPayments } from './connectPayments.js'
 export type { SolanaPolicy } from './context.js'
 export { decodeBase64, encodeBase64, encodeShortVec } from './encoding.js'
 export {
@@ -46,7 +47,13 @@ export {
   solanaSignTransactionParams,
 } from './methods/solana_signTransaction.js'
 export { type SolanaNamespaceOptions, solana } from './namespace.js'
-export type { SendOptions, SimulationResult, SolanaChainProvider, TokenBalance } from './provider.js'
+export type {
+  AccountInfo,
+  SendOptions,
+  SimulationResult,
+  SolanaChainProvider,
+  TokenBalance,
+} from './provider.js'
 export { type SolanaRpcOptions, solanaRpc } from './providers/solanaRpc.js'
 export {
   type AddressTableLookup,

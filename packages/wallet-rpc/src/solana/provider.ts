@@ -37,7 +37,13 @@ export type SolanaChainProvider = {
   simulate(transaction: Uint8Array, accounts: readonly string[]): Promise<SimulationResult>
   /** Broadcasts once, no retry; answers the signature the node reports (base58). */
   send(transaction: Uint8Array, options: SendOptions): Promise<string>
+  /** A recent blockhash (base58) to build a transaction on (pay at connect; optional for signing only). */
+  getLatestBlockhash?(): Promise<string>
+  /** One account's owner program, lamports and data, or undefined when it does not exist (pay at connect). */
+  getAccountInfo?(address: string): Promise<AccountInfo | undefined>
 }
+
+export type AccountInfo = { owner: string; lamports: bigint; data: Uint8Array }
 
 export type SendOptions = {
   skipPreflight?: boolean

@@ -124,7 +124,7 @@ export function attachWalletKit(
       approval.namespaces,
       proposer,
       clock(),
-      options.assetInfo,
+      { assetInfo: options.assetInfo, payments: options.payments },
       report,
     )
 

@@ -12,6 +12,7 @@
  * const adapter = attachWalletKit(walletKit, wallet, { approveSession: (proposal) => ui.connect(proposal) })
  * ```
  */
+export type { ConnectPayments } from '../core/connectPayment.js'
 export { attachWalletKit } from './attachWalletKit.js'
 export {
   type ExplorerReviewOptions,
@@ -20,11 +21,14 @@ export {
   type SessionListingFacts,
 } from './explorerListing.js'
 export type {
+  AssetInfo,
   AuthenticationProof,
   AuthenticationReview,
+  PaymentOptionReview,
   ProposalRequestsReview,
   ProposerOrigin,
   SessionApprovalAnswer,
+  WalletPayReview,
 } from './proposalRequests/index.js'
 export { buildSessionApproval, type SessionApproval, SessionProposalRefusedError } from './sessionApproval.js'
 export { topicsListeningTo } from './sessionEvents.js'

@@ -1,6 +1,7 @@
 import type { IWalletKit, WalletKitTypes } from '@reown/walletkit'
 import type { ProposalTypes, SessionTypes } from '@walletconnect/types'
 import type { Clock } from '../core/clock.js'
+import type { ConnectPayments } from '../core/connectPayment.js'
 import type { OriginValidation, ReviewWarning } from '../core/review.js'
 import type { ExplorerReviewOptions, SessionListingFacts } from './explorerListing.js'
 import type { AssetInfo, ProposalRequestsReview, SessionApprovalAnswer } from './proposalRequests/index.js'
@@ -93,6 +94,12 @@ export type AttachWalletKitOptions = {
    * payments a proposal's `walletPay` offers. Without it the review shows ERC-20 amounts in minor units.
    */
   assetInfo?: (asset: string) => Promise<AssetInfo | undefined>
+  /**
+   * How to pay `walletPay` options on namespaces other than eip155, e.g. `[solanaConnectPayments({ providers })]`
+   * from `wallet-rpc/solana` (SOL and SPL tokens, decimals read from the chain). Without one, such options are
+   * listed as not offered.
+   */
+  payments?: readonly ConnectPayments[]
 }
 
 export type WalletKitAdapter = {

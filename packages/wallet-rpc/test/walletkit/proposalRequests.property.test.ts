@@ -1,8 +1,11 @@
 import type { SessionTypes } from '@walletconnect/types'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { solanaConnectPayments } from '../../src/solana/connectPayments.js'
+import type { SolanaChainProvider } from '../../src/solana/provider.js'
 import { planAuthentication } from '../../src/walletkit/proposalRequests/authentication.js'
 import { parseAuthentication } from '../../src/walletkit/proposalRequests/parseAuthentication.js'
+import { planWalletPay } from '../../src/walletkit/proposalRequests/walletPay.js'
 
 /**
  * The proposal's `requests.authentication` is dapp input: whatever it holds, parsing answers a request or a
@@ -107,5 +110,97 @@ describe('parseAuthentication / planAuthentication on any input', () => {
       },
       { chainId: 'ton:-239', reason: 'TON signs in only with ton_proof' },
     ])
+  })
+})
+
+describe('planWalletPay on any input (eip155 and solana options)', () => {
+  const payer = 'GsbwXfJraMomNxBcjYLcG3mxkBUiyWXAB32fGbSMQRdW'
+  const mint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
+  const mintData = new Uint8Array(82)
+  mintData[44] = 6
+  mintData[45] = 1
+  const unused = () => Promise.reject(new Error('not used'))
+  const provider: SolanaChainProvider = {
+    isBlockhashValid: unused,
+    getBalances: unused,
+    getTokenBalances: unused,
+    getNonce: unused,
+    getLookupTable: unused,
+    simulate: unused,
+    send: unused,
+    getLatestBlockhash: async () => 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k',
+    getAccountInfo: async (address) =>
+      address === mint
+        ? { owner: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', lamports: 1n, data: mintData }
+        : undefined,
+  }
+  const sources = { payments: [solanaConnectPayments({ providers: { 'solana:localnet': provider } })] }
+  const payNamespaces: SessionTypes.Namespaces = {
+    ...namespaces,
+    solana: {
+      accounts: [`solana:localnet:${payer}`],
+      methods: ['solana_signAndSendTransaction'],
+      events: [],
+    },
+  }
+  const paySupported = [
+    { name: 'eip155', chains: ['eip155:1'], methods: ['eth_sendTransaction'], events: [] },
+    { name: 'solana', chains: ['solana:localnet'], methods: ['solana_signAndSendTransaction'], events: [] },
+  ]
+  const goodOptions = [
+    { asset: `solana:localnet/token:${mint}`, amount: '0x2625a0', recipient: `solana:localnet:${mint}` },
+    { asset: 'solana:localnet/slip44:501', amount: '0x1', recipient: `solana:localnet:${payer}` },
+    {
+      asset: 'eip155:1/slip44:60',
+      amount: '0x1',
+      recipient: 'eip155:1:0x000000000000000000000000000000000000bEEF',
+    },
+  ]
+  const offer = (acceptedPayments: unknown[]) => ({
+    version: '1.0.0',
+    expiry: now / 1000 + 300,
+    acceptedPayments,
+  })
+  const plan = (value: unknown) => planWalletPay(value, payNamespaces, paySupported, sources, now, () => {})
+
+  it('never throws; every option it does not pay says why, and it pays one only when one is payable', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.anything(),
+          fc.record({
+            option: fc.constantFrom(0, 1, 2),
+            field: fc.constantFrom('asset', 'amount', 'recipient'),
+            value: hostile,
+          }),
+        ),
+        async (input) => {
+          const value =
+            typeof input === 'object' &&
+            input !== null &&
+            'option' in input &&
+            'field' in input &&
+            'value' in input
+              ? offer([{ ...goodOptions[input.option as number], [input.field as string]: input.value }])
+              : input
+          const { review, step } = await plan(value)
+          if (step === undefined) expect(review.refused?.length).toBeGreaterThan(0)
+          else expect(review.options[review.pays!]?.unpayable).toBeUndefined()
+          for (const option of review.options) {
+            if (option.index !== review.pays && option.unpayable !== undefined)
+              expect(option.unpayable.length).toBeGreaterThan(0)
+          }
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  it('pays the good options (solana token, SOL, eip155 native) and builds the payment', async () => {
+    for (const [index, option] of goodOptions.entries()) {
+      const { review, step } = await plan(offer([option]))
+      expect([index, review.refused, review.options[0]?.unpayable]).toEqual([index, undefined, undefined])
+      expect(await step?.params()).toBeDefined()
+    }
   })
 })

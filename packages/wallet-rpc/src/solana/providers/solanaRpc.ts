@@ -1,5 +1,11 @@
 import { addressOf, decodeBase58, decodeBase64, encodeBase58, encodeBase64, readU64Le } from '../encoding.js'
-import type { SendOptions, SimulationResult, SolanaChainProvider, TokenBalance } from '../provider.js'
+import type {
+  AccountInfo,
+  SendOptions,
+  SimulationResult,
+  SolanaChainProvider,
+  TokenBalance,
+} from '../provider.js'
 
 export type SolanaRpcOptions = {
   /** `fetch` to use (default the global one): a test double, a proxy, an authenticated client. */
@@ -92,6 +98,21 @@ export function solanaRpc(url: string, options: SolanaRpcOptions = {}): SolanaCh
       return found.map(
         (token): TokenBalance => ({ ...token, owner, decimals: decimals.get(token.mint) ?? 0 }),
       )
+    },
+
+    async getLatestBlockhash() {
+      const result = await call<{ value: { blockhash: string } }>('getLatestBlockhash', [{ commitment }])
+      return result.value.blockhash
+    },
+
+    async getAccountInfo(address): Promise<AccountInfo | undefined> {
+      const [account] = await accounts([address])
+      if (account === null || account === undefined) return undefined
+      return {
+        owner: account.owner,
+        lamports: BigInt(account.lamports),
+        data: decodeBase64(account.data[0], 'data'),
+      }
     },
 
     async getNonce(address) {

@@ -7,10 +7,10 @@ import {
   type ProposerOrigin,
   planAuthentication,
 } from './authentication.js'
-import { type AssetInfo, type PaymentStep, planWalletPay, type WalletPayReview } from './walletPay.js'
+import { type PaymentSources, type PaymentStep, planWalletPay, type WalletPayReview } from './walletPay.js'
 
 export type { AuthenticationProof, AuthenticationReview, ProposerOrigin } from './authentication.js'
-export type { AssetInfo, PaymentOptionReview, WalletPayReview } from './walletPay.js'
+export type { AssetInfo, PaymentOptionReview, PaymentSources, WalletPayReview } from './walletPay.js'
 
 /** The requests a dapp put inside its session proposal (`proposal.requests`), as the connect review shows them. */
 export type ProposalRequestsReview = {
@@ -41,7 +41,7 @@ export async function planProposalRequests(
   namespaces: SessionTypes.Namespaces,
   proposer: ProposerOrigin,
   now: number,
-  assetInfo: ((asset: string) => Promise<AssetInfo | undefined>) | undefined,
+  sources: PaymentSources,
   report: (error: unknown) => void,
 ): Promise<ProposalRequestsPlan | undefined> {
   const requests = (proposal as { requests?: unknown }).requests
@@ -53,7 +53,7 @@ export async function planProposalRequests(
   const walletPay =
     field('walletPay') === undefined
       ? undefined
-      : await planWalletPay(field('walletPay'), namespaces, supported, assetInfo, now, report)
+      : await planWalletPay(field('walletPay'), namespaces, supported, sources, now, report)
   return {
     review: {
       authentication: authentication.reviews,
@@ -125,12 +125,22 @@ export async function answerProposalRequests(
     if (plan.paymentExpiry !== undefined && plan.paymentExpiry * 1000 <= clock()) {
       report(new Error('the walletPay offer expired before it was paid; nothing was paid'))
     } else {
-      const txid = await run(
-        payment,
-        `walletPay-${payment.option.index}`,
-        `payment ${payment.option.display ?? ''}`,
-      )
-      if (typeof txid === 'string') responses.walletPay = [payment.result(txid)]
+      let params: unknown
+      try {
+        params = await payment.params()
+      } catch (error) {
+        report(new Error(`the walletPay payment could not be built; nothing was paid: ${String(error)}`))
+      }
+      const result =
+        params === undefined
+          ? undefined
+          : await run(
+              { chainId: payment.chainId, method: payment.method, params },
+              `walletPay-${payment.option.index}`,
+              `payment ${payment.option.display ?? ''}`,
+            )
+      const txid = result === undefined ? undefined : payment.txid(result)
+      if (txid !== undefined) responses.walletPay = [payment.result(txid)]
     }
   }
   return Object.keys(responses).length === 0 ? undefined : responses

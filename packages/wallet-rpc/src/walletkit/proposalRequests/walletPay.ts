@@ -1,8 +1,15 @@
 import type { EngineTypes, SessionTypes } from '@walletconnect/types'
+import type { ConnectPayments } from '../../core/connectPayment.js'
 import type { WalletRpcLike } from '../walletRpcLike.js'
 
 /** A token's symbol and decimals, as the wallet reads them from its chain (display only). */
 export type AssetInfo = { symbol: string; decimals: number }
+
+/** Where the review's token facts and the non-eip155 payments come from (the adapter's options). */
+export type PaymentSources = {
+  assetInfo?: ((asset: string) => Promise<AssetInfo | undefined>) | undefined
+  payments?: readonly ConnectPayments[] | undefined
+}
 
 /** One accepted payment of a `walletPay` request, decoded for the connect review. */
 export type PaymentOptionReview = {
@@ -38,7 +45,10 @@ export type PaymentStep = {
   option: PaymentOptionReview
   chainId: string
   method: string
-  params: unknown
+  /** The method's params, built when paying (a Solana transfer needs a fresh blockhash). */
+  params: () => Promise<unknown>
+  /** The transaction id in the method's answer. */
+  txid: (result: unknown) => string | undefined
   result: (txid: string) => EngineTypes.WalletPayResult
 }
 
@@ -54,15 +64,17 @@ const own = (record: Record<string, unknown>, field: string): unknown =>
   Object.hasOwn(record, field) ? record[field] : undefined
 
 /**
- * The review and the payment plan of a proposal's `walletPay`. Only eip155 options are payable here (native
- * `slip44:60` and `erc20:` tokens, through `eth_sendTransaction`); an option on another chain, of another
- * asset, or for an account the session does not include is listed with why it is not paid. Never throws.
+ * The review and the payment plan of a proposal's `walletPay`. Payable: eip155 native (`slip44:60`) and
+ * `erc20:` tokens through `eth_sendTransaction`, and the options of a namespace the wallet passed a
+ * `ConnectPayments` for (solana: SOL and SPL through `solana_signAndSendTransaction`); an option on another
+ * chain, of another asset, or for an account the session does not include is listed with why it is not
+ * paid. Never throws.
  */
 export async function planWalletPay(
   value: unknown,
   namespaces: SessionTypes.Namespaces,
   supported: ReturnType<WalletRpcLike['supported']>,
-  assetInfo: ((asset: string) => Promise<AssetInfo | undefined>) | undefined,
+  sources: PaymentSources,
   now: number,
   report: (error: unknown) => void,
 ): Promise<{ review: WalletPayReview; step: PaymentStep | undefined }> {
@@ -94,7 +106,7 @@ export async function planWalletPay(
   if (!Array.isArray(accepted) || accepted.length === 0) return refuse('acceptedPayments is empty')
   if (accepted.length > maxOptions) return refuse(`acceptedPayments lists more than ${maxOptions} options`)
   for (const [index, option] of accepted.entries()) {
-    review.options.push(await decodeOption(index, option, namespaces, supported, assetInfo, report))
+    review.options.push(await decodeOption(index, option, namespaces, supported, sources, report))
   }
   if (review.expiry * 1000 <= now) {
     return refuse(`the offer expired at ${new Date(review.expiry * 1000).toISOString()}`)
@@ -102,7 +114,7 @@ export async function planWalletPay(
   const payable = review.options.find((option) => option.unpayable === undefined)
   if (payable === undefined) return refuse('the wallet can pay none of the accepted payments')
   review.pays = payable.index
-  return { review, step: stepFor(payable, namespaces, version, review.orderId) }
+  return { review, step: stepFor(payable, namespaces, sources, version, review.orderId) }
 }
 
 async function decodeOption(
@@ -110,7 +122,7 @@ async function decodeOption(
   option: unknown,
   namespaces: SessionTypes.Namespaces,
   supported: ReturnType<WalletRpcLike['supported']>,
-  assetInfo: ((asset: string) => Promise<AssetInfo | undefined>) | undefined,
+  sources: PaymentSources,
   report: (error: unknown) => void,
 ): Promise<PaymentOptionReview> {
   const record = typeof option === 'object' && option !== null ? (option as Record<string, unknown>) : {}
@@ -147,13 +159,14 @@ async function decodeOption(
   const [, chainId, assetNamespace, reference] = asset as unknown as [string, string, string, string]
   if (recipient[1] !== chainId)
     return unpayable(`the recipient is on ${recipient[1]}, the asset on ${chainId}`)
-  const native = assetNamespace === 'slip44' && reference === '60'
+  const chainNamespace = chainId.split(':')[0]!
+  const native = chainNamespace === 'eip155' && assetNamespace === 'slip44' && reference === '60'
   if (native) {
     review.symbol = 'native'
     review.decimals = 18
   }
   try {
-    const info = await assetInfo?.(review.asset)
+    const info = await sources.assetInfo?.(review.asset)
     if (
       info !== undefined &&
       Number.isSafeInteger(info.decimals) &&
@@ -166,12 +179,35 @@ async function decodeOption(
   } catch (error) {
     report(error)
   }
+  const payments = payerFor(chainNamespace, sources)
+  // The namespace's own chain read wins over the wallet's table for decimals: it is what the transfer uses.
+  const described = await payments
+    ?.describe({ chainId, asset: review.asset, recipient: review.recipient })
+    .catch((error: unknown) => {
+      report(error)
+      return { unpayable: 'reading the asset failed' }
+    })
+  if (described !== undefined && !('unpayable' in described)) {
+    review.decimals = described.decimals
+    review.symbol = described.symbol ?? review.symbol
+  }
   review.display =
     review.decimals === undefined
       ? `${review.amount} (minor units)`
       : formatUnits(units, review.decimals, review.symbol)
-  if (!chainId.startsWith('eip155:'))
-    return unpayable(`paying on ${chainId.split(':')[0]} at connect is not offered`)
+  if (described !== undefined && payments !== undefined) {
+    if ('unpayable' in described) return unpayable(described.unpayable)
+    if (
+      !supported.some((entry) => entry.name === chainNamespace && entry.methods.includes(payments.method))
+    ) {
+      return unpayable(`the wallet does not serve ${payments.method}`)
+    }
+    if (!namespaces[chainNamespace]?.accounts.some((account) => account.startsWith(`${chainId}:`))) {
+      return unpayable(`the session does not include ${chainId}`)
+    }
+    return review
+  }
+  if (chainNamespace !== 'eip155') return unpayable(`paying on ${chainNamespace} at connect is not offered`)
   if (!native && assetNamespace !== 'erc20')
     return unpayable(`asset type ${assetNamespace} is not native or erc20`)
   if (!native && !evmAddressPattern.test(reference)) return unpayable('the token is not a 0x address')
@@ -185,9 +221,16 @@ async function decodeOption(
   return review
 }
 
+/** The `ConnectPayments` the wallet passed for a namespace other than eip155 (which the adapter pays itself). */
+const payerFor = (chainNamespace: string, sources: PaymentSources) =>
+  chainNamespace === 'eip155'
+    ? undefined
+    : sources.payments?.find((payments) => payments.namespace === chainNamespace)
+
 function stepFor(
   option: PaymentOptionReview,
   namespaces: SessionTypes.Namespaces,
+  sources: PaymentSources,
   version: string,
   orderId: string | undefined,
 ): PaymentStep {
@@ -198,20 +241,39 @@ function stepFor(
     string,
   ]
   const chainId = `${chainNamespace}:${chainReference}`
-  const from = namespaces
-    .eip155!.accounts.find((account) => account.startsWith(`${chainId}:`))!
-    .split(':')[2]!
+  const from = namespaces[chainNamespace]!.accounts.find((account) =>
+    account.startsWith(`${chainId}:`),
+  )!.split(':')[2]!
   const to = option.recipient.split(':')[2]!
   const amount = BigInt(option.amount!)
-  const transaction =
-    assetNamespace === 'erc20'
-      ? { from, to: reference, data: `${transferSelector}${word(BigInt(to))}${word(amount)}` }
-      : { from, to, value: `0x${amount.toString(16)}` }
+  const payments = payerFor(chainNamespace, sources)
+  const request =
+    payments === undefined
+      ? {
+          method: 'eth_sendTransaction',
+          params: async () => [
+            assetNamespace === 'erc20'
+              ? { from, to: reference, data: `${transferSelector}${word(BigInt(to))}${word(amount)}` }
+              : { from, to, value: `0x${amount.toString(16)}` },
+          ],
+          txid: (result: unknown) => (typeof result === 'string' ? result : undefined),
+        }
+      : {
+          method: payments.method,
+          params: () =>
+            payments.request({
+              chainId,
+              asset: option.asset,
+              recipient: option.recipient,
+              amount,
+              payer: from,
+            }),
+          txid: payments.txid,
+        }
   return {
     option,
     chainId,
-    method: 'eth_sendTransaction',
-    params: [transaction],
+    ...request,
     result: (txid) => ({
       version,
       ...(orderId === undefined ? {} : { orderId }),

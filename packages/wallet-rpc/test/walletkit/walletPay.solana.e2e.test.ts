@@ -1,0 +1,242 @@
+import { WalletKit } from '@reown/walletkit'
+import { lamports } from '@solana/kit'
+import { type SolanaLocalChain, startSolanaLocal } from '@wallet-rpc/devchains/solanaLocal'
+import { createSplMint } from '@wallet-rpc/devchains/splToken'
+import { SignClient } from '@walletconnect/sign-client'
+import type { EngineTypes, SessionTypes } from '@walletconnect/types'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Review } from '../../src/core/review.js'
+import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
+import {
+  solana,
+  solanaConnectPayments,
+  solanaKeys,
+  solanaLocalnet,
+  solanaRpc,
+} from '../../src/solana/index.js'
+import {
+  attachWalletKit,
+  type SessionProposalReview,
+  type WalletKitAdapter,
+} from '../../src/walletkit/index.js'
+import { mnemonic, ours } from '../solana/helpers.js'
+import { type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
+
+/**
+ * Pay at connect on solana between the real SDKs: a dapp's `SignClient.connect({ walletPay })` (sign-client
+ * 2.25) over the local relay to the real `WalletKit` with `attachWalletKit` and `solanaConnectPayments`, paid
+ * on litesvm (behind its JSON-RPC facade) through the wallet's own `solana_signAndSendTransaction`
+ * (its review, simulation and broadcast check), and checked on chain.
+ */
+const chainId = solanaLocalnet
+// Fresh addresses with no account on the local chain: the SOL and token payments create theirs.
+const merchant = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'
+const tokenMerchant = 'GsbwXfJraMomNxBcjYLcG3mxkBUiyWXAB32fGbSMQRdW'
+const mintAddress = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'
+
+let chain: SolanaLocalChain
+let relay: LocalRelay
+let wallet: WalletRpc
+let walletKit: InstanceType<typeof WalletKit>
+let adapter: WalletKitAdapter
+let payer: string
+let mint: ReturnType<typeof createSplMint>
+const reviews: Review[] = []
+const proposals: SessionProposalReview[] = []
+const adapterErrors: unknown[] = []
+const dapps: Array<InstanceType<typeof SignClient>> = []
+
+beforeAll(async () => {
+  ;[chain, relay] = await Promise.all([startSolanaLocal(), startLocalRelay()])
+  const keys = solanaKeys.fromMnemonic(mnemonic)
+  const providers = { [chainId]: solanaRpc(chain.url) }
+  wallet = createWalletRpc({
+    namespaces: [solana({ keys, chains: [chainId], providers })],
+    approve: (review) => {
+      reviews.push(review)
+      return true
+    },
+  })
+  payer = ours(0)
+  chain.svm.airdrop(ours(0), lamports(10_000_000_000n))
+  mint = createSplMint(chain, { address: mintAddress, decimals: 6 })
+  mint.fund(payer, 100_000_000n)
+  walletKit = await WalletKit.init({
+    core: relayCore(relay, 'wallet'),
+    metadata: { name: 'Test Wallet', description: '', url: 'https://wallet.example', icons: [] },
+  })
+  adapter = attachWalletKit(walletKit, wallet, {
+    approveSession: (proposal) => {
+      proposals.push(proposal)
+      return true
+    },
+    onError: (error) => adapterErrors.push(error),
+    payments: [solanaConnectPayments({ providers })],
+  })
+}, 120_000)
+
+afterAll(async () => {
+  adapter?.detach()
+  await wallet?.close()
+  for (const client of [...dapps, walletKit]) {
+    if (!client) continue
+    await client.core.relayer.transportClose().catch(() => {})
+    client.core.heartbeat.stop()
+  }
+  await relay?.close()
+  await chain?.stop()
+})
+
+async function connectWith(walletPay: unknown): Promise<SessionTypes.Struct> {
+  const dapp = await SignClient.init({
+    core: relayCore(relay, 'dapp'),
+    metadata: { name: 'Shop', description: '', url: 'https://shop.example', icons: [] },
+    logger: 'silent',
+  })
+  dapps.push(dapp)
+  const { uri, approval } = await dapp.connect({
+    optionalNamespaces: {
+      solana: { chains: [chainId], methods: ['solana_signAndSendTransaction'], events: [] },
+    },
+    walletPay: walletPay as EngineTypes.WalletPayParams,
+  })
+  if (!uri) throw new Error('no pairing uri')
+  await walletKit.pair({ uri })
+  return approval()
+}
+
+const inFiveMinutes = () => Math.floor(Date.now() / 1000) + 300
+const paidTo = (session: SessionTypes.Struct) =>
+  (session as SessionTypes.Struct & { walletPayResult?: EngineTypes.WalletPayResult[] }).walletPayResult
+const lamportsOf = (address: string) => chain.svm.getBalance(address as never) ?? 0n
+/** The runtime executed this signature without error. */
+const landed = (signature: string) => {
+  const outcome = chain.svm.getTransaction(signature as never)
+  return outcome !== null && !('err' in outcome && typeof outcome.err === 'function' && outcome.err())
+}
+
+describe('connect({ walletPay }) paid on litesvm', () => {
+  it('pays the SPL option: the review decodes 2.5 with the mint’s decimals from the chain; the merchant’s token account is credited', async () => {
+    const offer = {
+      version: '1.0.0',
+      orderId: 'order-7',
+      expiry: inFiveMinutes(),
+      acceptedPayments: [
+        {
+          asset: `${chainId}/token:${mintAddress}`,
+          amount: '0x2625a0',
+          recipient: `${chainId}:${tokenMerchant}`,
+        },
+      ],
+    }
+    expect(mint.balance(tokenMerchant)).toBe(0n)
+    const session = await connectWith(offer)
+    const review = proposals.at(-1)?.requests?.walletPay
+    expect(review?.options.map((option) => [option.display, option.decimals, option.unpayable])).toEqual([
+      ['2.5', 6, undefined],
+    ])
+    expect(review).toMatchObject({ orderId: 'order-7', pays: 0, refused: undefined })
+    const [result] = paidTo(session) ?? []
+    expect(result).toEqual({
+      version: '1.0.0',
+      orderId: 'order-7',
+      txid: expect.any(String),
+      recipient: offer.acceptedPayments[0]!.recipient,
+      asset: offer.acceptedPayments[0]!.asset,
+      amount: '0x2625a0',
+    })
+    // The txid is the transaction's signature, and the runtime executed it.
+    expect(landed(result!.txid)).toBe(true)
+    expect(mint.balance(tokenMerchant)).toBe(2_500_000n)
+    expect(mint.balance(payer)).toBe(97_500_000n)
+    // The payment went through solana_signAndSendTransaction's own review, tagged with the proposal.
+    expect(reviews.at(-1)).toMatchObject({
+      method: 'solana_signAndSendTransaction',
+      context: { 'session proposal': String(proposals.at(-1)?.id) },
+    })
+  })
+
+  it('pays a SOL option: the recipient receives the lamports', async () => {
+    const before = lamportsOf(merchant)
+    const session = await connectWith({
+      version: '1.0.0',
+      expiry: inFiveMinutes(),
+      acceptedPayments: [
+        // An option on a chain the session does not include comes first: the SOL one is paid.
+        {
+          asset: 'eip155:1/slip44:60',
+          amount: '0x1',
+          recipient: 'eip155:1:0x000000000000000000000000000000000000bEEF',
+        },
+        { asset: `${chainId}/slip44:501`, amount: '0x989680', recipient: `${chainId}:${merchant}` },
+      ],
+    })
+    const review = proposals.at(-1)?.requests?.walletPay
+    expect(review?.options.map((option) => [option.display, option.unpayable])).toEqual([
+      ['0.000000000000000001 native', 'the wallet does not serve eth_sendTransaction'],
+      ['0.01 SOL', undefined],
+    ])
+    const [result] = paidTo(session) ?? []
+    expect(landed(result!.txid)).toBe(true)
+    expect(lamportsOf(merchant) - before).toBe(10_000_000n)
+  })
+
+  it('pays nothing for an expired offer or one it cannot pay; the session still settles', async () => {
+    const sent = chain.sent.length
+    const expired = await connectWith({
+      version: '1.0.0',
+      expiry: Math.floor(Date.now() / 1000) - 60,
+      acceptedPayments: [
+        { asset: `${chainId}/slip44:501`, amount: '0x989680', recipient: `${chainId}:${merchant}` },
+      ],
+    })
+    expect(paidTo(expired)).toBeUndefined()
+    expect(expired.namespaces.solana?.accounts).toHaveLength(1)
+    expect(proposals.at(-1)?.requests?.walletPay?.refused).toMatch(/expired at/)
+    const unpayable = await connectWith({
+      version: '1.0.0',
+      expiry: inFiveMinutes(),
+      acceptedPayments: [
+        // A wallet's address (the SOL merchant's, paid above) as the mint, an NFT, a recipient that is no address.
+        { asset: `${chainId}/token:${merchant}`, amount: '0x1', recipient: `${chainId}:${merchant}` },
+        { asset: `${chainId}/nft:${mintAddress}`, amount: '0x1', recipient: `${chainId}:${merchant}` },
+        { asset: `${chainId}/slip44:501`, amount: '0x1', recipient: `${chainId}:0xbeef` },
+      ],
+    })
+    expect(paidTo(unpayable)).toBeUndefined()
+    expect(unpayable.namespaces.solana?.accounts).toHaveLength(1)
+    expect(proposals.at(-1)?.requests?.walletPay?.options.map((option) => option.unpayable)).toEqual([
+      `${merchant} is not a token mint (owner 11111111111111111111111111111111)`,
+      'asset type nft is not slip44:501 or token',
+      'the recipient is not a base58 address',
+    ])
+    expect(chain.sent.length).toBe(sent)
+  })
+
+  it('sends nothing when the payment fails its simulation (more tokens than the payer holds); the session settles', async () => {
+    const sent = chain.sent.length
+    const errors = adapterErrors.length
+    const session = await connectWith({
+      version: '1.0.0',
+      expiry: inFiveMinutes(),
+      acceptedPayments: [
+        {
+          asset: `${chainId}/token:${mintAddress}`,
+          amount: '0xffffffffff',
+          recipient: `${chainId}:${tokenMerchant}`,
+        },
+      ],
+    })
+    expect(paidTo(session)).toBeUndefined()
+    expect(session.namespaces.solana?.accounts).toHaveLength(1)
+    expect(chain.sent.length).toBe(sent)
+    expect(adapterErrors.slice(errors).map(String)).toEqual([
+      expect.stringMatching(/connect-time payment .* on solana:localnet not done/),
+    ])
+    adapterErrors.splice(errors)
+  })
+
+  it('reported no other failure', () => {
+    expect(adapterErrors).toEqual([])
+  })
+})
