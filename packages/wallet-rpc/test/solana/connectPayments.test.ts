@@ -16,6 +16,15 @@ const token2022Program = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
 const usdc = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
 const chainId = 'solana:localnet'
 
+/** The message as @solana/kit decodes it (an independent decoder), which must be a legacy one. */
+function kitMessage(bytes: Uint8Array) {
+  const message = getCompiledTransactionMessageDecoder().decode(
+    getTransactionDecoder().decode(bytes).messageBytes,
+  )
+  if (message.version !== 'legacy') throw new Error(`expected a legacy message, not ${message.version}`)
+  return message
+}
+
 const nobleOnCurve = (bytes: Uint8Array) => {
   try {
     noble.Point.fromBytes(bytes)
@@ -137,9 +146,7 @@ describe('solanaConnectPayments', () => {
     const ourView = decodeTransaction(bytes, 'transaction')
     expect(ourView.signatures).toEqual([new Uint8Array(64)])
     expect(ourView.message.staticAddresses[0]).toBe(ours(0))
-    const kit = getCompiledTransactionMessageDecoder().decode(
-      getTransactionDecoder().decode(bytes).messageBytes,
-    )
+    const kit = kitMessage(bytes)
     expect(kit.lifetimeToken).toBe(someBlockhash)
     expect(kit.header).toEqual({
       numSignerAccounts: 1,
@@ -190,9 +197,7 @@ describe('solanaConnectPayments', () => {
       payer: ours(0),
     })) as { transaction: string }
     const bytes = decodeBase64(params.transaction, 'transaction')
-    const kit = getCompiledTransactionMessageDecoder().decode(
-      getTransactionDecoder().decode(bytes).messageBytes,
-    )
+    const kit = kitMessage(bytes)
     expect(kit.staticAccounts).toEqual([ours(0), stranger, '11111111111111111111111111111111'])
     expect([...kit.instructions[0]!.data!]).toEqual([2, 0, 0, 0, 0, 0xca, 0x9a, 0x3b, 0, 0, 0, 0])
   })
