@@ -1,12 +1,13 @@
 import { activeSha256 } from '../crypto/sha256.js'
-import type { Address, Cell } from './tonCore.js'
+import { type Address, BitString, Cell } from './tonCore.js'
 
 /**
  * Ordinary TON cells for the signing hot path: bits in one buffer, the hash computed once with the active
  * SHA-256 backend (OpenSSL in Node) and the BoC written in one pass. @ton/core's `Cell` hashes every cell it
  * makes with a pure-JS SHA-256 over a hex string, which was half of a `ton_sendMessage`. Only ordinary cells
- * (level 0) are handled; `fromCoreCell` answers undefined for anything else and the caller keeps @ton/core.
- * `test/ton/cells.property.test.ts` proves hashes and BoCs byte-identical to @ton/core on random cells.
+ * (level 0) are built and hashed here; `fromCoreCell` also carries a dapp's exotic cells, with @ton/core's
+ * hashes, so that reviews read every payload one way, and `allOrdinary` tells the signing path to hand those
+ * back to @ton/core. `test/ton/transfer.property.test.ts` proves hashes and BoCs byte-identical to @ton/core.
  */
 export type FastCell = {
   /** The bits, left-aligned, then the completion tag (a 1 bit, then zeros) when not a whole number of bytes. */
@@ -15,6 +16,9 @@ export type FastCell = {
   readonly refs: readonly FastCell[]
   readonly hash: Uint8Array
   readonly depth: number
+  readonly exotic: boolean
+  /** This cell and every cell under it are ordinary: the only trees this file hashes and serialises. */
+  readonly allOrdinary: boolean
 }
 
 export class CellWriter {
@@ -33,6 +37,12 @@ export class CellWriter {
   bit(value: boolean | number): this {
     if (value) this.buffer[this.length >> 3]! |= 0x80 >> (this.length & 7)
     this.length++
+    return this
+  }
+
+  /** `count` zero bits. */
+  zeros(count: number): this {
+    this.length += count
     return this
   }
 
@@ -108,7 +118,10 @@ export class CellWriter {
 
 export const beginFastCell = () => new CellWriter()
 
-function makeCell(data: Uint8Array, bits: number, refs: readonly FastCell[]): FastCell {
+/** An ordinary cell from its canonical data (see `FastCell.data`) and ordinary refs, hashed. */
+export function makeCell(data: Uint8Array, bits: number, refs: readonly FastCell[]): FastCell {
+  // A ref of a higher level would change this cell's hash in ways this function does not compute.
+  if (!refs.every((ref) => ref.allOrdinary)) throw new TypeError('FastCells hash ordinary cells only')
   const repr = new Uint8Array(2 + data.length + refs.length * 34)
   repr[0] = refs.length
   repr[1] = Math.ceil(bits / 8) + Math.floor(bits / 8)
@@ -124,31 +137,57 @@ function makeCell(data: Uint8Array, bits: number, refs: readonly FastCell[]): Fa
     repr.set(ref.hash, at)
     at += 32
   }
-  return { data, bits, refs, hash: activeSha256().hash(repr), depth }
+  return { data, bits, refs, hash: activeSha256().hash(repr), depth, exotic: false, allOrdinary: true }
 }
 
-/** An @ton/core cell (a dapp's payload) as a FastCell, keeping its hashes; undefined for exotic cells. */
-export function fromCoreCell(cell: Cell): FastCell | undefined {
-  if (cell.isExotic) return undefined
-  const refs: FastCell[] = []
-  for (const ref of cell.refs) {
-    const converted = fromCoreCell(ref)
-    if (converted === undefined) return undefined
-    refs.push(converted)
-  }
+/** An @ton/core cell as a FastCell with @ton/core's hashes (shared cells converted once). */
+export function fromCoreCell(cell: Cell, converted = new Map<Cell, FastCell>()): FastCell {
+  const known = converted.get(cell)
+  if (known !== undefined) return known
+  const refs = cell.refs.map((ref) => fromCoreCell(ref, converted))
   const bits = cell.bits.length
   const whole = bits - (bits % 8)
   const data = new Uint8Array(Math.ceil(bits / 8))
   if (whole > 0) data.set(cell.bits.subbuffer(0, whole)!, 0)
   for (let i = whole; i < bits; i++) if (cell.bits.at(i)) data[i >> 3]! |= 0x80 >> (i & 7)
   if (bits % 8 !== 0) data[data.length - 1]! |= 0x80 >> (bits & 7)
-  return { data, bits, refs, hash: new Uint8Array(cell.hash()), depth: cell.depth() }
+  const exotic = cell.isExotic
+  const allOrdinary = !exotic && refs.every((ref) => ref.allOrdinary)
+  const result = {
+    data,
+    bits,
+    refs,
+    hash: new Uint8Array(cell.hash()),
+    depth: cell.depth(),
+    exotic,
+    allOrdinary,
+  }
+  converted.set(cell, result)
+  return result
 }
 
-const hexOf = (bytes: Uint8Array) => {
-  let out = ''
-  for (const byte of bytes) out += byte.toString(16).padStart(2, '0')
-  return out
+/** The @ton/core cell of a FastCell, for @ton/core's signing path (shared cells converted once). */
+export function toCoreCell(cell: FastCell, converted = new Map<FastCell, Cell>()): Cell {
+  const known = converted.get(cell)
+  if (known !== undefined) return known
+  const result = new Cell({
+    bits: new BitString(
+      Buffer.from(cell.data.buffer, cell.data.byteOffset, cell.data.byteLength),
+      0,
+      cell.bits,
+    ),
+    refs: cell.refs.map((ref) => toCoreCell(ref, converted)),
+    exotic: cell.exotic,
+  })
+  converted.set(cell, result)
+  return result
+}
+
+/** A Map key for a cell hash: 32 bytes as 16 UTF-16 code units (cheaper than hex for V8 to build and hash). */
+const keyOf = (hash: Uint8Array) => {
+  let key = ''
+  for (let i = 0; i < 32; i += 2) key += String.fromCharCode((hash[i]! << 8) | hash[i + 1]!)
+  return key
 }
 
 /** @ton/core's `topologicalSort` step for step (the BoC's cell order is part of its bytes). */
@@ -160,10 +199,10 @@ function topologicalOrder(root: FastCell): Array<{ cell: FastCell; refs: number[
     const cells = pending
     pending = []
     for (const cell of cells) {
-      const key = hexOf(cell.hash)
+      const key = keyOf(cell.hash)
       if (all.has(key)) continue
       pendingPerm.add(key)
-      all.set(key, { cell, refs: cell.refs.map((ref) => hexOf(ref.hash)) })
+      all.set(key, { cell, refs: cell.refs.map((ref) => keyOf(ref.hash)) })
       for (const ref of cell.refs) pending.push(ref)
     }
   }
@@ -192,8 +231,9 @@ function topologicalOrder(root: FastCell): Array<{ cell: FastCell; refs: number[
 
 const bytesFor = (value: number) => Math.max(Math.ceil(value.toString(2).length / 8), 1)
 
-/** The BoC @ton/core's `cell.toBoc()` writes (no index, CRC32-C), byte for byte. */
+/** The BoC @ton/core's `cell.toBoc()` writes (no index, CRC32-C), byte for byte; ordinary cells only. */
 export function fastBoc(root: FastCell): Uint8Array {
+  if (!root.allOrdinary) throw new TypeError('fastBoc writes ordinary cells only')
   const cells = topologicalOrder(root)
   const sizeBytes = bytesFor(cells.length)
   let cellsSize = 0
@@ -226,7 +266,7 @@ export function fastBoc(root: FastCell): Uint8Array {
 
 let crcTable: Uint32Array | undefined
 
-function crc32c(data: Uint8Array): number {
+export function crc32c(data: Uint8Array): number {
   if (crcTable === undefined) {
     crcTable = new Uint32Array(256)
     for (let n = 0; n < 256; n++) {

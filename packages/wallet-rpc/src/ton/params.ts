@@ -2,6 +2,8 @@ import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, UnauthorizedError } from '../core/errors.js'
 import type { RequestContext } from '../core/namespace.js'
 import { parseAnyAddress } from './address.js'
+import { type FastCell, fromCoreCell } from './cells.js'
+import { readBoc } from './readBoc.js'
 import { type Address, Cell } from './tonCore.js'
 
 /**
@@ -47,9 +49,11 @@ export function checkFrom(from: string | undefined, wallet: Address): void {
   if (!parseAnyAddress(from, 'from').equals(wallet)) throw new UnauthorizedError(from)
 }
 
+const base64 = /^[A-Za-z0-9+/_-]+={0,2}$/
+
 /** A base64 BoC holding exactly one root cell; both base64 alphabets are accepted (@tonconnect/sdk normalises, others may not). */
 export function parseBoc(text: string, path: string): Cell {
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) throw new InvalidParamsError('must be a base64 BoC', { path })
+  if (!base64.test(text)) throw new InvalidParamsError('must be a base64 BoC', { path })
   try {
     const cells = Cell.fromBoc(Buffer.from(text, 'base64'))
     if (cells.length !== 1) throw new Error('roots')
@@ -57,4 +61,13 @@ export function parseBoc(text: string, path: string): Cell {
   } catch {
     throw new InvalidParamsError('must be a BoC with exactly one root cell', { path })
   }
+}
+
+/**
+ * `parseBoc` as FastCells: the canonical BoCs dapps send are read without @ton/core (see readBoc.ts), the
+ * rest through it, so what is accepted or refused does not change.
+ */
+export function parseFastBoc(text: string, path: string): FastCell {
+  if (!base64.test(text)) throw new InvalidParamsError('must be a base64 BoC', { path })
+  return readBoc(Buffer.from(text, 'base64')) ?? fromCoreCell(parseBoc(text, path))
 }

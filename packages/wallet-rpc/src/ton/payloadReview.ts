@@ -1,6 +1,8 @@
 import { group, item, type ReviewItem } from '../core/review.js'
 import { friendly } from './address.js'
-import { type Address, type Cell, fromNano, type Slice } from './tonCore.js'
+import { CellSlice } from './cellSlice.js'
+import type { FastCell } from './cells.js'
+import { type Address, fromNano } from './tonCore.js'
 
 /** Well-known message body opcodes (TEP-74 jettons, TEP-62 NFTs, wallet comments). */
 const opcodes = {
@@ -19,14 +21,14 @@ type DecodedPayload = {
 
 const hex32 = (op: number) => `0x${op.toString(16).padStart(8, '0')}`
 
-function comment(slice: Slice): string | undefined {
+function comment(slice: CellSlice): string | undefined {
   const text = slice.loadStringTail()
   return /^[^\p{Cc}]*$/u.test(text.replace(/[\n\t]/g, ' ')) ? text : undefined
 }
 
-function forwardPayload(slice: Slice): ReviewItem[] {
+function forwardPayload(slice: CellSlice): ReviewItem[] {
   // forward_payload:(Either Cell ^Cell)
-  const body = slice.loadBit() ? slice.loadRef().beginParse() : slice
+  const body = slice.loadBit() ? new CellSlice(slice.loadRef()) : slice
   if (body.remainingBits < 32) return []
   const op = body.loadUint(32)
   if (op === opcodes.comment) {
@@ -47,7 +49,7 @@ function transfer(
   title: string,
   queryId: bigint,
   head: ReviewItem[],
-  slice: Slice,
+  slice: CellSlice,
   chainId: string,
 ): DecodedPayload {
   const responseDestination = slice.loadMaybeAddress()
@@ -72,8 +74,10 @@ function transfer(
  * opaque call named by its opcode. Never throws: a body that does not parse as what its opcode claims is
  * shown as opaque.
  */
-export function decodePayload(body: Cell, chainId: string): DecodedPayload {
-  const slice = body.beginParse()
+export function decodePayload(body: FastCell, chainId: string): DecodedPayload {
+  const hash = Buffer.from(body.hash).toString('hex')
+  if (body.exotic) return { item: item('Payload', `exotic cell, cell hash ${hash}`), opaque: true }
+  const slice = new CellSlice(body)
   if (slice.remainingBits < 32) {
     return { item: item('Payload', `${slice.remainingBits} bits, no opcode`), opaque: true }
   }
@@ -113,7 +117,7 @@ export function decodePayload(body: Cell, chainId: string): DecodedPayload {
     // Falls through to the opaque description below.
   }
   return {
-    item: item('Payload', `contract call, opcode ${hex32(op)}, cell hash ${body.hash().toString('hex')}`),
+    item: item('Payload', `contract call, opcode ${hex32(op)}, cell hash ${hash}`),
     opaque: true,
   }
 }

@@ -1,6 +1,19 @@
-import { beginFastCell, type FastCell, fastBoc, fromCoreCell } from './cells.js'
+import { beginFastCell, type FastCell, fastBoc } from './cells.js'
 import type { TransferRequest, WalletContract } from './contracts.js'
-import { Address, type MessageRelaxed } from './tonCore.js'
+import type { Address } from './tonCore.js'
+
+/**
+ * An internal message as @ton/core's `internal({ to, value, bounce, body })` makes it: no StateInit, no
+ * extra currencies (a message with either goes through @ton/core).
+ */
+export type FastMessage = {
+  to: Address
+  value: bigint
+  bounce: boolean
+  body: FastCell | undefined
+}
+
+export type FastTransferRequest = Omit<TransferRequest, 'messages'> & { messages: readonly FastMessage[] }
 
 /**
  * `ton_sendMessage`'s signing path on FastCells (cells.ts): the same cells as `WalletContract`'s
@@ -11,7 +24,7 @@ import { Address, type MessageRelaxed } from './tonCore.js'
  */
 export function fastUnsignedTransfer(
   contract: WalletContract,
-  request: TransferRequest,
+  request: FastTransferRequest,
 ): FastCell | undefined {
   const messages: FastCell[] = []
   for (const message of request.messages) {
@@ -89,27 +102,21 @@ export function fastExternalMessage(
 const externalHeader = (destination: Address) =>
   beginFastCell().uint(0b10, 2).address(null).address(destination).coins(0n)
 
-/** int_msg_info$0 … as @ton/core's `storeMessageRelaxed` writes it, or undefined outside the fast path. */
-function messageCell(message: MessageRelaxed): FastCell | undefined {
-  const { info, init, body } = message
-  if (info.type !== 'internal' || init || info.value.other || info.src != null) return undefined
-  if (!Address.isAddress(info.dest)) return undefined
-  const bodyCell = fromCoreCell(body)
-  if (bodyCell === undefined) return undefined
+/** int_msg_info$0 … as @ton/core's `storeMessageRelaxed` writes `internal(…)`, or undefined for an exotic body. */
+function messageCell({ to, value, bounce, body }: FastMessage): FastCell | undefined {
+  if (body !== undefined && !body.allOrdinary) return undefined
   const cell = beginFastCell()
     .bit(0)
-    .bit(info.ihrDisabled)
-    .bit(info.bounce)
-    .bit(info.bounced)
+    .bit(1) // ihr_disabled
+    .bit(bounce)
+    .bit(0) // bounced
     .address(null)
-    .address(info.dest)
-    .coins(info.value.coins)
+    .address(to)
+    .coins(value)
     .bit(0) // no extra currencies
-    .coins(info.ihrFee)
-    .coins(info.forwardFee)
-    .bigUint(info.createdLt, 64)
-    .uint(info.createdAt, 32)
+    .zeros(4 + 4 + 64 + 32) // ihr_fee 0, fwd_fee 0, created_lt 0, created_at 0
     .bit(0) // no StateInit
-  const inline = cell.availableBits - 1 >= bodyCell.bits && cell.refCount + bodyCell.refs.length <= 4
-  return (inline ? cell.bit(0).slice(bodyCell) : cell.bit(1).ref(bodyCell)).end()
+  if (body === undefined) return cell.bit(0).end() // @ton/core's empty body, inline
+  const inline = cell.availableBits - 1 >= body.bits && cell.refCount + body.refs.length <= 4
+  return (inline ? cell.bit(0).slice(body) : cell.bit(1).ref(body)).end()
 }

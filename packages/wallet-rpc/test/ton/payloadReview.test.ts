@@ -1,10 +1,12 @@
-import { Address, beginCell, comment } from '@ton/core'
+import { Address, beginCell, type Cell, comment } from '@ton/core'
 import { describe, expect, it } from 'vitest'
-import { decodePayload } from '../../src/ton/payloadReview.js'
+import { fromCoreCell } from '../../src/ton/cells.js'
+import { decodePayload as decodeFastCell } from '../../src/ton/payloadReview.js'
 import { bounceableDestination, plainDestination } from './fixtures.js'
 
 const owner = Address.parse(plainDestination)
 const excess = Address.parse(bounceableDestination)
+const decodePayload = (cell: Cell, chainId: string) => decodeFastCell(fromCoreCell(cell), chainId)
 
 describe('payload decoding for reviews', () => {
   it('text comment', () => {
@@ -80,5 +82,12 @@ describe('payload decoding for reviews', () => {
       opaque: true,
     })
     expect(decodePayload(beginCell().storeUint(0x2167da4b, 32).endCell(), 'ton:-239').opaque).toBe(false)
+    const library = beginCell().storeUint(2, 8).storeBuffer(Buffer.alloc(32, 1)).endCell({ exotic: true })
+    expect(decodePayload(library, 'ton:-239')).toEqual({
+      item: { label: 'Payload', value: `exotic cell, cell hash ${library.hash().toString('hex')}` },
+      opaque: true,
+    })
+    const inExoticRef = beginCell().storeUint(0x0f8a7ea5, 32).storeUint(1, 64).storeRef(library).endCell()
+    expect(decodePayload(inExoticRef, 'ton:-239').opaque).toBe(true)
   })
 })

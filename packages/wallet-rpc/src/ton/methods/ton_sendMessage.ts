@@ -6,20 +6,13 @@ import { readProvider } from '../../core/readProvider.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { decimalOrSafeInteger } from '../../core/schema.js'
 import { type Destination, friendly, parseDestination } from '../address.js'
+import { type FastCell, toCoreCell } from '../cells.js'
 import { maxValidFor, type TonWallet } from '../context.js'
 import { normalizedMessageHash, type TransferRequest, type WalletContract } from '../contracts.js'
-import { checkFrom, checkNetwork, networkField, oneObject, parseBoc } from '../params.js'
+import { checkFrom, checkNetwork, networkField, oneObject, parseBoc, parseFastBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
 import type { TonAccount, TonChainProvider } from '../provider.js'
-import {
-  type Cell,
-  contractAddress,
-  fromNano,
-  internal,
-  loadStateInit,
-  type MessageRelaxed,
-  type StateInit,
-} from '../tonCore.js'
+import { contractAddress, fromNano, internal, loadStateInit, type StateInit } from '../tonCore.js'
 import { fastExternalMessage, fastUnsignedTransfer } from '../transfer.js'
 
 /** PAY_GAS_SEPARATELY (1) + IGNORE_ERRORS (2): what TON Connect's signMessage spec, WalletKit and Tonkeeper send. */
@@ -62,9 +55,8 @@ export type TonSendMessageParams = v.InferOutput<typeof tonSendMessageParams>
 type PlannedMessage = {
   destination: Destination
   amount: bigint
-  body: Cell | undefined
+  body: FastCell | undefined
   init: StateInit | undefined
-  relaxed: MessageRelaxed
 }
 
 type SendMessagePlan = {
@@ -74,7 +66,7 @@ type SendMessagePlan = {
   includeInit: boolean
   /** The dapp's deadline in Unix seconds, normalised; undefined when it gave none. */
   requestedValidUntil: number | undefined
-  messages: MessageRelaxed[]
+  messages: PlannedMessage[]
 }
 
 /** Values above 10^10 are milliseconds (some dapps send Date.now() + …); TON counts seconds. */
@@ -119,7 +111,7 @@ function parseMessage(
   }
   const destination = parseDestination(raw.address, chainId, `${path}.address`)
   const nanotons = parseAmount(raw.amount, `${path}.amount`)
-  const body = raw.payload === undefined ? undefined : parseBoc(raw.payload, `${path}.payload`)
+  const body = raw.payload === undefined ? undefined : parseFastBoc(raw.payload, `${path}.payload`)
   let init: StateInit | undefined
   if (raw.stateInit !== undefined) {
     const cell = parseBoc(raw.stateInit, `${path}.stateInit`)
@@ -131,15 +123,7 @@ function parseMessage(
       throw new InvalidParamsError('not a StateInit cell', { path: `${path}.stateInit` })
     }
   }
-  // No payload means no body: nothing is invented (react-wallet-v2 added a comment of its own).
-  const relaxed = internal({
-    to: destination.address,
-    value: nanotons,
-    bounce: destination.bounceable,
-    ...(body === undefined ? {} : { body }),
-    ...(init === undefined ? {} : { init }),
-  })
-  return { destination, amount: nanotons, body, init, relaxed }
+  return { destination, amount: nanotons, body, init }
 }
 
 /**
@@ -254,10 +238,22 @@ function reviewSendMessage(
 async function signTransfer(
   wallet: TonWallet,
   contract: WalletContract,
-  request: TransferRequest,
+  header: Omit<TransferRequest, 'messages'>,
+  messages: readonly PlannedMessage[],
   includeInit: boolean,
 ): Promise<{ boc: Uint8Array; hashes: () => string[] }> {
-  const fast = includeInit ? undefined : fastUnsignedTransfer(contract, request)
+  const fast =
+    includeInit || messages.some((message) => message.init !== undefined)
+      ? undefined
+      : fastUnsignedTransfer(contract, {
+          ...header,
+          messages: messages.map(({ destination, amount, body }) => ({
+            to: destination.address,
+            value: amount,
+            bounce: destination.bounceable,
+            body,
+          })),
+        })
   if (fast !== undefined) {
     const message = fastExternalMessage(contract, fast, await wallet.sign(fast.hash))
     return {
@@ -265,7 +261,17 @@ async function signTransfer(
       hashes: () => [bytesToHex(message.hash), bytesToHex(message.normalizedHash())],
     }
   }
-  const unsigned = contract.unsignedTransfer(request)
+  // No payload means no body: nothing is invented (react-wallet-v2 added a comment of its own).
+  const relaxed = messages.map(({ destination, amount, body, init }) =>
+    internal({
+      to: destination.address,
+      value: amount,
+      bounce: destination.bounceable,
+      ...(body === undefined ? {} : { body: toCoreCell(body) }),
+      ...(init === undefined ? {} : { init }),
+    }),
+  )
+  const unsigned = contract.unsignedTransfer({ ...header, messages: relaxed })
   const signature = await wallet.sign(new Uint8Array(unsigned.hash()))
   const message = contract.externalMessage(contract.signedTransfer(unsigned, signature), includeInit)
   return {
@@ -328,7 +334,7 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
         seqno,
         includeInit: !deployed,
         requestedValidUntil,
-        messages: messages.map((message) => message.relaxed),
+        messages,
       }
       return {
         review: reviewSendMessage(context, contract, messages, destinations, account, requestedValidUntil),
@@ -344,8 +350,13 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
         Math.floor(context.clock() / 1000),
         wallet.defaultValidFor,
       )
-      const request = { seqno: plan.seqno, validUntil, sendMode, messages: plan.messages }
-      const { boc, hashes } = await signTransfer(wallet, contract, request, plan.includeInit)
+      const { boc, hashes } = await signTransfer(
+        wallet,
+        contract,
+        { seqno: plan.seqno, validUntil, sendMode },
+        plan.messages,
+        plan.includeInit,
+      )
       const { hash } = await readProvider('broadcasting the message', () => plan.provider.sendBoc(boc))
       if (hash !== undefined) {
         const reported = hash.toLowerCase()
