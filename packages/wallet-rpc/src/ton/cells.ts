@@ -46,14 +46,27 @@ export class CellWriter {
     return this
   }
 
-  /** An unsigned integer of `bits` bits (at most 32 for a number). */
+  /** An unsigned integer of `bits` bits, at most 32 (a negative number is written in two's complement). */
   uint(value: number, bits: number): this {
-    for (let i = bits - 1; i >= 0; i--) this.bit(i >= 31 ? Math.floor(value / 2 ** i) & 1 : (value >>> i) & 1)
+    // Whole runs of bits per byte of the buffer instead of one bit at a time.
+    while (bits > 0) {
+      const free = 8 - (this.length & 7)
+      const take = Math.min(free, bits)
+      const chunk = (value >>> (bits - take)) & ((1 << take) - 1)
+      this.buffer[this.length >> 3]! |= chunk << (free - take)
+      this.length += take
+      bits -= take
+    }
     return this
   }
 
+  /** The low `bits` bits of `value`, 32 at a time. */
   bigUint(value: bigint, bits: number): this {
-    for (let i = bits - 1; i >= 0; i--) this.bit(Number((value >> BigInt(i)) & 1n))
+    const head = bits % 32
+    if (head > 0) this.uint(Number(BigInt.asUintN(head, value >> BigInt(bits - head))), head)
+    for (let shift = bits - head - 32; shift >= 0; shift -= 32) {
+      this.uint(Number(BigInt.asUintN(32, value >> BigInt(shift))), 32)
+    }
     return this
   }
 

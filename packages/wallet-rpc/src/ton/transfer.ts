@@ -13,6 +13,8 @@ export type FastMessage = {
   body: FastCell | undefined
 }
 
+let emptyCell: FastCell | undefined
+
 export type FastTransferRequest = Omit<TransferRequest, 'messages'> & { messages: readonly FastMessage[] }
 
 /**
@@ -53,7 +55,8 @@ export function fastUnsignedTransfer(
   }
   if ((request.sendMode & 2) === 0) return undefined
   // out_list_empty$_ = OutList 0; out_list$_ prev:^(OutList n) action_send_msg#0ec3c86d mode:uint8 out_msg:^MessageRelaxed
-  let outList = beginFastCell().end()
+  emptyCell ??= beginFastCell().end()
+  let outList = emptyCell
   for (const message of messages) {
     outList = beginFastCell().ref(outList).uint(0x0ec3c86d, 32).uint(request.sendMode, 8).ref(message).end()
   }
