@@ -69,6 +69,13 @@ export class ChainAccess {
     )
   }
 
+  /** How many transactions of the account are mined (its nonce at the latest block). */
+  minedNonce(address: Address): Promise<number> {
+    return this.#call(async () =>
+      Number(quantity(await this.#request('eth_getTransactionCount', [address, 'latest']))),
+    )
+  }
+
   balance(address: Address): Promise<bigint> {
     return this.#call(async () => quantity(await this.#request('eth_getBalance', [address, 'pending'])))
   }

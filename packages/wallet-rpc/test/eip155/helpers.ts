@@ -18,7 +18,11 @@ let nextId = 1
 /** A wallet with one eip155 namespace; approves everything unless `approve` says otherwise. */
 export function harness(
   options: Eip155Options,
-  settings: { approve?: (review: Review) => boolean; allowDangerous?: string[]; chainId?: string } = {},
+  settings: {
+    approve?: (review: Review) => boolean | Promise<boolean>
+    allowDangerous?: string[]
+    chainId?: string
+  } = {},
 ): Harness {
   const reviews: Review[] = []
   const errors: unknown[] = []

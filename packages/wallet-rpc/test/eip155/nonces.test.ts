@@ -68,3 +68,49 @@ describe('NonceManager', () => {
     expect((await manager.reserve('k', async () => 0)).nonce).toBe(1)
   })
 })
+
+describe('NonceManager ranges (EIP-5792 batches)', () => {
+  it('a range is consecutive and no concurrent reservation lands inside it', async () => {
+    const manager = new NonceManager()
+    const read = async () => 3
+    const [single, range, after] = await Promise.all([
+      manager.reserve('k', read),
+      manager.reserveRange('k', read, 3),
+      manager.reserve('k', read),
+    ])
+    expect([single.nonce, range.first, after.nonce]).toEqual([3, 4, 7])
+    // A range only fits where all its nonces are free: the hole at 3 is too small for two.
+    single.settle(false)
+    const two = await manager.reserveRange('k', read, 2)
+    expect(two.first).toBe(8)
+    expect((await manager.reserve('k', read)).nonce).toBe(3)
+  })
+
+  it('settle(used) keeps the broadcast ones and gives the rest back', async () => {
+    const manager = new NonceManager()
+    const range = await manager.reserveRange('k', async () => 0, 3)
+    range.settle(1)
+    expect((await manager.reserve('k', async () => 0)).nonce).toBe(1)
+  })
+
+  it("an upgrade's authorization nonce is held while its transaction is pending, freed when another took the transaction's nonce", async () => {
+    const manager = new NonceManager()
+    let mined = 5
+    const readMined = async () => mined
+    const upgrade = await manager.reserveRange('k', async () => 5, 2, { authorization: true, readMined })
+    upgrade.settle(2)
+    // The node counts the pending type-4 transaction (6) but not its authorization's nonce.
+    expect((await manager.reserve('k', async () => 6, { readMined })).nonce).toBe(7)
+    // Mined as sent: the count passes both.
+    const other = new NonceManager()
+    const sent = await other.reserveRange('k', async () => 5, 2, { authorization: true, readMined })
+    sent.settle(2)
+    expect((await other.reserve('k', async () => 7, { readMined: async () => 7 })).nonce).toBe(7)
+    // Replaced: nonce 5 mined by another transaction, 6 never used: 6 is free again.
+    mined = 6
+    const replaced = new NonceManager()
+    const lost = await replaced.reserveRange('k', async () => 5, 2, { authorization: true, readMined })
+    lost.settle(2)
+    expect((await replaced.reserve('k', async () => 6, { readMined })).nonce).toBe(6)
+  })
+})

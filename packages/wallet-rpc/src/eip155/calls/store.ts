@@ -10,6 +10,12 @@ export type StoredCalls = {
   atomic: boolean
   /** Broadcast transactions, in call order (one when atomic). */
   transactionHashes: Hex[]
+  /**
+   * The nonce of each broadcast transaction, in the order of `transactionHashes`: a transaction without a
+   * receipt whose nonce the account has used since was replaced or dropped (status 400). Absent in records
+   * stored before it existed, which then stay pending until mined.
+   */
+  nonces?: number[]
   /** Calls of a sequential batch not sent because an earlier broadcast failed. */
   unsent: number
   /** Unix milliseconds when the batch was sent. */

@@ -8,7 +8,6 @@ import type { StoredCalls } from '../calls/store.js'
 import { signSelfAuthorization } from '../eip7702/authorization.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
 import type { Eip155Signer } from '../keys.js'
-import type { NonceReservation } from '../nonces.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
 import { bytesToHex } from '../viemUtils.js'
@@ -53,60 +52,43 @@ export const sendCalls = (env: Eip155Env) =>
     },
   })
 
+/**
+ * Signs every transaction of the batch before the first is sent, so a signer that fails or times out leaves
+ * nothing sent and every nonce given back. The nonces are one range reserved at once: the sequential
+ * transactions', or the atomic transaction's and — when it upgrades the account — its authorization's
+ * (nonce + 1), so a concurrent send can take none in between.
+ */
 async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): Promise<StoredCalls> {
   const access = accessOf(chainOf(env, context))
   const signer = await signerOf(env, plan.from)
-  const key = nonceKey(plan.chainId, plan.from)
-  const reserve = () => env.nonces.reserve(key, () => access.pendingNonce(plan.from))
-  const record = (atomic: boolean, transactionHashes: Hex[], unsent: number): StoredCalls => ({
-    id: plan.id,
-    chainId: plan.chainId,
-    from: plan.from,
-    atomic,
-    transactionHashes,
-    unsent,
-    sentAt: context.clock(),
-  })
-
-  if (plan.mode.kind === 'atomic') {
-    const { mode } = plan
-    const reservation = await reserve()
-    try {
-      const nonce = reservation.nonce
-      const authorizationList = mode.upgrade
-        ? [
-            await signSelfAuthorization(signer, {
-              chainId: plan.chainId,
-              delegate: mode.delegate,
-              transactionNonce: nonce,
-            }),
-          ]
-        : undefined
-      const raw = await signer.signTransaction(serializable(plan, mode.transaction, nonce, authorizationList))
-      const returned = await access.sendRawTransaction(raw)
-      reservation.settle(true)
-      // The authorization used nonce + 1 of the same account.
-      if (mode.upgrade) env.nonces.observe(key, nonce + 1)
-      return record(true, [checkedHash(raw, returned)], 0)
-    } catch (error) {
-      reservation.settle(false)
-      throw error
-    }
-  }
-
-  // Sequential: every transaction is signed before the first is sent, so a signer that fails or times out
-  // leaves nothing sent and every nonce given back.
-  const { transactions } = plan.mode
-  const reservations: NonceReservation[] = []
+  const { mode } = plan
+  const transactions = mode.kind === 'atomic' ? [mode.transaction] : mode.transactions
+  const upgrade = mode.kind === 'atomic' && mode.upgrade
+  const range = await env.nonces.reserveRange(
+    nonceKey(plan.chainId, plan.from),
+    () => access.pendingNonce(plan.from),
+    transactions.length + (upgrade ? 1 : 0),
+    { authorization: upgrade, readMined: () => access.minedNonce(plan.from) },
+  )
+  const nonces = transactions.map((_, index) => range.first + index)
   const raws: Hex[] = []
   try {
-    for (const transaction of transactions) {
-      const reservation = await reserve()
-      reservations.push(reservation)
-      raws.push(await signer.signTransaction(serializable(plan, transaction, reservation.nonce)))
+    for (const [index, transaction] of transactions.entries()) {
+      const nonce = nonces[index]!
+      const authorizationList =
+        upgrade && mode.kind === 'atomic'
+          ? [
+              await signSelfAuthorization(signer, {
+                chainId: plan.chainId,
+                delegate: mode.delegate,
+                transactionNonce: nonce,
+              }),
+            ]
+          : undefined
+      raws.push(await signer.signTransaction(serializable(plan, transaction, nonce, authorizationList)))
     }
   } catch (error) {
-    for (const reservation of reservations) reservation.settle(false)
+    range.settle(0)
     throw error
   }
   const hashes: Hex[] = []
@@ -116,14 +98,28 @@ async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): P
       returned = await access.sendRawTransaction(raw)
     } catch (error) {
       // Later transactions are not sent (their nonces would follow a hole); given back, so no gap stays.
-      for (const reservation of reservations.slice(index)) reservation.settle(false)
+      range.settle(index)
       if (index === 0) throw error
-      return record(false, hashes, raws.length - index)
+      return record(hashes, nonces.slice(0, index), raws.length - index)
     }
-    reservations[index]!.settle(true)
     hashes.push(checkedHash(raw, returned))
   }
-  return record(false, hashes, 0)
+  // All sent; an upgrade's authorization used the nonce after the transaction's.
+  range.settle(range.count)
+  return record(hashes, nonces, 0)
+
+  function record(transactionHashes: Hex[], sentNonces: number[], unsent: number): StoredCalls {
+    return {
+      id: plan.id,
+      chainId: plan.chainId,
+      from: plan.from,
+      atomic: mode.kind === 'atomic',
+      transactionHashes,
+      nonces: sentNonces,
+      unsent,
+      sentAt: context.clock(),
+    }
+  }
 }
 
 function serializable(

@@ -20,7 +20,7 @@ export async function withNonce<Result>(
   const reservation = await env.nonces.reserve(
     nonceKey(draft.chainId, draft.from),
     () => access.pendingNonce(draft.from),
-    { broadcast: options.broadcasts },
+    { broadcast: options.broadcasts, readMined: () => access.minedNonce(draft.from) },
   )
   try {
     const result = await use(reservation.nonce)
