@@ -37,3 +37,30 @@ export async function signSelfAuthorization(
     yParity: v === 0 || v === 27 ? 0 : 1,
   }
 }
+
+/** One authorization of a signed type-4 transaction, as viem's `parseTransaction` reads it. */
+export type ParsedAuthorization = {
+  chainId: number
+  address: Address
+  nonce: number
+  r?: Hex | undefined
+  s?: Hex | undefined
+  yParity?: number | undefined
+}
+
+/**
+ * The authority of an EIP-7702 authorization: the account whose key signed keccak256(0x05 ‖
+ * rlp([chain_id, address, nonce])), recovered from the signature — never read from a field a dapp could
+ * fill. Undefined when it recovers to no account (a bad point, or a high `s`, which EIP-7702 makes invalid).
+ */
+export function recoverAuthority(authorization: ParsedAuthorization): Address | undefined {
+  const { r, s, yParity } = authorization
+  if (r === undefined || s === undefined || (yParity !== 0 && yParity !== 1)) return undefined
+  const hash = hashAuthorization({
+    chainId: authorization.chainId,
+    address: authorization.address,
+    nonce: authorization.nonce,
+  })
+  const signature = `0x${r.slice(2).padStart(64, '0')}${s.slice(2).padStart(64, '0')}0${yParity}` as Hex
+  return recoverSigner(hexToBytes(hash), signature)
+}

@@ -2,14 +2,15 @@ import * as v from 'valibot'
 import type { Address, Hex, TransactionSerializableGeneric } from 'viem'
 import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
-import { item } from '../../core/review.js'
+import { group, item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { type ParsedAuthorization, recoverAuthority } from '../eip7702/authorization.js'
 import { accessOf, type ChainConfig, chainOf, type Eip155Env, nonceKey } from '../env.js'
 import { recoverTransactionSender } from '../recoverSigner.js'
 import { dataSchema } from '../schemas.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
 import { transactionReview } from '../transaction/review.js'
-import { parseTransaction } from '../viemUtils.js'
+import { getAddress, isAddressEqual, parseTransaction } from '../viemUtils.js'
 
 /**
  * `eth_sendRawTransaction [raw]`: decode, recover the sender, refuse a chainId other than the request's
@@ -19,30 +20,59 @@ import { parseTransaction } from '../viemUtils.js'
 export const sendRawTransactionParams = v.strictTuple([dataSchema])
 
 /**
- * A signed type-4 transaction carries authorizations that delegate accounts to contracts: relayed only when
- * every one names this chain (never 0, which replays everywhere) and the delegate the wallet configured for
- * it. Anything else could hand an account to code the user never chose (MetaMask and Keplr refuse all
- * external type-4 transactions).
+ * A signed type-4 transaction's authorizations, each checked by its authority — the account recovered from
+ * the authorization's own signature:
+ * - ours (an account this wallet holds): relayed only when it names this chain (never 0, which replays on
+ *   every chain) and the delegate the wallet configured for it; anything else could hand the user's account
+ *   to code they never chose (MetaMask and Keplr refuse all external type-4 transactions);
+ * - not ours: relayed with a `caution` naming the authority and its delegate — it changes that account, not
+ *   the user's, and the wallet only carries it, as it carries any raw transaction of another sender;
+ * - recovering to no account: refused (EIP-7702 would skip it; nobody can say whose it is).
  */
-function refuseForeignAuthorizations(
-  parsed: { type?: string; authorizationList?: readonly { chainId: number; address: Address }[] },
+function reviewAuthorizations(
+  authorizations: readonly ParsedAuthorization[],
   chain: ChainConfig,
-): void {
-  if (parsed.type !== 'eip7702') return
-  for (const [index, authorization] of (parsed.authorizationList ?? []).entries()) {
+  owned: readonly Address[],
+): { items: ReviewItem[]; warnings: ReviewWarning[] } {
+  const items: ReviewItem[] = []
+  const warnings: ReviewWarning[] = []
+  for (const [index, authorization] of authorizations.entries()) {
+    const authority = recoverAuthority(authorization)
+    if (authority === undefined)
+      throw new PolicyRefusedError(
+        `EIP-7702 transaction refused: authorization ${index}'s signature recovers to no account`,
+        { rule: 'eip7702.invalid_authorization' },
+      )
+    const target = `${getAddress(authorization.address)} on ${authorization.chainId === 0 ? 'every chain (chain id 0)' : `chain ${authorization.chainId}`}`
+    items.push(
+      group(`EIP-7702 authorization ${index + 1} of ${authorizations.length}`, [
+        item('Account (recovered signer)', authority),
+        item('Delegates to', target),
+        item('Authorization nonce', String(authorization.nonce)),
+      ]),
+    )
+    if (!owned.some((address) => isAddressEqual(address, authority))) {
+      warnings.push({
+        code: 'eip7702.foreign_authority',
+        severity: 'caution',
+        message: `Authorization ${index} delegates ${authority}, an account this wallet does not hold, to ${target}; the wallet only relays it.`,
+      })
+      continue
+    }
     const reason =
       chain.delegate === undefined
         ? `no EIP-7702 delegate is configured for eip155:${chain.chainId}`
         : authorization.chainId !== chain.chainId
           ? `authorization ${index} is for chain ${authorization.chainId}${authorization.chainId === 0 ? ' (every chain)' : ''}, not ${chain.chainId}`
-          : authorization.address.toLowerCase() !== chain.delegate.toLowerCase()
-            ? `authorization ${index} delegates to ${authorization.address}, not to the configured delegate ${chain.delegate}`
+          : !isAddressEqual(authorization.address, chain.delegate)
+            ? `authorization ${index} delegates to ${getAddress(authorization.address)}, not to the configured delegate ${chain.delegate}`
             : undefined
     if (reason !== undefined)
-      throw new PolicyRefusedError(`EIP-7702 transaction refused: ${reason}`, {
+      throw new PolicyRefusedError(`EIP-7702 transaction refused for your account ${authority}: ${reason}`, {
         rule: 'eip7702.foreign_authorization',
       })
   }
+  return { items, warnings }
 }
 
 type Plan = { raw: Hex; sender: Address; nonce: number; ours: boolean }
@@ -56,7 +86,7 @@ export const sendRawTransaction = (env: Eip155Env) =>
         chainId?: number
         nonce?: number
         type?: string
-        authorizationList?: readonly { chainId: number; address: Address }[]
+        authorizationList?: readonly ParsedAuthorization[]
       }
       let sender: Address
       try {
@@ -79,11 +109,13 @@ export const sendRawTransaction = (env: Eip155Env) =>
           { rule: 'chain_mismatch' },
         )
       }
-      refuseForeignAuthorizations(parsed, chain)
+      const addresses = await env.keys.addresses()
+      const delegation =
+        parsed.type === 'eip7702'
+          ? reviewAuthorizations(parsed.authorizationList ?? [], chain, addresses)
+          : { items: [], warnings: [] }
       accessOf(chain)
-      const owned = (await env.keys.addresses()).some(
-        (address) => address.toLowerCase() === sender.toLowerCase(),
-      )
+      const owned = addresses.some((address) => isAddressEqual(address, sender))
       const fees: Fees =
         parsed.maxFeePerGas !== undefined
           ? {
@@ -103,6 +135,8 @@ export const sendRawTransaction = (env: Eip155Env) =>
         nonce,
       })
       review.items.unshift(item('Transaction type', parsed.type ?? 'legacy'))
+      review.items.push(...delegation.items)
+      review.warnings.push(...delegation.warnings)
       if (!owned) {
         review.warnings.push({
           code: 'raw_tx.foreign_sender',

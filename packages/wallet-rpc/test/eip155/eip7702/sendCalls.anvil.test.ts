@@ -1,33 +1,24 @@
 import { createRequire } from 'node:module'
-import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
-import { deployEip7702Executor } from '@wallet-rpc/devchains/eip7702Executor'
 import {
-  createPublicClient,
   encodeDeployData,
   encodeFunctionData,
   erc20Abi,
   getAddress,
   type Hex,
-  http,
   type PublicClient,
   parseEther,
   toHex,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { httpProvider, mnemonicKeys } from '../../../src/eip155/index.js'
-import { errorOf, type Harness, harness, minedReceipt } from '../helpers.js'
+import { errorOf, type Harness, minedReceipt } from '../helpers.js'
+import { devAccounts, type PragueChain, startPragueChain } from './pragueChain.js'
 
 /**
  * EIP-5792 batches on a real chain: anvil (`@foundry-rs/anvil`) with `--hardfork prague`, OpenZeppelin 5.x's
  * ERC-7821 executor deployed as the delegate (packages/devchains/src/eip7702Executor.ts) and OpenZeppelin 4.9.6's
  * ERC20PresetFixedSupply as the token.
  */
-const devMnemonic = 'test test test test test test test test test test test junk'
-const account0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
-const account1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
-const account2 = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
-const account3 = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
+const [account0, account1, account2, account3] = devAccounts
 const recipient = '0x000000000000000000000000000000000000dEaD'
 const foreignDelegate = '0x63c0c19a282a1B52b07dD5a65b58948A07DAE32B'
 
@@ -36,7 +27,8 @@ const tokenArtifact = createRequire(import.meta.url)(
   '@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json',
 ) as Artifact
 
-let anvil: AnvilInstance
+let prague: PragueChain
+let anvil: PragueChain['anvil']
 let chain: PublicClient
 let delegate: Hex
 let token: Hex
@@ -44,14 +36,7 @@ let h: Harness
 /** The same chain without a delegate: sequential batches. */
 let plain: Harness
 
-const rpc = async (method: string, params: unknown[]) => {
-  const response = await fetch(anvil.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  return ((await response.json()) as { result: unknown }).result
-}
+const rpc = (method: string, params: unknown[]) => prague.rpc(method, params)
 
 const call = (functionName: 'approve' | 'transfer' | 'transferFrom', args: readonly unknown[]) => ({
   to: token,
@@ -67,9 +52,8 @@ const sendCalls = (wallet: Harness, request: Record<string, unknown>) =>
   ])
 
 beforeAll(async () => {
-  anvil = await startAnvil({ args: ['--hardfork', 'prague'] })
-  chain = createPublicClient({ transport: http(anvil.url) })
-  delegate = await deployEip7702Executor(anvil.url)
+  prague = await startPragueChain()
+  ;({ anvil, chain, delegate } = prague)
   const deployHash = (await rpc('eth_sendTransaction', [
     {
       from: account3,
@@ -81,16 +65,12 @@ beforeAll(async () => {
     },
   ])) as Hex
   token = (await minedReceipt(chain, deployHash)).contractAddress as Hex
-  const keys = mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [0, 1, 2] })
-  h = harness({
-    keys,
-    chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url), eip7702: { delegate } }],
-  })
-  plain = harness({ keys, chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }] })
+  h = prague.wallet([0, 1, 2])
+  plain = prague.wallet([0, 1, 2], { delegate: false })
 }, 60_000)
 
 afterAll(async () => {
-  await anvil?.stop()
+  await prague?.stop()
 })
 
 describe('wallet_sendCalls on anvil (prague)', () => {
@@ -282,13 +262,7 @@ describe('wallet_sendCalls on anvil (prague)', () => {
   })
 
   it('a rejected batch sends nothing and leaves no nonce gap; its id stays free', async () => {
-    const rejecting = harness(
-      {
-        keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [1] }),
-        chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url), eip7702: { delegate } }],
-      },
-      { approve: () => false },
-    )
+    const rejecting = prague.wallet([1], { approve: () => false })
     const nonceBefore = await chain.getTransactionCount({ address: account1, blockTag: 'pending' })
     const response = await sendCalls(rejecting, {
       id: 'rejected-1',
@@ -320,28 +294,6 @@ describe('wallet_sendCalls on anvil (prague)', () => {
 })
 
 describe('delegation safety, before any approval', () => {
-  const devKey4 = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a'
-
-  const signedType4 = async (authorizationChainId: number, address: Hex) => {
-    const signer = privateKeyToAccount(devKey4)
-    const nonce = await chain.getTransactionCount({ address: signer.address })
-    const authorization = await signer.signAuthorization({
-      chainId: authorizationChainId,
-      address,
-      nonce: nonce + 1,
-    })
-    return signer.signTransaction({
-      type: 'eip7702',
-      chainId: anvil.chainId,
-      nonce,
-      to: signer.address,
-      gas: 100_000n,
-      maxFeePerGas: 10n ** 10n,
-      maxPriorityFeePerGas: 10n ** 9n,
-      authorizationList: [authorization],
-    })
-  }
-
   it('eth_sendTransaction with a dapp-supplied authorizationList is refused (-32602, eip7702.dapp_authorization)', async () => {
     const count = h.reviews.length
     const error = errorOf(
@@ -355,21 +307,6 @@ describe('delegation safety, before any approval', () => {
     )
     expect(error).toMatchObject({ code: -32602, data: { rule: 'eip7702.dapp_authorization' } })
     expect(h.reviews.length).toBe(count)
-  })
-
-  it('a raw type-4 transaction is relayed only when it delegates to the configured delegate on this chain', async () => {
-    const foreign = errorOf(
-      await h.call('eth_sendRawTransaction', [await signedType4(anvil.chainId, foreignDelegate)]),
-    )
-    expect(foreign).toMatchObject({ code: -32602, data: { rule: 'eip7702.foreign_authorization' } })
-    const everyChain = errorOf(await h.call('eth_sendRawTransaction', [await signedType4(0, delegate)]))
-    expect(everyChain).toMatchObject({ code: -32602, data: { rule: 'eip7702.foreign_authorization' } })
-    expect((everyChain.data as { reason: string }).reason).toContain('every chain')
-    expect(
-      errorOf(await plain.call('eth_sendRawTransaction', [await signedType4(anvil.chainId, delegate)])).code,
-    ).toBe(-32602)
-    const hash = await h.result<Hex>('eth_sendRawTransaction', [await signedType4(anvil.chainId, delegate)])
-    expect((await minedReceipt(chain, hash)).status).toBe('success')
   })
 
   it('typed data whose verifyingContract is the signing account is danger: refused', async () => {
@@ -436,19 +373,19 @@ describe('delegation safety, before any approval', () => {
 describe('wallet_watchAsset, wallet_addEthereumChain, wallet_showCallsStatus', () => {
   const asked: unknown[] = []
   const hosted = () =>
-    harness({
-      keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [0] }),
-      chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url), eip7702: { delegate } }],
-      watchAsset: (asset) => {
-        asked.push(asset)
-        return asset.symbol === 'BAT'
-      },
-      addEthereumChain: (chain) => {
-        asked.push(chain)
-        return false
-      },
-      showCallsStatus: (batch) => {
-        asked.push(batch)
+    prague.wallet([0], {
+      eip155: {
+        watchAsset: (asset) => {
+          asked.push(asset)
+          return asset.symbol === 'BAT'
+        },
+        addEthereumChain: (chain) => {
+          asked.push(chain)
+          return false
+        },
+        showCallsStatus: (batch) => {
+          asked.push(batch)
+        },
       },
     })
 
