@@ -37,6 +37,11 @@ export type Method<Params, Plan, Result> = {
    * approval failed, or it expired meanwhile), so the plan can release what it reserved (coins, a nonce).
    */
   abandon?: (context: RequestContext, plan: Plan) => void
+  /**
+   * The error to answer when `approve` says no, when it is not the usual 5000 "User rejected." (EIP-5792's
+   * `wallet_sendCalls` answers 5750 when the declined review asked to upgrade the account).
+   */
+  rejection?: (context: RequestContext, plan: Plan) => Error
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a method table holds methods of unrelated param and result types.

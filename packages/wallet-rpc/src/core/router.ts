@@ -141,7 +141,8 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
           ),
         )
         // A synchronous `true` goes on without waiting a turn; anything else is awaited (a promise, a thenable).
-        if ((answer === true ? answer : await answer) !== true) throw new UserRejectedError()
+        if ((answer === true ? answer : await answer) !== true)
+          throw method.rejection?.(context, plan) ?? new UserRejectedError()
         // The user may have taken longer than the request lived.
         refuseIfExpired(envelope, clock)
       } catch (error) {

@@ -25,6 +25,8 @@ export const DuplicateCallsIdError = eip5792Error(5720, 'Duplicate ID.')
 export const UnknownCallsIdError = eip5792Error(5730, 'Unknown bundle id.')
 /** 5740: more calls than the wallet sends in one batch. */
 export const BatchTooLargeError = eip5792Error(5740, 'Batch too large.')
+/** 5750: the user declined the review that asked to upgrade their account (EIP-7702), so nothing was sent. */
+export const UpgradeRejectedError = eip5792Error(5750, 'Rejected upgrade.')
 /** 5760: the dapp required atomic execution and this wallet cannot give it on this chain for this account. */
 export const AtomicityNotSupportedError = eip5792Error(5760, 'Atomicity not supported.')
 /** 4902: `wallet_switchEthereumChain` to a chain the wallet does not know (EIP-3326; add it first). */

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { describe, expect, it, vi } from 'vitest'
 import { fixedClock } from '../../src/core/clock.js'
+import { UserRejectedError, WalletRpcError } from '../../src/core/errors.js'
 import { defineMethod, type Namespace } from '../../src/core/namespace.js'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
@@ -310,6 +311,39 @@ describe('handle: refusals carry the right code', () => {
     expect(await call(4, 'none')).toMatchObject({ error: { code: -32603 } })
     expect(executed).toEqual(['1'])
     expect(abandoned).toEqual(['2', '3', '4'])
+  })
+
+  it("answers a declined approval with the method's own rejection when it has one, still abandoning the plan", async () => {
+    const abandoned: string[] = []
+    const { namespace } = createFakeNamespace()
+    const wallet = createWalletRpc({
+      namespaces: [
+        {
+          ...namespace,
+          methods: {
+            upgrade: defineMethod({
+              params: v.object({ upgrade: v.boolean() }),
+              plan: (context, params) => ({
+                review: { account: FAKE_ACCOUNT, title: 'Upgrade', items: [], warnings: [] },
+                plan: { id: String(context.id), upgrade: params.upgrade },
+              }),
+              execute: () => 'sent',
+              abandon: (_context, plan) => {
+                abandoned.push(plan.id)
+              },
+              rejection: (_context, plan) =>
+                plan.upgrade ? new WalletRpcError(5750, 'Rejected upgrade.') : new UserRejectedError(),
+            }),
+          },
+        },
+      ],
+      approve: () => false,
+    })
+    const call = (id: number, upgrade: boolean) =>
+      wallet.handle({ chainId: 'fake:1', request: request('upgrade', { upgrade }, id) })
+    expect(await call(1, true)).toMatchObject({ error: { code: 5750, message: 'Rejected upgrade.' } })
+    expect(await call(2, false)).toMatchObject({ error: { code: 5000, message: 'User rejected.' } })
+    expect(abandoned).toEqual(['1', '2'])
   })
 
   it('hides an unexpected error behind a generic -32603 and hands the original to onError', async () => {

@@ -28,6 +28,8 @@ export type CallsPlan = {
   id: string
   chainId: number
   from: Address
+  /** The dapp required atomic execution (a declined upgrade then answers 5750). */
+  atomicRequired: boolean
   fees: Fees
   mode:
     | { kind: 'atomic'; delegate: Address; upgrade: boolean; transaction: BatchTransaction }
@@ -150,7 +152,7 @@ export async function planCalls(
       ? undefined
       : await reviewOutcome(access, from, simulated, chain.nativeSymbol, chain.simulation)
   const review = callsReview(chain, { from, calls, mode, fees, suffix, atomicRefusal, simulatedSection })
-  return { review, plan: { id, chainId: chain.chainId, from, fees, mode } }
+  return { review, plan: { id, chainId: chain.chainId, from, atomicRequired, fees, mode } }
 }
 
 async function fromOf(env: Eip155Env, requested: Address | undefined): Promise<Address> {

@@ -1,12 +1,14 @@
 import { randomBytes } from '@noble/hashes/utils.js'
 import * as v from 'valibot'
 import type { Hex, TransactionSerializable } from 'viem'
+import { UserRejectedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { type BatchTransaction, type CallsPlan, planCalls } from '../calls/plan.js'
 import { sendCallsRequestSchema } from '../calls/request.js'
 import type { StoredCalls } from '../calls/store.js'
 import { signSelfAuthorization } from '../eip7702/authorization.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
+import { UpgradeRejectedError } from '../errors.js'
 import type { Eip155Signer } from '../keys.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
@@ -19,6 +21,12 @@ import { bytesToHex } from '../viemUtils.js'
  * the account itself, carrying the EIP-7702 authorization to the chain's delegate the first time — or, on a
  * chain without a delegate, one transaction per call in order. Answers `{ id, capabilities: { caip345 } }`
  * so WalletConnect's UniversalProvider can report the status from the transaction hashes itself.
+ *
+ * A declined review that asked to upgrade the account (EIP-7702, the first atomic batch) for a dapp that
+ * required atomicity answers 5750 (EIP-5792's "Rejected upgrade": the dapp may fall back to separate
+ * transactions); any other declined batch 5000. A wallet whose user turns account upgrades off declines,
+ * in its `approve`, every review carrying the `eip7702.account_upgrade` warning. Either way nothing is
+ * signed or sent and no nonce is taken.
  */
 export const sendCallsParams = v.strictTuple([sendCallsRequestSchema])
 
@@ -37,6 +45,13 @@ export const sendCalls = (env: Eip155Env) =>
     },
     abandon(_context, plan: CallsPlan) {
       env.calls.inFlight.delete(plan.id)
+    },
+    rejection(_context, plan: CallsPlan) {
+      if (plan.mode.kind !== 'atomic' || !plan.mode.upgrade || !plan.atomicRequired)
+        return new UserRejectedError()
+      return new UpgradeRejectedError(
+        `declined: the review asked to upgrade ${plan.from} on eip155:${plan.chainId} to ${plan.mode.delegate} (EIP-7702), which atomic execution needs; nothing was sent`,
+      )
     },
     async execute(context, plan: CallsPlan): Promise<SendCallsResult> {
       try {

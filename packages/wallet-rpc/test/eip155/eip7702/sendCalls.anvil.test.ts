@@ -261,6 +261,57 @@ describe('wallet_sendCalls on anvil (prague)', () => {
     await rpc('anvil_setCode', [account2, '0x'])
   })
 
+  it('5750: a declined upgrade for a batch that required atomicity; nothing sent, no nonce taken, id free', async () => {
+    const from = devAccounts[9]
+    // A wallet whose user turned account upgrades off: its approve declines every review asking for one.
+    const noUpgrades = prague.wallet([9], {
+      approve: (review) => !review.warnings.some((warning) => warning.code === 'eip7702.account_upgrade'),
+    })
+    const nonceBefore = await chain.getTransactionCount({ address: from, blockTag: 'pending' })
+    const declined = errorOf(
+      await sendCalls(noUpgrades, { id: 'upgrade-declined', from, calls: [{ to: recipient, value: '0x1' }] }),
+    )
+    expect(declined).toMatchObject({ code: 5750, message: 'Rejected upgrade.' })
+    expect((declined.data as { reason: string }).reason).toContain(getAddress(delegate))
+    expect(noUpgrades.reviews.at(-1)!.warnings.map((warning) => warning.code)).toContain(
+      'eip7702.account_upgrade',
+    )
+    expect(await chain.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(nonceBefore)
+    expect(await chain.getCode({ address: from })).toBeUndefined()
+    expect(errorOf(await noUpgrades.call('wallet_getCallsStatus', ['upgrade-declined'])).code).toBe(5730)
+    // Not required atomic: the wallet still asked for the upgrade (one transaction where it can), so a
+    // "no" is the plain 5000.
+    expect(
+      errorOf(
+        await sendCalls(noUpgrades, {
+          from,
+          atomicRequired: false,
+          calls: [{ to: recipient, value: '0x1' }],
+        }),
+      ).code,
+    ).toBe(5000)
+    // No upgrade in the review (a chain without a delegate): the same approve says yes and the calls go out.
+    const sequential = prague.wallet([9], {
+      delegate: false,
+      approve: (review) => !review.warnings.some((warning) => warning.code === 'eip7702.account_upgrade'),
+    })
+    const sent = await sequential.result<{ capabilities: { caip345: { transactionHashes: Hex[] } } }>(
+      'wallet_sendCalls',
+      [
+        {
+          version: '2.0.0',
+          chainId: toHex(anvil.chainId),
+          from,
+          atomicRequired: false,
+          calls: [{ to: recipient, value: '0x1' }],
+        },
+      ],
+    )
+    const hash = sent.capabilities.caip345.transactionHashes[0]!
+    expect((await minedReceipt(chain, hash)).status).toBe('success')
+    expect((await chain.getTransaction({ hash })).nonce).toBe(nonceBefore)
+  })
+
   it('a rejected batch sends nothing and leaves no nonce gap; its id stays free', async () => {
     const rejecting = prague.wallet([1], { approve: () => false })
     const nonceBefore = await chain.getTransactionCount({ address: account1, blockTag: 'pending' })
