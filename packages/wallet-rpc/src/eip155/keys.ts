@@ -1,39 +1,12 @@
 import type { Address, Hex } from 'viem'
-import { HDKey, type LocalAccount } from 'viem/accounts'
+import { HDKey } from 'viem/accounts'
 import { isValidMnemonic, mnemonicToSeed } from '../crypto/bip39.js'
 import { privateKeyAccount } from './account.js'
 import { checkedAccount } from './checkedAccount.js'
+import type { Eip155Keys, Eip155Signer, MnemonicKeysOptions } from './types.js'
 import { hexToBytes } from './viemUtils.js'
 
-/**
- * What signs for eip155: any viem `LocalAccount` — `privateKeyToAccount`, an HD-derived account, or
- * `toAccount({ address, signMessage, signTransaction, signTypedData })` wrapping an HSM or remote signer.
- */
-export type Eip155Signer = LocalAccount
-
-/**
- * A key provider: the addresses this wallet signs for and, for each, its signer. Methods call `signer()`
- * only in `execute`, after approval; `addresses()` is all planning ever sees.
- */
-export type Eip155Keys = {
-  addresses(): Promise<readonly Address[]>
-  /** The signer for an owned address (any case), or undefined when the address is not ours. */
-  signer(address: Address): Promise<Eip155Signer | undefined>
-  /**
-   * Milliseconds a signature may take before the request fails with -32603 (none by default): for a
-   * hardware wallet or remote signer that may never answer, `{ ...accountKeys(ledger), timeoutMs: 60_000 }`.
-   */
-  readonly timeoutMs?: number
-}
-
-export type MnemonicKeysOptions = {
-  /** BIP-39 mnemonic (English word list). Checked here; never stored in an error or returned. */
-  mnemonic: string
-  /** Optional BIP-39 passphrase ("25th word"). */
-  passphrase?: string
-  /** Address index `i` in `m/44'/60'/0'/0/i` (the path MetaMask and Ledger Live use). Default 0. */
-  addressIndex?: number | readonly number[]
-}
+export type { Eip155Keys, Eip155Signer, MnemonicKeysOptions } from './types.js'
 
 /** The BIP-44 path of Ethereum address `index`. */
 export const ethereumPath = (index: number) => `m/44'/60'/0'/0/${index}` as const

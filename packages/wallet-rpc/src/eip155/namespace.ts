@@ -1,69 +1,28 @@
-import type { Address } from 'viem'
 import { assertPlatformGlobals } from '../core/globals.js'
 import type { MethodTable, Namespace } from '../core/namespace.js'
 import { activeSecp256k1 } from '../crypto/secp256k1.js'
-import { type CallsStore, memoryCallsStore, type StoredCalls } from './calls/store.js'
+import { memoryCallsStore } from './calls/store.js'
 import type { ChainConfig, Eip155Env } from './env.js'
-import type { Eip155Keys } from './keys.js'
 import { sendRawTransaction } from './methods/eth_sendRawTransaction.js'
 import { sendTransaction } from './methods/eth_sendTransaction.js'
 import { ethSign, ethSignDisabled } from './methods/eth_sign.js'
 import { signTransaction } from './methods/eth_signTransaction.js'
 import { signTypedData } from './methods/eth_signTypedData.js'
 import { personalSign } from './methods/personal_sign.js'
-import { type AddChainRequest, addEthereumChain } from './methods/wallet_addEthereumChain.js'
+import { addEthereumChain } from './methods/wallet_addEthereumChain.js'
 import { getCallsStatus } from './methods/wallet_getCallsStatus.js'
 import { getCapabilities } from './methods/wallet_getCapabilities.js'
 import { sendCalls } from './methods/wallet_sendCalls.js'
 import { showCallsStatus } from './methods/wallet_showCallsStatus.js'
 import { switchEthereumChain } from './methods/wallet_switchEthereumChain.js'
-import { type WatchAssetRequest, watchAsset } from './methods/wallet_watchAsset.js'
+import { watchAsset } from './methods/wallet_watchAsset.js'
 import { NonceManager } from './nonces.js'
-import { ChainAccess, type Eip155ChainProvider } from './provider.js'
+import { ChainAccess } from './provider.js'
 import { defaultSimulationOptions, type SimulationOptions } from './simulation/reviewSimulation.js'
+import type { Eip155ChainOptions, Eip155Options } from './types.js'
 import { getAddress, isAddress } from './viemUtils.js'
 
-export type Eip155ChainOptions = {
-  /** The numeric chain id, e.g. 1 for `eip155:1`. */
-  chainId: number
-  /** A viem public client for this chain. Without one the chain is signing-only. */
-  provider?: Eip155ChainProvider
-  /** Native currency symbol shown in reviews. Default `ETH`. */
-  nativeSymbol?: string
-  /**
-   * EIP-7702 atomic batches (`wallet_sendCalls`): the delegate contract — an ERC-7821 executor such as
-   * OpenZeppelin's, deployed on this chain — the account is upgraded to by its first atomic batch. Without
-   * it, batches on this chain are sent as one transaction per call and `atomicRequired` answers 5760.
-   */
-  eip7702?: { delegate: Address }
-}
-
-export type Eip155Options = {
-  keys: Eip155Keys
-  /** The chains this wallet serves: a bare chain id (signing only) or a chain with its provider. */
-  chains: readonly (number | Eip155ChainOptions)[]
-  /**
-   * Serve `eth_sign` (EIP-191 prefixed, with a `danger` review warning `eth_sign.blind` that the wallet's
-   * `policy.allowDangerous` must list). Default false: `eth_sign` answers 5101 with the reason.
-   */
-  enableEthSign?: boolean
-  /** Percent added to a gas estimate (the result is still capped below the block gas limit). Default 25. */
-  gasMarginPercent?: number
-  /**
-   * Transaction reviews on a chain with a provider simulate the transaction (eth_simulateV1, eth_call where
-   * the node lacks it) and show the account's balance changes and approvals; a revert is a `danger`
-   * warning. `false` turns it off. Defaults: 5000 ms, 500 logs, 16 token lookups.
-   */
-  simulation?: false | Partial<SimulationOptions>
-  /** EIP-5792 batches: where they are kept (default: in memory) and the most calls one may hold (default 16). */
-  calls?: { store?: CallsStore; maxCalls?: number }
-  /** Serves `wallet_showCallsStatus`: the wallet shows the batch its own way. */
-  showCallsStatus?: (batch: StoredCalls) => void | Promise<void>
-  /** Serves `wallet_addEthereumChain`: asked after the chain's RPC was checked; `true` adds the chain. */
-  addEthereumChain?: (chain: AddChainRequest) => boolean | Promise<boolean>
-  /** Serves `wallet_watchAsset`: asked after the token's symbol and decimals were checked on chain. */
-  watchAsset?: (asset: WatchAssetRequest) => boolean | Promise<boolean>
-}
+export type { Eip155ChainOptions, Eip155Options } from './types.js'
 
 /** The eip155 (Ethereum and EVM chains) namespace for `createWalletRpc`. */
 export function eip155(options: Eip155Options): Namespace {

@@ -1,8 +1,6 @@
-/** One reserved nonce. Call `settle(true)` once the transaction was broadcast, `settle(false)` if it was not. */
-export type NonceReservation = { nonce: number; settle(broadcast: boolean): void }
+import type { NonceRange, NonceReservation } from './types.js'
 
-/** `count` consecutive reserved nonces from `first`; `settle(used)` once, after broadcasting the first `used`. */
-export type NonceRange = { first: number; count: number; settle(used: number): void }
+export type { NonceRange, NonceReservation } from './types.js'
 
 type Slot = {
   /** Nonces of sends handed out and not yet settled. */

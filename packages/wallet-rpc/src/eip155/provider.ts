@@ -1,15 +1,9 @@
 import type { Address, Hex } from 'viem'
 import { ProviderError } from '../core/errors.js'
+import type { Eip155ChainProvider, EstimateRequest, TransactionReceiptSummary } from './types.js'
 import { hexToBigInt, numberToHex } from './viemUtils.js'
 
-/**
- * A chain provider: anything with an EIP-1193 `request` — a viem client (`createPublicClient(...)`, over
- * any transport), an injected or WalletConnect EIP-1193 provider, or `httpProvider(url)`. Only JSON-RPC
- * methods are used, so the namespace does not load viem's client code (half of viem's import time).
- */
-export type Eip155ChainProvider = {
-  request(args: { method: string; params?: unknown }): Promise<unknown>
-}
+export type { Eip155ChainProvider, EstimateRequest, TransactionReceiptSummary } from './types.js'
 
 /** A JSON-RPC error as the node sent it; `message` is the node's own words. */
 export class Eip155RpcError extends Error {
@@ -28,25 +22,6 @@ const quantity = (value: unknown): bigint => {
     throw new Eip155RpcError('the node answered something other than a quantity')
   }
   return hexToBigInt(value as Hex)
-}
-
-/** EIP-5792's receipt shape (`wallet_getCallsStatus`), read from eth_getTransactionReceipt. */
-export type TransactionReceiptSummary = {
-  status: '0x1' | '0x0'
-  transactionHash: Hex
-  blockHash: Hex
-  blockNumber: Hex
-  gasUsed: Hex
-  logs: unknown[]
-}
-
-export type EstimateRequest = {
-  from: Address
-  to: Address | undefined
-  value: bigint
-  data: Hex
-  /** Fees make the node check the sender can pay `gas × fee + value`, so an unaffordable send fails here. */
-  fees: { gasPrice: bigint } | { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
 }
 
 /**

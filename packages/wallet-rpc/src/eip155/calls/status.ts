@@ -1,24 +1,9 @@
 import type { ChainAccess, TransactionReceiptSummary } from '../provider.js'
+import type { CallsStatus, CallsStatusCode, TransactionOutcome } from '../types.js'
 import { numberToHex } from '../viemUtils.js'
 import type { StoredCalls } from './store.js'
 
-/** EIP-5792 status codes: pending, confirmed, off-chain failure, reverted, partially reverted. */
-export type CallsStatusCode = 100 | 200 | 400 | 500 | 600
-
-export type CallsStatus = {
-  version: '2.0.0'
-  id: string
-  chainId: `0x${string}`
-  status: CallsStatusCode
-  atomic: boolean
-  receipts: Array<
-    Omit<TransactionReceiptSummary, 'logs'> & { logs: { address: string; data: string; topics: string[] }[] }
-  >
-  capabilities: { caip345: { caip2: string; transactionHashes: string[] } }
-}
-
-/** Where one transaction of a batch stands. */
-export type TransactionOutcome = 'succeeded' | 'reverted' | 'pending' | 'dropped'
+export type { CallsStatus, CallsStatusCode, TransactionOutcome } from '../types.js'
 
 /**
  * EIP-5792's status from the outcome of each broadcast transaction and the calls never sent:

@@ -1,16 +1,12 @@
 import type { Address, Hex } from 'viem'
 import type { ChainAccess } from '../provider.js'
+import type { Delegation } from '../types.js'
 import { getAddress } from '../viemUtils.js'
+
+export type { Delegation } from '../types.js'
 
 /** EIP-7702's delegation designator: an account's code is `0xef0100 ‖ delegate address` once delegated. */
 const designatorPrefix = '0xef0100'
-
-/** What an account's code says about its EIP-7702 delegation. */
-export type Delegation =
-  | { status: 'none' }
-  | { status: 'delegated'; delegate: Address }
-  /** Code that is not a designator: the address is a contract, not an account our keys control alone. */
-  | { status: 'contract' }
 
 export function delegationOf(code: Hex): Delegation {
   const lower = code.toLowerCase()

@@ -1,5 +1,8 @@
-import type { Address, Hex } from 'viem'
+import type { Hex } from 'viem'
+import type { Call } from '../types.js'
 import { encodeAbiParameters, encodeFunctionData } from '../viemUtils.js'
+
+export type { Call } from '../types.js'
 
 /**
  * ERC-7821's `execute(bytes32 mode, bytes executionData)` in single-batch mode (`0x01` call type, default
@@ -20,8 +23,6 @@ const executeAbi = [
     outputs: [],
   },
 ] as const
-
-export type Call = { to: Address; value: bigint; data: Hex }
 
 /** The calldata of `execute(batchMode, abi.encode(Call[]))`, ERC-7579's `(address,uint256,bytes)[]` batch. */
 export function encodeExecute(calls: readonly Call[]): Hex {

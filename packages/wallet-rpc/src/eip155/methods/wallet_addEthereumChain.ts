@@ -5,18 +5,9 @@ import type { Eip155Env } from '../env.js'
 import type { Eip155ChainProvider } from '../provider.js'
 import { httpProvider } from '../providers/http.js'
 import { quantitySchema } from '../schemas.js'
+import type { AddChainRequest } from '../types.js'
 
-/** What the wallet's `addEthereumChain` callback is asked to allow (already checked against the RPC). */
-export type AddChainRequest = {
-  chainId: number
-  chainName: string
-  nativeCurrency: { name: string; symbol: string; decimals: number }
-  /** The RPC URL that answered `eth_chainId` with `chainId`; the chain is served through it once added. */
-  rpcUrl: string
-  blockExplorerUrls: string[]
-  /** The requesting dapp's origin, as the transport verified it. */
-  origin: string | undefined
-}
+export type { AddChainRequest } from '../types.js'
 
 const urlList = (max: number) =>
   v.pipe(

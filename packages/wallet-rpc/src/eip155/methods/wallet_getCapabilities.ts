@@ -3,7 +3,10 @@ import { defineMethod } from '../../core/namespace.js'
 import { atomicStatus, readDelegation } from '../eip7702/delegation.js'
 import { type Eip155Env, ownedAddress } from '../env.js'
 import { addressSchema, quantitySchema } from '../schemas.js'
+import type { Capabilities } from '../types.js'
 import { numberToHex } from '../viemUtils.js'
+
+export type { Capabilities } from '../types.js'
 
 /**
  * `wallet_getCapabilities [address, chainIds?]` (EIP-5792): per served chain (hex id), `atomic: { status }`
@@ -23,11 +26,6 @@ export const getCapabilitiesParams = v.strictTuple([
     ),
   ),
 ])
-
-export type Capabilities = Record<
-  `0x${string}`,
-  { atomic: { status: 'ready' | 'supported' | 'unsupported' }; dataSuffix: { supported: true } }
->
 
 export const getCapabilities = (env: Eip155Env) =>
   defineMethod({

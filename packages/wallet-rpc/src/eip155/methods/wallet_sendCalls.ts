@@ -12,7 +12,10 @@ import { UpgradeRejectedError } from '../errors.js'
 import type { Eip155Signer } from '../keys.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
+import type { SendCallsResult } from '../types.js'
 import { bytesToHex } from '../viemUtils.js'
+
+export type { SendCallsResult } from '../types.js'
 
 /**
  * `wallet_sendCalls [{ version, id?, from, chainId, atomicRequired, calls, capabilities? }]` (EIP-5792
@@ -29,11 +32,6 @@ import { bytesToHex } from '../viemUtils.js'
  * signed or sent and no nonce is taken.
  */
 export const sendCallsParams = v.strictTuple([sendCallsRequestSchema])
-
-export type SendCallsResult = {
-  id: string
-  capabilities: { caip345: { caip2: string; transactionHashes: Hex[] } }
-}
 
 export const sendCalls = (env: Eip155Env) =>
   defineMethod({

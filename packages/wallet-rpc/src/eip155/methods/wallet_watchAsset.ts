@@ -1,21 +1,13 @@
 import * as v from 'valibot'
-import type { Address } from 'viem'
 import { PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { accessOf, chainOf, type Eip155Env } from '../env.js'
 import { addressSchema } from '../schemas.js'
 import { defaultSimulationOptions } from '../simulation/reviewSimulation.js'
 import { tokenMetadata } from '../simulation/tokenMetadata.js'
+import type { WatchAssetRequest } from '../types.js'
 
-/** What the wallet's `watchAsset` callback is asked to add: the token as its contract reports it. */
-export type WatchAssetRequest = {
-  chainId: number
-  address: Address
-  symbol: string
-  decimals: number
-  image: string | undefined
-  origin: string | undefined
-}
+export type { WatchAssetRequest } from '../types.js'
 
 const assetSchema = v.strictObject(
   {

@@ -1,20 +1,13 @@
 import { type AllowanceChange, type BalanceChange, balanceChangesSection } from '../../core/balanceChanges.js'
 import { item, type ReviewItem, type ReviewWarning, type Severity } from '../../core/review.js'
 import type { ChainAccess } from '../provider.js'
+import type { SimulationOptions } from '../types.js'
 import { getAddress } from '../viemUtils.js'
 import { decodeBalanceChanges } from './decodeBalanceChanges.js'
 import { type SimulatedCall, type SimulationOutcome, simulate } from './simulate.js'
 import { type TokenMetadata, tokenMetadata } from './tokenMetadata.js'
 
-/** How far a review's simulation goes; every bound is said in the review when reached. */
-export type SimulationOptions = {
-  /** For the simulation call (and its eth_call fallback) together, and again for the token lookups. */
-  timeoutMs: number
-  /** Logs decoded; more are counted and said. */
-  maxLogs: number
-  /** Distinct token contracts whose symbol and decimals are read; the rest show their address only. */
-  maxTokenLookups: number
-}
+export type { SimulationOptions } from '../types.js'
 
 export const defaultSimulationOptions: SimulationOptions = {
   timeoutMs: 5000,

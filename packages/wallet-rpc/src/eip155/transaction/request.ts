@@ -9,6 +9,9 @@ import {
   maxUint256,
   quantitySchema,
 } from '../schemas.js'
+import type { Fees } from '../types.js'
+
+export type { Fees } from '../types.js'
 
 /**
  * The transaction object of `eth_sendTransaction` / `eth_signTransaction` (execution-apis
@@ -45,10 +48,6 @@ export const transactionRequestSchema = v.strictObject(
 )
 
 export type TransactionRequest = v.InferOutput<typeof transactionRequestSchema>
-
-export type Fees =
-  | { type: 'legacy' | 'eip2930'; gasPrice: bigint }
-  | { type: 'eip1559'; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
 
 /** A fully filled transaction except, when the dapp left it out, the nonce (reserved only after approval). */
 export type TransactionDraft = {

@@ -44,7 +44,7 @@ async function type4(sender: number, authorization: SignedAuthorization): Promis
 async function authorize(authority: number, address: Address, chainId: number, selfSponsored: boolean) {
   const account = devSigner(authority)
   const nonce = await prague.chain.getTransactionCount({ address: account.address })
-  return account.signAuthorization({ chainId, address, nonce: selfSponsored ? nonce + 1 : nonce })
+  return account.signAuthorization!({ chainId, address, nonce: selfSponsored ? nonce + 1 : nonce })
 }
 
 const refusal = async (harness: Harness, raw: Hex) => {
