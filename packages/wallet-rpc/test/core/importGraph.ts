@@ -142,8 +142,13 @@ export const namespaces = ['bip122', 'ton', 'eip155', 'solana'] as const
 export type RuleOptions = {
   /** Folders of `src` that are applications built on the library: nothing else in `src` imports them. */
   applicationFolders: readonly string[]
-  /** Package names of applications (other workspace packages): the library never imports them. */
+  /** Package names this code never imports: for the library every application, for a published application the private ones. */
   applicationPackages: readonly string[]
+  /**
+   * For an application: the library it is built on, reached only through its package name and published
+   * subpaths (`wallet-rpc/pay`), never a relative path into it, its `src`/`dist` or an `internal/` folder.
+   */
+  library?: { readonly name: string; readonly exports: readonly string[] }
   /** Edges allowed despite the rules, each with its reason: `from → target`. */
   allowed: ReadonlyArray<{ from: string; to: string; why: string }>
 }
@@ -157,12 +162,16 @@ const roomOf = (file: string): string => {
   return parts.length > 2 ? parts[1]! : ''
 }
 
+/** `name` itself or one of its subpaths (`wallet-rpc/pay`), not a package whose name merely starts alike. */
+const isPackage = (specifier: string, name: string) => specifier === name || specifier.startsWith(`${name}/`)
+
 const inFolder = (file: string, folder: string) => file.startsWith(`src/${folder}/`)
 
 /**
  * Every broken rule, one line each naming the offending edge(s): an import cycle (type imports count: a
  * type in the wrong file is a design cycle even when the runtime never sees it), a namespace importing
- * another namespace, the library importing an application, a file importing another folder's `internal/`.
+ * another namespace, the library importing an application, a file importing another folder's `internal/`;
+ * for an application, the library reached past its published subpaths.
  */
 export function ruleViolations(edges: readonly ImportEdge[], options: RuleOptions): string[] {
   const found: string[] = []
@@ -195,11 +204,15 @@ export function ruleViolations(edges: readonly ImportEdge[], options: RuleOption
         found.push(`reaches into another folder's internal/: ${describeEdge(edge)}`)
     } else if (
       !isApplication(edge.from) &&
-      options.applicationPackages.some(
-        (name) => edge.specifier === name || edge.specifier.startsWith(`${name}/`),
-      )
+      options.applicationPackages.some((name) => isPackage(edge.specifier, name))
     ) {
-      found.push(`the library imports an application package: ${describeEdge(edge)}`)
+      found.push(`imports an application package: ${describeEdge(edge)}`)
+    } else if (
+      options.library !== undefined &&
+      isPackage(edge.specifier, options.library.name) &&
+      !options.library.exports.includes(edge.specifier)
+    ) {
+      found.push(`imports the library past its published subpaths: ${describeEdge(edge)}`)
     }
   }
   return found
