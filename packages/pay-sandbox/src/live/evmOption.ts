@@ -1,8 +1,8 @@
-import { type Address, encodeFunctionData, erc20Abi } from 'viem'
+import { encodeFunctionData, erc20Abi } from 'viem'
 import { currencyOf, toTokenMinor } from '../currencies.js'
 import { caip19Of, type EvmRouteInput, sandboxSpender } from '../gatewayOptions.js'
 import { newId } from '../ids.js'
-import type { EvmRoute, Payment, TokenConfig, WalletRpcAction } from '../model.js'
+import type { EvmRoute, WalletRpcAction } from '../model.js'
 
 /**
  * A live EVM option: one `eth_sendTransaction` of ERC-20 `transfer(treasury, amount)` that the wallet signs and
