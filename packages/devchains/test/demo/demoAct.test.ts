@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { runPaymentDemoAct } from '../../src/demo/payment.js'
+import { runPaymentDemoAct } from '../../src/demo/acts/payment.js'
 
 it('the demo payment act: every row verified, succeeded then settled, every webhook signature checked, the Solana option paid on the runtime', async () => {
   const rows = await runPaymentDemoAct()

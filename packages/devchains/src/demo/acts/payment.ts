@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58, base64 } from '@scure/base'
-import { address, lamports } from '@solana/kit'
 import {
   type PaySandbox,
   startPaySandbox,
@@ -13,9 +12,9 @@ import { createWalletRpc } from 'wallet-rpc'
 import { eip155, httpProvider, mnemonicKeys } from 'wallet-rpc/eip155'
 import { createPayClient, type FetchLike, parsePaymentLink } from 'wallet-rpc/pay'
 import { solana, solanaKeys, solanaLocalnet, solanaRpc } from 'wallet-rpc/solana'
-import { startAnvil } from '../anvil.js'
-import { type SolanaLocalChain, startSolanaLocal } from '../solanaLocal.js'
-import { createSplMint } from '../splToken.js'
+import { startAnvil } from '../../anvil.js'
+import { type SolanaLocalChain, startSolanaLocal } from '../../solanaLocal.js'
+import { createSplMint } from '../../splToken.js'
 
 /**
  * The demo's payment act (issue 10 §5): a merchant creates a payment on the local test-mode gateway, the
