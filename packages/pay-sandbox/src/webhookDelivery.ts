@@ -8,7 +8,6 @@ import {
   type PaymentEvent,
   type Persist,
   type RestoredState,
-  type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
 } from './model.js'
