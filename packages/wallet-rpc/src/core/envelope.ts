@@ -1,6 +1,6 @@
 import { InvalidParamsError, InvalidRequestError, WalletRpcError } from './errors.js'
 import { idOf, type JsonRpcResponse } from './jsonrpc.js'
-import type { OriginValidation } from './review.js'
+import type { OriginValidation, ReviewWarning, Severity } from './review.js'
 
 /**
  * What `handle()` accepts, read into one envelope: the plain `{chainId, request, origin?}` shape or WalletKit's
@@ -16,6 +16,12 @@ export type HandleInput = {
   originValidation?: OriginValidation
   /** Extra lines for the review, e.g. which payment an action belongs to. */
   context?: Record<string, string>
+  /**
+   * Warnings the caller adds to the method's own review (the WalletKit adapter: the connect-time sign-in rules).
+   * One replaces the method's warning of the same code; a `danger` is refused unless `policy.allowDangerous`
+   * lists it. They can only add to what the method found, never remove a warning it did not repeat.
+   */
+  warnings?: ReviewWarning[]
   /** When the dapp stops waiting (Unix seconds, as WalletKit's `expiryTimestamp`): 8000 after that. */
   expiryTimestamp?: number
 }
@@ -41,6 +47,7 @@ export type Envelope = {
   originValidation: OriginValidation | undefined
   expiresAtMs: number | undefined
   context: Record<string, string> | undefined
+  warnings: ReviewWarning[] | undefined
 }
 
 /**
@@ -97,6 +104,7 @@ function toEnvelope(input: unknown): Envelope {
     originValidation: validationOf(input.originValidation),
     expiresAtMs: expiryOf(input.expiryTimestamp),
     context: contextOf(input.context),
+    warnings: warningsOf(input.warnings),
   }
 }
 
@@ -119,6 +127,7 @@ function fromSessionRequest(input: Record<string, unknown>): Envelope {
     originValidation: validationOf(validation),
     expiresAtMs: expiryOf(expiry),
     context: undefined,
+    warnings: undefined,
   }
 }
 
@@ -151,4 +160,24 @@ function contextOf(value: unknown): Record<string, string> | undefined {
     throw new InvalidParamsError('context must map strings to strings', { path: 'context' })
   }
   return value as Record<string, string>
+}
+
+const severities: readonly unknown[] = ['info', 'caution', 'danger']
+
+function warningsOf(value: unknown): ReviewWarning[] | undefined {
+  if (value === undefined) return undefined
+  if (!Array.isArray(value) || value.length > 64) {
+    throw new InvalidParamsError('warnings must be a list of at most 64 warnings', { path: 'warnings' })
+  }
+  return value.map((warning, index) => {
+    if (
+      !isRecord(warning) ||
+      typeof warning.code !== 'string' ||
+      typeof warning.message !== 'string' ||
+      !severities.includes(warning.severity)
+    ) {
+      throw new InvalidParamsError('a warning is { code, severity, message }', { path: `warnings.${index}` })
+    }
+    return { code: warning.code, severity: warning.severity as Severity, message: warning.message }
+  })
 }

@@ -20,7 +20,14 @@ import { createEventHub, type WalletEventListener } from './events.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
 import { failure, type JsonRpcResponse, success, toJsonSafe } from './jsonrpc.js'
 import type { Namespace, RequestContext } from './namespace.js'
-import { type ApprovalPolicy, type Approve, boundedItems, forbiddenWarning } from './review.js'
+import {
+  type ApprovalPolicy,
+  type Approve,
+  boundedItems,
+  forbiddenWarning,
+  type ReviewDraft,
+  type ReviewWarning,
+} from './review.js'
 import { assertSafeParams, defaultSafetyLimits, parseParams, type SafetyLimits } from './schema.js'
 
 export type CreateWalletRpcOptions = {
@@ -119,7 +126,9 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       originValidation: envelope.originValidation,
       clock,
     }
-    const { review, plan } = await method.plan(context, params)
+    const planned = await method.plan(context, params)
+    const { plan } = planned
+    const review = withCallerWarnings(planned.review, envelope.warnings)
     if (review !== null) {
       try {
         const forbidden = forbiddenWarning(review, policy)
@@ -239,5 +248,18 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
         }
       }
     },
+  }
+}
+
+/** The method's review with the caller's warnings (HandleInput `warnings`), each replacing one of its code. */
+function withCallerWarnings(
+  review: ReviewDraft | null,
+  warnings: readonly ReviewWarning[] | undefined,
+): ReviewDraft | null {
+  if (review === null || warnings === undefined || warnings.length === 0) return review
+  const codes = new Set(warnings.map((warning) => warning.code))
+  return {
+    ...review,
+    warnings: [...review.warnings.filter((warning) => !codes.has(warning.code)), ...warnings],
   }
 }

@@ -266,6 +266,42 @@ describe('handle: refusals carry the right code', () => {
     expect(allowed.approve).toHaveBeenCalledOnce()
   })
 
+  it("adds the caller's warnings to the method's review: a danger is refused unless allowed, a same-code warning replaced", async () => {
+    const connectDanger = { code: 'fake.origin', severity: 'danger' as const, message: 'Unverified origin.' }
+    const refused = setup()
+    expect(await refused.wallet.handle({ ...sign(), warnings: [connectDanger] })).toMatchObject({
+      error: { code: -32602, data: { rule: 'fake.origin', reason: 'Unverified origin.' } },
+    })
+    expect(refused.approve).not.toHaveBeenCalled()
+    expect(refused.signer.calls).toEqual([])
+
+    const allowed = setup({ allowDangerous: ['fake.origin'] })
+    expect(await allowed.wallet.handle({ ...sign(), warnings: [connectDanger] })).toMatchObject({ id: 7 })
+    expect(allowed.approve.mock.calls[0]?.[0].warnings).toEqual([connectDanger])
+    // The caller's caution takes the place of the method's danger of the same code: no refusal by policy.
+    const blind = {
+      chainId: 'fake:1',
+      request: request('fake_blindSign', [FAKE_ACCOUNT, 'ff']),
+      warnings: [{ code: 'fake.blind', severity: 'caution', message: 'Known hash.' }],
+    }
+    const replaced = setup()
+    expect(await replaced.wallet.handle(blind)).toEqual({ jsonrpc: '2.0', id: 7, result: 'sig(ff)' })
+    expect(replaced.approve.mock.calls[0]?.[0].warnings).toEqual([blind.warnings[0]])
+  })
+
+  it.each([
+    ['not a list', 'warnings'],
+    [[{ code: 'x', severity: 'fatal', message: 'm' }], 'warnings.0'],
+    [[{ code: 'x', severity: 'danger' }], 'warnings.0'],
+    [Array.from({ length: 65 }, () => ({ code: 'x', severity: 'info', message: 'm' })), 'warnings'],
+  ])('refuses malformed caller warnings %j with -32602 at %s', async (warnings, path) => {
+    const { wallet, approve } = setup()
+    expect(await wallet.handle({ ...sign(), warnings })).toMatchObject({
+      error: { code: -32602, data: { path } },
+    })
+    expect(approve).not.toHaveBeenCalled()
+  })
+
   it('tells the method its plan will not run when rejected, refused or failed, and never after execute', async () => {
     const abandoned: string[] = []
     const executed: string[] = []

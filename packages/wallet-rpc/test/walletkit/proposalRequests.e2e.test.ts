@@ -41,6 +41,13 @@ let adapter: WalletKitAdapter
 const reviews: Review[] = []
 const proposals: SessionProposalReview[] = []
 const adapterErrors: unknown[] = []
+/**
+ * The local relay runs no Verify server: every proposal's origin is `UNKNOWN`, a `danger` for a sign-in at
+ * connect. This wallet lets its user approve that (as one whose users open the sites themselves might); one test
+ * empties the list to show the default refusal.
+ */
+const unverifiedSignIns = ['siwe.origin_unverified', 'siws.origin_unverified', 'ton_proof.origin_unverified']
+const allowDangerous = [...unverifiedSignIns]
 const dapps: Array<InstanceType<typeof SignClient>> = []
 
 beforeAll(async () => {
@@ -55,6 +62,7 @@ beforeAll(async () => {
       reviews.push(review)
       return true
     },
+    policy: { allowDangerous },
   })
   walletKit = await WalletKit.init({
     core: relayCore(relay, 'wallet'),
@@ -158,9 +166,32 @@ describe('one-click auth (CAIP-122 authentication inside the proposal)', () => {
     const review = proposals.at(-1)?.requests?.authentication[0]
     expect(
       review?.warnings.filter((warning) => warning.severity === 'danger').map((warning) => warning.code),
-    ).toEqual(['siwe.domain_mismatch', 'siwe.uri_mismatch'])
+    ).toEqual(['siwe.origin_unverified', 'siwe.domain_mismatch', 'siwe.uri_mismatch'])
     // Refused by the router's policy before the wallet's approve was even asked.
     expect(reviews).toHaveLength(before)
+  })
+
+  it('signs no CACAO when Verify did not confirm the origin and the policy does not allow it; the session settles', async () => {
+    const before = reviews.length
+    allowDangerous.length = 0
+    try {
+      const session = await connectWith([signIn])
+      expect(session.authentication).toBeUndefined()
+      expect(session.namespaces.eip155?.accounts).toHaveLength(2)
+      const review = proposals.at(-1)?.requests?.authentication[0]
+      expect(proposals.at(-1)?.originValidation).toBe('UNKNOWN')
+      expect(review?.warnings).toEqual([
+        {
+          code: 'siwe.origin_unverified',
+          severity: 'danger',
+          message: expect.stringContaining('The Verify API did not confirm'),
+        },
+      ])
+      expect(review?.proofs).toHaveLength(2)
+      expect(reviews).toHaveLength(before)
+    } finally {
+      allowDangerous.push(...unverifiedSignIns)
+    }
   })
 
   it('refuses malformed or expired entries with a reason, signs the good one beside them', async () => {
@@ -352,6 +383,8 @@ describe('@tonconnect/sdk 3.4.1 WalletConnect connector: ton_proof', () => {
 
   it('reported no SDK failure on the wallet side, only the foreign-domain sign-ins the policy refused', () => {
     expect(adapterErrors.map(String)).toEqual([
+      'Error: connect-time sign-in 1 on eip155:1 not done: Refused by wallet policy.',
+      'Error: connect-time sign-in 1 on eip155:10 not done: Refused by wallet policy.',
       'Error: connect-time sign-in 1 on eip155:1 not done: Refused by wallet policy.',
       'Error: connect-time sign-in 1 on eip155:10 not done: Refused by wallet policy.',
     ])

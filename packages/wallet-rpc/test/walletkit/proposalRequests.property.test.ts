@@ -92,6 +92,25 @@ describe('parseAuthentication / planAuthentication on any input', () => {
     expect(parsed.ok ? '' : parsed.reason).toMatch(reason)
   })
 
+  it.each([
+    ['VALID', proposer.origin, []],
+    ['UNKNOWN', proposer.origin, ['siwe.origin_unverified']],
+    [undefined, proposer.origin, ['siwe.origin_unverified']],
+    ['INVALID', proposer.origin, ['siwe.origin_invalid']],
+    ['VALID', 'https://evil.example', ['siwe.domain_mismatch', 'siwe.uri_mismatch']],
+    ['VALID', undefined, ['siwe.origin_missing']],
+  ] as const)(
+    'Verify %s from %s: the connect-time dangers %j, handed to the signing method too',
+    (validation, origin, codes) => {
+      const plan = planAuthentication([good], namespaces, supported, { origin, validation }, now)
+      const warnings = plan.reviews[0]?.warnings ?? []
+      expect(warnings.map((warning) => [warning.code, warning.severity])).toEqual(
+        codes.map((code) => [code, 'danger']),
+      )
+      expect(plan.steps.map((step) => step.warnings)).toEqual([warnings])
+    },
+  )
+
   it('names the chains it will not sign on, and why', () => {
     const plan = planAuthentication(
       [{ ...good, chains: ['eip155:1', 'eip155:5', 'bip122:000000000019d6689c085ae165831e93', 'ton:-239'] }],

@@ -3,7 +3,6 @@ import type { AuthTypes, SessionTypes } from '@walletconnect/types'
 import { buildAuthObject, formatMessage } from '@walletconnect/utils'
 import { domainMismatch, originOf } from '../../core/origin.js'
 import { type OriginValidation, quoted, type ReviewWarning } from '../../core/review.js'
-import { originVerificationWarnings } from '../../core/signIn.js'
 import { parseAuthority, parseUri } from '../../core/uri.js'
 import type { WalletRpcLike } from '../walletRpcLike.js'
 import { type AuthenticationRequest, parseAuthentication } from './parseAuthentication.js'
@@ -49,6 +48,11 @@ export type AuthenticationStep = {
   chainId: string
   method: string
   params: unknown
+  /**
+   * The connect-time sign-in rules' warnings, handed to the signing method's review (`HandleInput.warnings`):
+   * each `danger` is refused there unless `policy.allowDangerous` lists its code.
+   */
+  warnings: ReviewWarning[]
   toCacao: (result: unknown) => AuthTypes.Cacao | undefined
 }
 
@@ -127,9 +131,10 @@ export function planAuthentication(
         })
         continue
       }
+      const warnings = connectWarnings(request, proposer, warningPrefixes[offer.namespace]!)
       review.proofs.push(step.proof)
-      steps.push(step.step)
-      for (const warning of connectWarnings(request, proposer, warningPrefixes[offer.namespace]!)) {
+      steps.push({ ...step.step, warnings })
+      for (const warning of warnings) {
         if (!review.warnings.some((known) => known.code === warning.code)) review.warnings.push(warning)
       }
     }
@@ -209,7 +214,7 @@ function stepFor(
   index: number,
   chainId: string,
   address: string,
-): { proof: AuthenticationProof; step: AuthenticationStep } {
+): { proof: AuthenticationProof; step: Omit<AuthenticationStep, 'warnings'> } {
   const iss = `did:pkh:${chainId}:${address}`
   const account = `${chainId}:${address}`
   if (request.tonProof) {
@@ -280,21 +285,31 @@ function tonProofCacao(
 
 /**
  * The sign-in rules at connect, before the user decides: the domain (and the message URI) must be the
- * proposer's origin; the origin's verification is shown as the sign-in rules show it elsewhere. The signing
- * method checks the same again when the wallet signs.
+ * proposer's origin, and that origin must be one the Verify API confirmed (`VALID`). Every breach is a
+ * `danger`, stricter than a dapp's later sign-in request (where an unverified origin is a caution): a proof
+ * signed at connect goes out with the session itself, before the user has seen the site do anything, and with
+ * Verify unreachable the origin is only the dapp's own claim. The signing method gets these warnings too
+ * (`AuthenticationStep.warnings`) and checks its own rules again.
  */
 function connectWarnings(
   request: AuthenticationRequest,
   proposer: ProposerOrigin,
   prefix: string,
 ): ReviewWarning[] {
-  const warnings = originVerificationWarnings(
-    { originValidation: proposer.validation },
-    prefix,
-    request.domain,
-  )
+  const warnings: ReviewWarning[] = []
   const danger = (rule: string, message: string) =>
     warnings.push({ code: `${prefix}.${rule}`, severity: 'danger', message })
+  if (proposer.validation === 'INVALID') {
+    danger(
+      'origin_invalid',
+      `The Verify API says this proposal does not come from the dapp's verified domain; do not prove ${quoted(request.domain)}.`,
+    )
+  } else if (proposer.validation !== 'VALID') {
+    danger(
+      'origin_unverified',
+      `The Verify API did not confirm that this proposal comes from ${quoted(request.domain)} (${proposer.validation ?? 'no verdict'}): the domain is only what the dapp claims.`,
+    )
+  }
   const origin = originOf(proposer.origin)
   if (origin === undefined) {
     danger('origin_missing', `The proposal carries no web origin to check ${quoted(request.domain)} against.`)

@@ -83,7 +83,7 @@ export async function answerProposalRequests(
   const wants = (request: 'authentication' | 'walletPay') =>
     answer === true || (typeof answer === 'object' && answer[request] === true)
   const run = async (
-    step: { chainId: string; method: string; params: unknown },
+    step: { chainId: string; method: string; params: unknown; warnings?: AuthenticationStep['warnings'] },
     id: string,
     what: string,
   ) => {
@@ -98,6 +98,7 @@ export async function answerProposalRequests(
       ...(proposer.origin === undefined ? {} : { origin: proposer.origin }),
       ...(proposer.validation === undefined ? {} : { originValidation: proposer.validation }),
       context: { 'session proposal': String(proposalId), 'requested at connect': what },
+      ...(step.warnings === undefined || step.warnings.length === 0 ? {} : { warnings: step.warnings }),
     }
     const response = await wallet.handle(input)
     if (!('error' in response)) return response.result
