@@ -432,6 +432,18 @@ async function verifyOptions(
     if (raw === undefined) return `the chain does not know transaction ${id}`
     options.rawTransaction = raw
   }
+  if (name === 'verifyWalletSendCalls' && options.rawTransactions === undefined) {
+    const hashes = (result as { capabilities?: { caip345?: { transactionHashes?: unknown } } } | null)
+      ?.capabilities?.caip345?.transactionHashes
+    if (!Array.isArray(hashes) || hashes.length === 0) return 'the result names no transactions (caip345)'
+    const raws: string[] = []
+    for (const hash of hashes) {
+      const raw = typeof hash === 'string' ? await context.chain?.rawTransaction(hash) : undefined
+      if (raw === undefined) return `the chain does not know transaction ${short(hash)}`
+      raws.push(raw)
+    }
+    options.rawTransactions = raws
+  }
   return options
 }
 

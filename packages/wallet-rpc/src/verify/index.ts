@@ -60,3 +60,4 @@ export {
   verifyTonSignData,
 } from './ton_signData.js'
 export { type TonProof, tonProofDigest, type VerifyTonProofOptions, verifyTonProof } from './tonProof.js'
+export { type VerifySendCallsOptions, verifyWalletSendCalls } from './wallet_sendCalls.js'

@@ -19,6 +19,7 @@ import {
 } from './solana.js'
 import { verifyTonSendMessage } from './ton_sendMessage.js'
 import { verifyTonSignData } from './ton_signData.js'
+import { verifyWalletSendCalls } from './wallet_sendCalls.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: each verifier takes its own params and options shape.
 export type Verifier = (params: any, result: unknown, options?: any) => VerifyResult
@@ -46,6 +47,7 @@ export const verifiers: Readonly<
     eth_signTransaction: verifyEthSignTransaction,
     eth_sendTransaction: verifyEthSendTransaction,
     eth_sendRawTransaction: verifyEthSendRawTransaction,
+    wallet_sendCalls: verifyWalletSendCalls,
   },
   solana: {
     solana_signMessage: verifySolanaSignMessage,
@@ -69,6 +71,7 @@ export const verifiersByName: Readonly<Record<string, Verifier>> = {
   verifyEthSignTransaction,
   verifyEthSendTransaction,
   verifyEthSendRawTransaction,
+  verifyWalletSendCalls,
   verifySolanaSignMessage,
   verifySolanaSignTransaction,
   verifySolanaSignAllTransactions,
