@@ -3,7 +3,7 @@
 // exactly the requested calls, signed by the requested account, on the request's chain: ONE ERC-7821
 // `execute` on the account itself (atomic, EIP-7702; any authorization signed by the account for this chain
 // only), or one transaction per call, in order.
-import type { Hex, TransactionSerialized } from 'viem'
+import type { Hex, SignedAuthorizationList, TransactionSerialized } from 'viem'
 import {
   decodeAbiParameters,
   encodeAbiParameters,
@@ -108,7 +108,7 @@ export function verifyWalletSendCalls(
     const executed = executedCalls((tx.data ?? '0x') as Hex, suffix)
     if (executed.length !== calls.length) fail(`execute runs ${executed.length} calls, not ${calls.length}`)
     for (const [index, call] of executed.entries()) sameCall(call, calls[index]!, undefined, `call ${index}`)
-    checkAuthorizations(tx.authorizationList ?? [], account, options)
+    checkAuthorizations('authorizationList' in tx ? (tx.authorizationList ?? []) : [], account, options)
   })
 }
 
@@ -182,14 +182,7 @@ function executedCalls(data: Hex, suffix: Hex | undefined): Call[] {
 
 /** Every EIP-7702 authorization is the account's own, for this chain only, to the expected delegate. */
 function checkAuthorizations(
-  authorizations: readonly {
-    address: string
-    chainId: number
-    nonce: number
-    r?: Hex
-    s?: Hex
-    yParity?: number
-  }[],
+  authorizations: SignedAuthorizationList,
   account: Hex,
   options: VerifySendCallsOptions,
 ): void {

@@ -8,8 +8,8 @@ import { devAccounts, devSigner, type PragueChain, startPragueChain } from '../e
  * and an atomic batch built with viem alone (its `signAuthorization`, `encodeFunctionData` and
  * `signTransaction`), as another EIP-7702 wallet would send it; then each answer altered in one way.
  */
-const recipient = '0x00000000000000000000000000000000000b0e01'
-const other = '0x00000000000000000000000000000000000b0e02'
+const recipient: Hex = '0x00000000000000000000000000000000000b0e01'
+const other: Hex = '0x00000000000000000000000000000000000b0e02'
 const suffix = '0x8021802180218021'
 
 let prague: PragueChain
@@ -24,7 +24,11 @@ afterAll(async () => {
 
 type Sent = { id: string; capabilities: { caip345: { caip2: string; transactionHashes: Hex[] } } }
 
-const request = (from: string, atomicRequired: boolean, extra: Record<string, unknown> = {}) => [
+const request = (
+  from: string,
+  atomicRequired: boolean,
+  extra: Record<string, unknown> = {},
+): [Record<string, unknown>] => [
   {
     version: '2.0.0',
     chainId: prague.hexChainId,
@@ -66,9 +70,9 @@ describe('verifyWalletSendCalls', () => {
         valid: false,
         reason: expect.stringContaining(reason),
       })
-    const [batch] = params as [Record<string, unknown>]
+    const [batch] = params
     fails(
-      [{ ...batch, calls: [{ to: recipient, value: '0x6' }, batch.calls![1]] }],
+      [{ ...batch, calls: [{ to: recipient, value: '0x6' }, (batch.calls as unknown[])[1]] }],
       sent,
       options,
       'call 0 sends 5, not 6',
@@ -96,7 +100,7 @@ describe('verifyWalletSendCalls', () => {
     expect(rawTransactions).toHaveLength(2)
     const options = { chainId: prague.anvil.chainId, rawTransactions }
     expect(verifyWalletSendCalls(params, sent, options)).toEqual({ valid: true })
-    const [batch] = params as [Record<string, unknown>]
+    const [batch] = params
     const shapeOnly = { ...sent, capabilities: {} }
     expect(
       verifyWalletSendCalls(params, shapeOnly, { ...options, rawTransactions: rawTransactions.toReversed() }),
