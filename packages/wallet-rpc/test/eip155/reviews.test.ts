@@ -2,12 +2,13 @@ import { encodeFunctionData, erc20Abi, hashTypedData, maxUint160, maxUint256 } f
 import { describe, expect, it } from 'vitest'
 import { privateKeyKeys } from '../../src/eip155/index.js'
 import { harness } from './helpers.js'
+import { permit2Address, permit2SingleTypedData } from './permit2.js'
 
 const key = '0x4646464646464646464646464646464646464646464646464646464646464646'
 const owner = '0x9d8A62f656a8d1615C1294fd71e9CFb3E4855A4F'
 const token = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
 const spender = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
-const permit2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+const permit2 = permit2Address
 const router = '0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD'
 
 async function reviewOf(method: string, params: unknown) {
@@ -138,33 +139,11 @@ const erc2612Permit = (value: bigint) => ({
   message: { owner, spender: router, value: value.toString(), nonce: 0, deadline: 1893456000 },
 })
 
-const permit2Single = {
-  types: {
-    EIP712Domain: [
-      { name: 'name', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-      { name: 'verifyingContract', type: 'address' },
-    ],
-    PermitDetails: [
-      { name: 'token', type: 'address' },
-      { name: 'amount', type: 'uint160' },
-      { name: 'expiration', type: 'uint48' },
-      { name: 'nonce', type: 'uint48' },
-    ],
-    PermitSingle: [
-      { name: 'details', type: 'PermitDetails' },
-      { name: 'spender', type: 'address' },
-      { name: 'sigDeadline', type: 'uint256' },
-    ],
-  },
-  primaryType: 'PermitSingle',
-  domain: { name: 'Permit2', chainId: 1, verifyingContract: permit2 },
-  message: {
-    details: { token, amount: maxUint160.toString(), expiration: 1893456000, nonce: 0 },
-    spender: router,
-    sigDeadline: '1893456000',
-  },
-}
+const permit2Single = permit2SingleTypedData(1, {
+  details: { token, amount: maxUint160.toString(), expiration: 1893456000, nonce: 0 },
+  spender: router,
+  sigDeadline: '1893456000',
+})
 
 const permit2Transfer = {
   types: {

@@ -11,6 +11,7 @@ import {
 } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { errorOf, type Harness, minedReceipt } from '../helpers.js'
+import { permit2SingleTypedData } from '../permit2.js'
 import { devAccounts, type PragueChain, startPragueChain } from './pragueChain.js'
 
 /**
@@ -381,34 +382,11 @@ describe('delegation safety, before any approval', () => {
   })
 
   it("Permit2 PermitSingle: unlimited judged at uint160's maximum; a spender without code is a caution", async () => {
-    const permit2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
-    const typedData = {
-      types: {
-        EIP712Domain: [
-          { name: 'name', type: 'string' },
-          { name: 'chainId', type: 'uint256' },
-          { name: 'verifyingContract', type: 'address' },
-        ],
-        PermitDetails: [
-          { name: 'token', type: 'address' },
-          { name: 'amount', type: 'uint160' },
-          { name: 'expiration', type: 'uint48' },
-          { name: 'nonce', type: 'uint48' },
-        ],
-        PermitSingle: [
-          { name: 'details', type: 'PermitDetails' },
-          { name: 'spender', type: 'address' },
-          { name: 'sigDeadline', type: 'uint256' },
-        ],
-      },
-      primaryType: 'PermitSingle',
-      domain: { name: 'Permit2', chainId: anvil.chainId, verifyingContract: permit2 },
-      message: {
-        details: { token, amount: (2n ** 160n - 1n).toString(), expiration: '281474976710655', nonce: '0' },
-        spender: recipient,
-        sigDeadline: '1900000000',
-      },
-    }
+    const typedData = permit2SingleTypedData(anvil.chainId, {
+      details: { token, amount: (2n ** 160n - 1n).toString(), expiration: '281474976710655', nonce: '0' },
+      spender: recipient,
+      sigDeadline: '1900000000',
+    })
     await h.result('eth_signTypedData_v4', [account0, typedData])
     const warnings = h.reviews.at(-1)!.warnings
     expect(warnings.find((warning) => warning.code === 'typed_data.permit2')?.message).toContain(

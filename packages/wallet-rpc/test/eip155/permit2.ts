@@ -1,0 +1,38 @@
+/**
+ * Permit2's `PermitSingle` as EIP-712 typed data, with the types Uniswap's Permit2 signs
+ * (src/libraries/PermitHash.sol: PermitDetails, PermitSingle) and its domain (name `Permit2`, no version).
+ */
+export const permit2Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+
+export function permit2SingleTypedData(
+  chainId: number,
+  message: {
+    details: { token: string; amount: string; expiration: number | string; nonce: number | string }
+    spender: string
+    sigDeadline: string
+  },
+) {
+  return {
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      PermitDetails: [
+        { name: 'token', type: 'address' },
+        { name: 'amount', type: 'uint160' },
+        { name: 'expiration', type: 'uint48' },
+        { name: 'nonce', type: 'uint48' },
+      ],
+      PermitSingle: [
+        { name: 'details', type: 'PermitDetails' },
+        { name: 'spender', type: 'address' },
+        { name: 'sigDeadline', type: 'uint256' },
+      ],
+    },
+    primaryType: 'PermitSingle',
+    domain: { name: 'Permit2', chainId, verifyingContract: permit2Address },
+    message,
+  }
+}
