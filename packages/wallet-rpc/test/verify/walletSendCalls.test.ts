@@ -1,7 +1,7 @@
 import { encodeAbiParameters, encodeFunctionData, type Hex, keccak256, toHex } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { verifyWalletSendCalls } from '../../src/verify/index.js'
-import { devAccounts, devSigner, type PragueChain, startPragueChain } from '../eip155/eip7702/pragueChain.js'
+import { devAccounts, devSigner, pragueChainPerFile } from '../eip155/eip7702/pragueChain.js'
 
 /**
  * `verifyWalletSendCalls` against answers of two implementations: batches our wallet sent on anvil (prague),
@@ -12,15 +12,7 @@ const recipient: Hex = '0x00000000000000000000000000000000000b0e01'
 const other: Hex = '0x00000000000000000000000000000000000b0e02'
 const suffix = '0x8021802180218021'
 
-let prague: PragueChain
-
-beforeAll(async () => {
-  prague = await startPragueChain()
-}, 60_000)
-
-afterAll(async () => {
-  await prague?.stop()
-})
+const prague = pragueChainPerFile()
 
 type Sent = { id: string; capabilities: { caip345: { caip2: string; transactionHashes: Hex[] } } }
 
@@ -31,7 +23,7 @@ const request = (
 ): [Record<string, unknown>] => [
   {
     version: '2.0.0',
-    chainId: prague.hexChainId,
+    chainId: prague().hexChainId,
     from,
     atomicRequired,
     calls: [
@@ -45,7 +37,7 @@ const request = (
 const rawsOf = (sent: Sent) =>
   Promise.all(
     sent.capabilities.caip345.transactionHashes.map(
-      async (hash) => (await prague.rpc('eth_getRawTransactionByHash', [hash])) as Hex,
+      async (hash) => (await prague().rpc('eth_getRawTransactionByHash', [hash])) as Hex,
     ),
   )
 
@@ -55,15 +47,15 @@ describe('verifyWalletSendCalls', () => {
       id: 'verify-1',
       capabilities: { dataSuffix: { value: suffix } },
     })
-    const sent = await prague.wallet([1]).result<Sent>('wallet_sendCalls', params)
+    const sent = await prague().wallet([1]).result<Sent>('wallet_sendCalls', params)
     const rawTransactions = await rawsOf(sent)
-    const options = { chainId: prague.anvil.chainId, rawTransactions }
+    const options = { chainId: prague().anvil.chainId, rawTransactions }
     expect(verifyWalletSendCalls(params, sent, options)).toEqual({ valid: true })
-    expect(verifyWalletSendCalls(params, sent, { ...options, delegate: prague.delegate })).toEqual({
+    expect(verifyWalletSendCalls(params, sent, { ...options, delegate: prague().delegate })).toEqual({
       valid: true,
     })
     // Shape only, without the transactions.
-    expect(verifyWalletSendCalls(params, sent, { chainId: prague.anvil.chainId })).toEqual({ valid: true })
+    expect(verifyWalletSendCalls(params, sent, { chainId: prague().anvil.chainId })).toEqual({ valid: true })
 
     const fails = (p: unknown, r: unknown, o: Parameters<typeof verifyWalletSendCalls>[2], reason: string) =>
       expect(verifyWalletSendCalls(p, r, o)).toMatchObject({
@@ -95,10 +87,10 @@ describe('verifyWalletSendCalls', () => {
 
   it("our wallet's sequential batch verifies; swapped order, atomicRequired and a missing suffix fail", async () => {
     const params = request(devAccounts[2], false, { capabilities: { dataSuffix: { value: suffix } } })
-    const sent = await prague.wallet([2], { delegate: false }).result<Sent>('wallet_sendCalls', params)
+    const sent = await prague().wallet([2], { delegate: false }).result<Sent>('wallet_sendCalls', params)
     const rawTransactions = await rawsOf(sent)
     expect(rawTransactions).toHaveLength(2)
-    const options = { chainId: prague.anvil.chainId, rawTransactions }
+    const options = { chainId: prague().anvil.chainId, rawTransactions }
     expect(verifyWalletSendCalls(params, sent, options)).toEqual({ valid: true })
     const [batch] = params
     const shapeOnly = { ...sent, capabilities: {} }
@@ -153,30 +145,33 @@ describe('verifyWalletSendCalls', () => {
       ],
     })
     const signed = (authorizationChainId: number) =>
-      account.signAuthorization!({ chainId: authorizationChainId, address: prague.delegate, nonce: 1 }).then(
-        (authorization) =>
-          account.signTransaction({
-            type: 'eip7702',
-            chainId: prague.anvil.chainId,
-            nonce: 0,
-            to: account.address,
-            data,
-            gas: 200_000n,
-            maxFeePerGas: 10n ** 10n,
-            maxPriorityFeePerGas: 10n ** 9n,
-            authorizationList: [authorization],
-          }),
+      account.signAuthorization!({
+        chainId: authorizationChainId,
+        address: prague().delegate,
+        nonce: 1,
+      }).then((authorization) =>
+        account.signTransaction({
+          type: 'eip7702',
+          chainId: prague().anvil.chainId,
+          nonce: 0,
+          to: account.address,
+          data,
+          gas: 200_000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 10n ** 9n,
+          authorizationList: [authorization],
+        }),
       )
     const params = request(account.address, true)
-    const raw = await signed(prague.anvil.chainId)
+    const raw = await signed(prague().anvil.chainId)
     const answer = {
       id: '0x01',
       capabilities: {
-        caip345: { caip2: `eip155:${prague.anvil.chainId}`, transactionHashes: [keccak256(raw)] },
+        caip345: { caip2: `eip155:${prague().anvil.chainId}`, transactionHashes: [keccak256(raw)] },
       },
     }
     expect(
-      verifyWalletSendCalls(params, answer, { chainId: prague.anvil.chainId, rawTransactions: [raw] }),
+      verifyWalletSendCalls(params, answer, { chainId: prague().anvil.chainId, rawTransactions: [raw] }),
     ).toEqual({
       valid: true,
     })
@@ -185,9 +180,9 @@ describe('verifyWalletSendCalls', () => {
       verifyWalletSendCalls(
         params,
         { id: '0x01' },
-        { chainId: prague.anvil.chainId, rawTransactions: [everyChain] },
+        { chainId: prague().anvil.chainId, rawTransactions: [everyChain] },
       ),
     ).toMatchObject({ valid: false, reason: expect.stringContaining('every chain') })
-    expect(toHex(prague.anvil.chainId)).toBe(prague.hexChainId)
+    expect(toHex(prague().anvil.chainId)).toBe(prague().hexChainId)
   })
 })

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { errorOf, minedReceipt } from '../helpers.js'
-import { devAccounts, devSigner, type PragueChain, startPragueChain } from './pragueChain.js'
+import { devAccounts, devSigner, type PragueChain, pragueChainPerFile } from './pragueChain.js'
 
 /**
  * `wallet_getCallsStatus` for every EIP-5792 outcome, on anvil (prague) with real transactions: a call that
@@ -11,30 +11,22 @@ import { devAccounts, devSigner, type PragueChain, startPragueChain } from './pr
  */
 const reverting = '0x60006000fd' // PUSH1 0 PUSH1 0 REVERT
 
-let prague: PragueChain
-
-beforeAll(async () => {
-  prague = await startPragueChain()
-}, 60_000)
-
-afterAll(async () => {
-  await prague?.stop()
-})
+const prague = pragueChainPerFile()
 
 type Sent = { id: string; capabilities: { caip345: { transactionHashes: Hex[] } } }
 
 /** A wallet on dev account `index` whose approval first gives `traps` reverting code. */
 const trappingWallet = (index: number, traps: Hex[], delegate: boolean) =>
-  prague.wallet([index], {
+  prague().wallet([index], {
     delegate,
     approve: async () => {
-      for (const trap of traps) await prague.rpc('anvil_setCode', [trap, reverting])
+      for (const trap of traps) await prague().rpc('anvil_setCode', [trap, reverting])
       return true
     },
   })
 
 async function statusOf(wallet: ReturnType<PragueChain['wallet']>, sent: Sent) {
-  for (const hash of sent.capabilities.caip345.transactionHashes) await minedReceipt(prague.chain, hash)
+  for (const hash of sent.capabilities.caip345.transactionHashes) await minedReceipt(prague().chain, hash)
   return wallet.result<{ status: number; atomic: boolean; receipts: { status: string }[] }>(
     'wallet_getCallsStatus',
     [sent.id],
@@ -42,7 +34,7 @@ async function statusOf(wallet: ReturnType<PragueChain['wallet']>, sent: Sent) {
 }
 
 const batch = (from: string, atomicRequired: boolean, calls: { to: Hex; value: Hex }[]) => [
-  { version: '2.0.0', chainId: prague.hexChainId, from, atomicRequired, calls },
+  { version: '2.0.0', chainId: prague().hexChainId, from, atomicRequired, calls },
 ]
 
 describe('wallet_getCallsStatus on anvil (prague)', () => {
@@ -60,7 +52,7 @@ describe('wallet_getCallsStatus on anvil (prague)', () => {
     const status = await statusOf(wallet, sent)
     expect(status).toMatchObject({ status: 600, atomic: false })
     expect(status.receipts.map((receipt) => receipt.status)).toEqual(['0x1', '0x0'])
-    expect(await prague.chain.getBalance({ address: paid })).toBe(5n)
+    expect(await prague().chain.getBalance({ address: paid })).toBe(5n)
   })
 
   it('500: an atomic batch (ERC-7821 execute) whose second call reverts: nothing took effect', async () => {
@@ -77,7 +69,7 @@ describe('wallet_getCallsStatus on anvil (prague)', () => {
     const status = await statusOf(wallet, sent)
     expect(status).toMatchObject({ status: 500, atomic: true })
     expect(status.receipts.map((receipt) => receipt.status)).toEqual(['0x0'])
-    expect(await prague.chain.getBalance({ address: paid })).toBe(0n)
+    expect(await prague().chain.getBalance({ address: paid })).toBe(0n)
   })
 
   it('500: a sequential batch whose every call reverts on chain', async () => {
@@ -101,9 +93,9 @@ describe('wallet_getCallsStatus on anvil (prague)', () => {
 
   it('100 while pending, 400 once another transaction took its nonce; the next batch leaves no gap', async () => {
     const from = devAccounts[7]
-    const wallet = prague.wallet([7])
-    const nonce = await prague.chain.getTransactionCount({ address: from })
-    await prague.rpc('evm_setAutomine', [false])
+    const wallet = prague().wallet([7])
+    const nonce = await prague().chain.getTransactionCount({ address: from })
+    await prague().rpc('evm_setAutomine', [false])
     let sent: Sent
     try {
       // The first atomic batch upgrades the account: nonce n, authorization n + 1.
@@ -115,36 +107,36 @@ describe('wallet_getCallsStatus on anvil (prague)', () => {
       // The same nonce, sent by the same key from elsewhere with higher fees: it replaces the batch.
       const replacement = await devSigner(7).signTransaction({
         type: 'eip1559',
-        chainId: prague.anvil.chainId,
+        chainId: prague().anvil.chainId,
         nonce,
         to: from,
         gas: 21_000n,
         maxFeePerGas: 10n ** 12n,
         maxPriorityFeePerGas: 10n ** 11n,
       })
-      await prague.rpc('eth_sendRawTransaction', [replacement])
-      await prague.rpc('evm_mine', [])
+      await prague().rpc('eth_sendRawTransaction', [replacement])
+      await prague().rpc('evm_mine', [])
     } finally {
-      await prague.rpc('evm_setAutomine', [true])
+      await prague().rpc('evm_setAutomine', [true])
     }
-    expect(await prague.chain.getTransactionCount({ address: from })).toBe(nonce + 1)
+    expect(await prague().chain.getTransactionCount({ address: from })).toBe(nonce + 1)
     const status = await wallet.result<{ status: number; receipts: unknown[] }>('wallet_getCallsStatus', [
       sent.id,
     ])
     expect(status).toMatchObject({ status: 400, receipts: [] })
-    expect(await prague.chain.getCode({ address: from })).toBeUndefined()
+    expect(await prague().chain.getCode({ address: from })).toBeUndefined()
     // The authorization's nonce (n + 1) was never used: the next batch takes it and mines.
     const next = await wallet.result<Sent>(
       'wallet_sendCalls',
       batch(from, true, [{ to: '0x00000000000000000000000000000000000b0401', value: '0x1' }]),
     )
     const [hash] = next.capabilities.caip345.transactionHashes
-    expect((await prague.chain.getTransaction({ hash: hash! })).nonce).toBe(nonce + 1)
+    expect((await prague().chain.getTransaction({ hash: hash! })).nonce).toBe(nonce + 1)
     expect(await statusOf(wallet, next)).toMatchObject({ status: 200 })
-    expect(await prague.chain.getTransactionCount({ address: from })).toBe(nonce + 3)
+    expect(await prague().chain.getTransactionCount({ address: from })).toBe(nonce + 3)
   })
 
   it('an unknown id is still 5730', async () => {
-    expect(errorOf(await prague.wallet([0]).call('wallet_getCallsStatus', ['0x1234'])).code).toBe(5730)
+    expect(errorOf(await prague().wallet([0]).call('wallet_getCallsStatus', ['0x1234'])).code).toBe(5730)
   })
 })

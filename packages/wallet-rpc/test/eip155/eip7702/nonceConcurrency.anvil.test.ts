@@ -1,8 +1,8 @@
 import type { Hex } from 'viem'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import type { Review } from '../../../src/core/review.js'
 import { errorOf, minedReceipt } from '../helpers.js'
-import { devAccounts, type PragueChain, startPragueChain } from './pragueChain.js'
+import { devAccounts, pragueChainPerFile } from './pragueChain.js'
 
 /**
  * Nonces of concurrent requests from one account, on anvil (prague): two atomic batches that both upgrade
@@ -10,15 +10,7 @@ import { devAccounts, type PragueChain, startPragueChain } from './pragueChain.j
  * `eth_sendTransaction` and a batch the user refuses, all approved at the same moment. Every nonce is used
  * once and none is skipped: the account's mined count ends exactly at the number of nonces sent.
  */
-let prague: PragueChain
-
-beforeAll(async () => {
-  prague = await startPragueChain()
-}, 60_000)
-
-afterAll(async () => {
-  await prague?.stop()
-})
+const prague = pragueChainPerFile()
 
 type Sent = { id: string; capabilities: { caip345: { transactionHashes: Hex[] } } }
 
@@ -31,7 +23,7 @@ it('two upgrading batches, a send and a refused batch approved together: distinc
   const allAsked = new Promise<void>((resolve) => {
     release = resolve
   })
-  const wallet = prague.wallet([8], {
+  const wallet = prague().wallet([8], {
     approve: async (review) => {
       asked.push(review)
       if (asked.length === requests) release()
@@ -43,13 +35,13 @@ it('two upgrading batches, a send and a refused batch approved together: distinc
     wallet.call('wallet_sendCalls', [
       {
         version: '2.0.0',
-        chainId: prague.hexChainId,
+        chainId: prague().hexChainId,
         from,
         atomicRequired: true,
         calls: Array.from({ length: calls }, (_, index) => ({ to: recipient, value: `0x${index + 1}` })),
       },
     ])
-  const start = await prague.chain.getTransactionCount({ address: from })
+  const start = await prague().chain.getTransactionCount({ address: from })
   const [first, second, send, refused] = await Promise.all([
     batch(2),
     batch(1),
@@ -68,23 +60,23 @@ it('two upgrading batches, a send and a refused batch approved together: distinc
   ]
   const used: number[] = []
   for (const hash of hashes) {
-    expect((await minedReceipt(prague.chain, hash)).status).toBe('success')
-    const transaction = await prague.chain.getTransaction({ hash })
+    expect((await minedReceipt(prague().chain, hash)).status).toBe('success')
+    const transaction = await prague().chain.getTransaction({ hash })
     used.push(transaction.nonce, ...(transaction.authorizationList ?? []).map((auth) => auth.nonce))
   }
   // Two type-4 transactions (nonce + authorization each) and one plain send: five nonces, each once.
   expect(used.toSorted((a, b) => a - b)).toEqual([start, start + 1, start + 2, start + 3, start + 4])
-  expect(await prague.chain.getTransactionCount({ address: from })).toBe(start + 5)
-  expect(await prague.chain.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(start + 5)
+  expect(await prague().chain.getTransactionCount({ address: from })).toBe(start + 5)
+  expect(await prague().chain.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(start + 5)
   for (const batchResponse of [first!, second!])
     expect(
       await wallet.result<{ status: number }>('wallet_getCallsStatus', [(batchResponse.result as Sent).id]),
     ).toMatchObject({ status: 200 })
-  expect(await prague.chain.getCode({ address: from })).toBe(
-    `0xef0100${prague.delegate.slice(2).toLowerCase()}`,
+  expect(await prague().chain.getCode({ address: from })).toBe(
+    `0xef0100${prague().delegate.slice(2).toLowerCase()}`,
   )
   // And the next send takes the very next nonce.
   const next = await wallet.result<Hex>('eth_sendTransaction', [{ from, to: recipient, value: '0x1' }])
-  expect((await minedReceipt(prague.chain, next)).status).toBe('success')
-  expect((await prague.chain.getTransaction({ hash: next })).nonce).toBe(start + 5)
+  expect((await minedReceipt(prague().chain, next)).status).toBe('success')
+  expect((await prague().chain.getTransaction({ hash: next })).nonce).toBe(start + 5)
 })

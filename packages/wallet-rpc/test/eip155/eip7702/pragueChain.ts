@@ -2,6 +2,7 @@ import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import { deployEip7702Executor } from '@wallet-rpc/devchains/eip7702Executor'
 import { createPublicClient, type Hex, http, type PublicClient, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
+import { afterAll, beforeAll } from 'vitest'
 import type { Review } from '../../../src/core/review.js'
 import { type Eip155Options, httpProvider, mnemonicKeys } from '../../../src/eip155/index.js'
 import { type Harness, harness } from '../helpers.js'
@@ -92,5 +93,23 @@ export async function startPragueChain(): Promise<PragueChain> {
   } catch (error) {
     await anvil.stop()
     throw error
+  }
+}
+
+/**
+ * The chain for one test file: started before its tests, stopped after them. Call at the top of the file;
+ * the returned function gives the running chain inside tests.
+ */
+export function pragueChainPerFile(): () => PragueChain {
+  let prague: PragueChain | undefined
+  beforeAll(async () => {
+    prague = await startPragueChain()
+  }, 60_000)
+  afterAll(async () => {
+    await prague?.stop()
+  })
+  return () => {
+    if (prague === undefined) throw new Error('the prague chain is not running (used outside a test?)')
+    return prague
   }
 }
