@@ -80,6 +80,7 @@ export function verifyTonSendMessage(
         fail('the request’s `from` is not the session wallet')
       }
     }
+    if (wallet.version === 'v5beta') fail('messages of a W5 beta wallet are not checked here (v4R2, v5R1)')
     const transfer =
       wallet.version === 'v4r2'
         ? readV4(external.body, wallet.publicKey)
