@@ -15,7 +15,7 @@ import {
 import { getTransferSolInstruction } from '@solana-program/system'
 import { beginCell } from '@ton/core'
 import { startBitcoinRegtest } from '@wallet-rpc/devchains/bitcoinRegtest'
-import * as bitcoin from 'bitcoinjs-lib'
+import { psbtFromUnsignedTransaction } from '../src/bip122/psbt/build.js'
 
 /**
  * The longest time one request keeps the event loop from running anything else (a frozen UI in a React
@@ -139,15 +139,22 @@ export async function run(): Promise<void> {
   const { account } = await namespace.wallet.chain(bip.BIP122_REGTEST)
   const payment = await account.address(84, 0, 0)
   const taproot = await account.address(86, 0, 0)
+  // Built from an unsigned transaction (bitcoinjs' addInput with witnessUtxo is quadratic: minutes at 3000).
   const psbtOf = (owner: typeof payment, inputs: number) => {
-    const psbt = new bitcoin.Psbt({ network: bitcoin.networks.regtest })
-    for (let i = 0; i < inputs; i++) {
-      const hash = new Uint8Array(32)
-      hash[0] = i & 255
-      hash[1] = i >> 8
-      psbt.addInput({ hash, index: 0, witnessUtxo: { script: owner.scriptPubKey, value: 10_000n } })
-    }
-    psbt.addOutput({ script: owner.scriptPubKey, value: BigInt(inputs) * 9_000n })
+    const psbt = psbtFromUnsignedTransaction({
+      version: 2,
+      locktime: 0,
+      inputs: Array.from({ length: inputs }, (_, i) => ({
+        txid: Uint8Array.from({ length: 32 }, (_, j) => (j < 2 ? (i >> (8 * j)) & 255 : 7)),
+        vout: 0,
+        sequence: 0xfffffffd,
+        scriptSig: new Uint8Array(0),
+        witness: [],
+      })),
+      outputs: [{ script: owner.scriptPubKey, value: BigInt(inputs) * 9_000n }],
+    })
+    for (let i = 0; i < inputs; i++)
+      psbt.updateInput(i, { witnessUtxo: { script: owner.scriptPubKey, value: 10_000n } })
     return base64.encode(psbt.toBuffer())
   }
   const signPsbt = (owner: typeof payment, inputs: number) => {
