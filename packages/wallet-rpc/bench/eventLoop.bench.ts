@@ -1,21 +1,16 @@
+import { fork } from 'node:child_process'
 import { loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { base58, base64 } from '@scure/base'
-import {
-  address,
-  appendTransactionMessageInstructions,
-  blockhash,
-  compileTransaction,
-  createNoopSigner,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-} from '@solana/kit'
-import { getTransferSolInstruction } from '@solana-program/system'
 import { beginCell } from '@ton/core'
-import { startBitcoinRegtest } from '@wallet-rpc/devchains/bitcoinRegtest'
 import { psbtFromUnsignedTransaction } from '../src/bip122/psbt/build.js'
+import {
+  serializeTransaction,
+  type Transaction,
+  transactionId,
+  txidToHash,
+} from '../src/bip122/transaction/transaction.js'
+import { solanaTransfer } from './solanaTransfer.js'
 
 /**
  * The longest time one request keeps the event loop from running anything else (a frozen UI in a React
@@ -27,26 +22,36 @@ import { psbtFromUnsignedTransaction } from '../src/bip122/psbt/build.js'
 const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const now = () => performance.now()
+/** This process's CPU time, ms: unlike wall time, not stretched when other jobs share the cores. */
+const cpuNow = () => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
 
-/** Runs `task` with a probe beside it: its total wall time and the longest stretch without a turn. */
-export async function longestBlock(
-  task: () => Promise<unknown>,
-): Promise<{ total: number; longest: number }> {
-  let longest = 0
-  let last = now()
+type Span = { wall: number; cpu: number }
+
+/**
+ * Runs `task` with a probe beside it (a `setImmediate` loop; the longest gap between two of its turns is the
+ * longest block): the total and the longest block, each in wall time and in this process's CPU time. On a
+ * shared machine the wall figures include the time other jobs held the cores; the CPU ones do not.
+ */
+export async function longestBlock(task: () => Promise<unknown>): Promise<{ total: Span; longest: Span }> {
+  const longest = { wall: 0, cpu: 0 }
+  let last = { wall: now(), cpu: cpuNow() }
   let done = false
   const tick = () => {
-    const at = now()
-    if (at - last > longest) longest = at - last
+    const at = { wall: now(), cpu: cpuNow() }
+    longest.wall = Math.max(longest.wall, at.wall - last.wall)
+    longest.cpu = Math.max(longest.cpu, at.cpu - last.cpu)
     last = at
     if (!done) setImmediate(tick)
   }
   setImmediate(tick)
-  const start = now()
+  const start = { wall: now(), cpu: cpuNow() }
   await task()
-  const total = now() - start
+  const total = { wall: now() - start.wall, cpu: cpuNow() - start.cpu }
   done = true
-  if (now() - last > longest) longest = now() - last
+  tick()
   return { total, longest }
 }
 
@@ -90,32 +95,16 @@ export async function run(): Promise<void> {
     for (let i = 0; i < count; i++) edKey.sign(digest)
   }
 
-  // bip122: signPsbt with 3000 inputs of each kind, sendTransfer from 3000 coins on the embedded chain.
-  // The chain starts only when the sendTransfer row runs (funding 3000 coins takes a while).
-  let chain: Awaited<ReturnType<typeof startBitcoinRegtest>> | undefined
-  let esplora: ReturnType<typeof bip.esplora> | undefined
-  const provider = () => {
-    if (chain === undefined) throw new Error('no chain yet')
-    esplora ??= bip.esplora(chain.url, { retries: 0 })
-    return esplora
-  }
-  const namespace = bip.bip122({
+  // bip122: signPsbt with 3000 inputs of each kind on a wallet without a chain provider (a signing-only
+  // wallet: a P2WPKH input then proves its amount with its parent transaction, nonWitnessUtxo), and
+  // sendTransfer from 3000 coins on the embedded chain, on a wallet created once that chain is funded.
+  const signingNamespace = bip.bip122({
     keys: bip.hdKeys({ mnemonic }),
-    chains: {
-      [bip.BIP122_REGTEST]: {
-        provider: {
-          utxos: (address) => provider().utxos(address),
-          addressActivity: (address) => provider().addressActivity(address),
-          feeRates: () => provider().feeRates(),
-          rawTransaction: (txid) => provider().rawTransaction(txid),
-          broadcast: (raw) => provider().broadcast(raw),
-        },
-      },
-    },
+    chains: { [bip.BIP122_REGTEST]: {} },
   })
+  const signer = createWalletRpc({ namespaces: [signingNamespace], approve: () => true })
   const wallet = createWalletRpc({
     namespaces: [
-      namespace,
       evm.eip155({ keys: evm.mnemonicKeys({ mnemonic }), chains: [1] }),
       tonNs.ton({
         keys: tonNs.tonKeys.fromSecretKey(new Uint8Array(32).fill(42)),
@@ -136,16 +125,33 @@ export async function run(): Promise<void> {
     ],
     approve: () => true,
   })
-  const { account } = await namespace.wallet.chain(bip.BIP122_REGTEST)
+  const { account } = await signingNamespace.wallet.chain(bip.BIP122_REGTEST)
   const payment = await account.address(84, 0, 0)
   const taproot = await account.address(86, 0, 0)
+  // One small parent per input (its own txid).
+  const parentOf = (owner: typeof payment, i: number): Transaction => ({
+    version: 2,
+    locktime: 0,
+    inputs: [
+      {
+        txid: new Uint8Array(32).fill(9),
+        vout: i,
+        sequence: 0xffffffff,
+        scriptSig: new Uint8Array(0),
+        witness: [],
+      },
+    ],
+    outputs: [{ script: owner.scriptPubKey, value: 10_000n }],
+  })
   // Built from an unsigned transaction (bitcoinjs' addInput with witnessUtxo is quadratic: minutes at 3000).
   const psbtOf = (owner: typeof payment, inputs: number) => {
+    const withParents = owner.addressType !== 'p2tr'
+    const parents = Array.from({ length: inputs }, (_, i) => parentOf(owner, i))
     const psbt = psbtFromUnsignedTransaction({
       version: 2,
       locktime: 0,
-      inputs: Array.from({ length: inputs }, (_, i) => ({
-        txid: Uint8Array.from({ length: 32 }, (_, j) => (j < 2 ? (i >> (8 * j)) & 255 : 7)),
+      inputs: parents.map((parent) => ({
+        txid: txidToHash(transactionId(parent)),
         vout: 0,
         sequence: 0xfffffffd,
         scriptSig: new Uint8Array(0),
@@ -153,31 +159,54 @@ export async function run(): Promise<void> {
       })),
       outputs: [{ script: owner.scriptPubKey, value: BigInt(inputs) * 9_000n }],
     })
-    for (let i = 0; i < inputs; i++)
-      psbt.updateInput(i, { witnessUtxo: { script: owner.scriptPubKey, value: 10_000n } })
+    for (const [i, parent] of parents.entries()) {
+      psbt.updateInput(i, {
+        witnessUtxo: { script: owner.scriptPubKey, value: 10_000n },
+        ...(withParents ? { nonWitnessUtxo: serializeTransaction(parent) } : {}),
+      })
+    }
     return base64.encode(psbt.toBuffer())
   }
   const signPsbt = (owner: typeof payment, inputs: number) => {
     const psbt = psbtOf(owner, inputs)
     const signInputs = Array.from({ length: inputs }, (_, index) => ({ address: owner.address, index }))
-    return () => answer(wallet, bip.BIP122_REGTEST, 'signPsbt', { account: account.id, psbt, signInputs })
+    return () => answer(signer, bip.BIP122_REGTEST, 'signPsbt', { account: account.id, psbt, signInputs })
   }
+  // The chain starts only when the sendTransfer row runs (funding 3000 coins takes a while), in a child
+  // process: its signature checks must count neither as a block of ours nor in our CPU time.
+  let chain: { stop: () => Promise<void> } | undefined
+  let sender: ReturnType<typeof createWalletRpc> | undefined
   const fundedChain = async () => {
     step('starting the regtest chain, funding 3000 coins')
-    const started = await startBitcoinRegtest()
+    const child = fork(fileURLToPath(new URL('./regtestProcess.mjs', import.meta.url)), [], { execArgv: [] })
+    const next = () => new Promise<unknown>((resolve) => child.once('message', resolve))
+    const { url } = (await next()) as { url: string }
     const addresses = await Promise.all(Array.from({ length: 30 }, (_, i) => account.address(84, 0, i)))
-    for (let i = 0; i < 3000; i++) started.chain.fund(addresses[i % 30]!.address, 10_000, { confirm: false })
-    started.mine(1)
-    await account.refresh()
-    return started
+    child.send({
+      fund: Array.from({ length: 3000 }, (_, i) => ({ address: addresses[i % 30]!.address, sats: 10_000 })),
+    })
+    await next()
+    const namespace = bip.bip122({
+      keys: bip.hdKeys({ mnemonic }),
+      chains: { [bip.BIP122_REGTEST]: { provider: bip.esplora(url, { retries: 0, timeoutMs: 120_000 }) } },
+    })
+    sender = createWalletRpc({ namespaces: [namespace], approve: () => true })
+    await (await namespace.wallet.chain(bip.BIP122_REGTEST)).account.refresh()
+    const stop = async () => {
+      child.send('stop')
+      await next()
+    }
+    return { stop }
   }
   const recipient = (await account.address(84, 0, 40)).address
-  // Spends nearly every coin: 2990 × 10 000 sat.
+  // Selects from 3000 coins and spends as many as a standard transaction holds (400 000 weight units, about
+  // 1470 P2WPKH inputs; nodes refuse a larger one): at the chain's 2 sat/vB, 14.3 M sat plus the fee take
+  // 1450 coins of 10 000 sat.
   const sendTransfer = () =>
-    answer(wallet, bip.BIP122_REGTEST, 'sendTransfer', {
+    answer(sender!, bip.BIP122_REGTEST, 'sendTransfer', {
       account: account.id,
       recipientAddress: recipient,
-      amount: String(2990 * 10_000 - 200_000),
+      amount: '14300000',
     })
 
   const evmAccount = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
@@ -193,9 +222,10 @@ export async function run(): Promise<void> {
     },
     primaryType: 'Batch',
     domain: { name: 'limits' },
-    // The most values the limits admit: entries of 18 amounts, under maxValues and maxArrayLength.
+    // The most values the limits admit: the domain and message count 4 (objects, the name, the array),
+    // each entry 22 (itself, owner, note, the amounts array and its 18 amounts).
     message: {
-      entries: Array.from({ length: Math.floor(typedDataLimits.maxValues / 21) }, (_, i) => ({
+      entries: Array.from({ length: Math.floor((typedDataLimits.maxValues - 4) / 22) }, (_, i) => ({
         owner: evmAccount,
         amounts: Array.from({ length: 18 }, (_, j) => String(i * 18 + j)),
         note: `entry ${i}`,
@@ -211,35 +241,16 @@ export async function run(): Promise<void> {
   }))
 
   const solOwner = base58.encode(edKey.publicKey)
-  const solDistinct = Array.from({ length: 100 }, (_, i) => {
-    const payer = address(solOwner)
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayer(payer, m),
-      (m) =>
-        setTransactionMessageLifetimeUsingBlockhash(
-          { blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1n },
-          m,
-        ),
-      (m) =>
-        appendTransactionMessageInstructions(
-          [
-            getTransferSolInstruction({
-              source: createNoopSigner(payer),
-              destination: address('9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'),
-              amount: BigInt(1000 + i),
-            }),
-          ],
-          m,
-        ),
-    )
-    return getBase64EncodedWireTransaction(compileTransaction(message))
-  })
+  const solDistinct = Array.from({ length: 100 }, (_, i) => solanaTransfer(solOwner, BigInt(1000 + i)).wire)
   // 100 distinct transactions, each 100 times: building 10 000 with @solana/kit takes longer than signing them.
   const solTransactions = Array.from({ length: 10_000 }, (_, i) => solDistinct[i % 100]!)
 
   const cases: Case[] = [
-    { name: 'signPsbt, 3000 P2WPKH inputs', run: signPsbt(payment, 3000), raw: rawEcdsa(3000) },
+    {
+      name: 'signPsbt, 3000 P2WPKH inputs (each with its parent)',
+      run: signPsbt(payment, 3000),
+      raw: rawEcdsa(3000),
+    },
     { name: 'signPsbt, 3000 P2TR inputs', run: signPsbt(taproot, 3000), raw: rawSchnorr(3000) },
     {
       name: `eth_signTypedData_v4, ${typedDataLimits.maxValues} values`,
@@ -257,7 +268,7 @@ export async function run(): Promise<void> {
         answer(wallet, sol.solanaMainnet, 'solana_signAllTransactions', { transactions: solTransactions }),
       raw: rawEd25519(10_000),
     },
-    { name: 'sendTransfer, 3000 coins (2990 spent)', run: sendTransfer, raw: rawEcdsa(2990), once: true },
+    { name: 'sendTransfer from 3000 coins (1450 spent)', run: sendTransfer, raw: rawEcdsa(1450), once: true },
   ]
   const only = process.env.EVENT_LOOP_FILTER ?? ''
   console.log(
@@ -265,23 +276,27 @@ export async function run(): Promise<void> {
       .map((load) => load.toFixed(2))
       .join(' ')}`,
   )
-  console.log('| request | longest block | total | raw signatures | total ÷ raw | load |')
+  console.log(
+    '| request | longest block, CPU (wall) | total, CPU (wall) | raw signatures, CPU | total ÷ raw, CPU | load |',
+  )
   console.log('| --- | --- | --- | --- | --- | --- |')
   try {
     for (const { name, run, raw, once } of cases.filter((candidate) => candidate.name.includes(only))) {
       step(name)
       if (once) chain ??= await fundedChain()
       else await run() // warm-up (JIT)
-      const rawStart = now()
+      const rawStart = cpuNow()
       raw()
-      const rawMs = now() - rawStart
+      const rawMs = cpuNow() - rawStart
       const { total, longest } = await longestBlock(run)
       console.log(
-        `| ${name} | ${longest.toFixed(1)} ms ${longest <= 50 ? 'OK' : 'OVER'} | ${total.toFixed(0)} ms | ${rawMs.toFixed(0)} ms | ${(total / rawMs).toFixed(2)}× | ${loadavg()[0]!.toFixed(2)} |`,
+        `| ${name} | ${longest.cpu.toFixed(1)} ms (${longest.wall.toFixed(1)}) ${longest.cpu <= 50 ? 'OK' : 'OVER'} | ${total.cpu.toFixed(0)} ms (${total.wall.toFixed(0)}) | ${rawMs.toFixed(0)} ms | ${(total.cpu / rawMs).toFixed(2)}× | ${loadavg()[0]!.toFixed(2)} |`,
       )
     }
   } finally {
     await wallet.close()
+    await signer.close()
+    await sender?.close()
     await chain?.stop()
   }
 }

@@ -1,18 +1,6 @@
 import { base58 } from '@scure/base'
-import {
-  address,
-  appendTransactionMessageInstructions,
-  blockhash,
-  compileTransaction,
-  createNoopSigner,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-} from '@solana/kit'
-import { getTransferSolInstruction } from '@solana-program/system'
 import { measure, measureCalls, median, quantile, type Sample } from './measure.js'
+import { solanaTransfer as transaction } from './solanaTransfer.js'
 
 /**
  * solana_signTransaction through the whole `handle()` path (envelope, schema, strict decode, review with the
@@ -25,32 +13,6 @@ import { measure, measureCalls, median, quantile, type Sample } from './measure.
 const seed = new Uint8Array(32).fill(42)
 const rounds = 60
 const perBatch = 100
-
-function transaction(feePayer: string, amount: bigint) {
-  const payer = address(feePayer)
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(payer, m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash(
-        { blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1n },
-        m,
-      ),
-    (m) =>
-      appendTransactionMessageInstructions(
-        [
-          getTransferSolInstruction({
-            source: createNoopSigner(payer),
-            destination: address('9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'),
-            amount,
-          }),
-        ],
-        m,
-      ),
-  )
-  const compiled = compileTransaction(message)
-  return { wire: getBase64EncodedWireTransaction(compiled), message: new Uint8Array(compiled.messageBytes) }
-}
 
 /** A module of the built package, typed as its source (dist/ exists only after `npm run build`). */
 const built = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href)
