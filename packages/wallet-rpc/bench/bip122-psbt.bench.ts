@@ -13,7 +13,7 @@ import type { Transaction } from '../src/bip122/transaction/transaction.js'
 import type { Account, AccountAddress } from '../src/bip122/types.js'
 import { createWalletRpc } from '../src/createWalletRpc.js'
 import { ecc, secp256k1Backend } from '../src/crypto/secp256k1.js'
-import { median } from './measure.js'
+import { measure, median, quantile } from './measure.js'
 
 /**
  * PSBT signing cost per input at N = 10, 100, 1000, 3000 inputs, P2WPKH and P2TR, against one raw
@@ -59,7 +59,7 @@ function dappPsbt(count: number, owners: AccountAddress[]): string {
 
 async function ours(account: Account, owners: AccountAddress[], base64: string) {
   const start = now()
-  const decoded = decodePsbt(base64, { maxBytes: 64 << 20, maxInputs: 10_000, maxOutputs: 10_000 })
+  const decoded = await decodePsbt(base64, { maxBytes: 64 << 20, maxInputs: 10_000, maxOutputs: 10_000 })
   const afterDecode = now()
   const hashType = owners[0]!.addressType === 'p2tr' ? 0 : 1
   const inputs = decoded.tx.inputs.map((_, index) => ({
@@ -182,7 +182,98 @@ export async function run(): Promise<void> {
     )
   }
 
+  await withParents()
   await sendTransferFrom3000()
+}
+
+/**
+ * signPsbt through handle() on a signing-only wallet (no chain provider), 100 P2WPKH inputs that each carry
+ * their full parent (nonWitnessUtxo, the segwit-v0 amount proof): one parent of 100 outputs (3 KB) that every
+ * input spends, as bench/platforms builds it, and 100 parents of the same size, one per input. Per input
+ * over one raw ECDSA signature, CPU time, median of alternating rounds. Target (issue 34 §4): ≤ 1.5×.
+ */
+export async function withParents(): Promise<void> {
+  const namespace = bip122({ keys: hdKeys({ mnemonic }), chains: { [BIP122_REGTEST]: {} } })
+  const rpc = createWalletRpc({ namespaces: [namespace], approve: () => true })
+  const { account } = await namespace.wallet.chain(BIP122_REGTEST)
+  const owner = await account.address(84, 0, 0)
+  const parentOf = (seed: number) => {
+    const parent = new bitcoin.Transaction()
+    parent.addInput(new Uint8Array(32).fill(seed & 255), seed >> 8)
+    for (let i = 0; i < 100; i++) parent.addOutput(owner.scriptPubKey, 10_000n)
+    return parent
+  }
+  const psbtOf = (parents: bitcoin.Transaction[]) => {
+    const psbt = psbtFromUnsignedTransaction({
+      version: 2,
+      locktime: 0,
+      inputs: Array.from({ length: 100 }, (_, i) => ({
+        txid: parents[i % parents.length]!.getHash(),
+        vout: i,
+        sequence: 0xfffffffd,
+        scriptSig: new Uint8Array(0),
+        witness: [],
+      })),
+      outputs: [{ script: owner.scriptPubKey, value: 990_000n }],
+    })
+    for (let i = 0; i < 100; i++) {
+      psbt.updateInput(i, {
+        nonWitnessUtxo: parents[i % parents.length]!.toBuffer(),
+        witnessUtxo: { script: owner.scriptPubKey, value: 10_000n },
+      })
+    }
+    return psbt.toBase64()
+  }
+  const signInputsParam = Array.from({ length: 100 }, (_, index) => ({ address: owner.address, index }))
+  const key = randomBytes(32)
+  const digests = Array.from({ length: 100 }, () => randomBytes(32))
+  console.log(
+    '\nsignPsbt with parents (nonWitnessUtxo), 100 P2WPKH inputs, through handle(), no chain provider:',
+  )
+  const rows = [
+    ['one 3 KB parent spent by every input', [parentOf(1)]],
+    ['a 3 KB parent per input', Array.from({ length: 100 }, (_, i) => parentOf(i + 2))],
+  ] as const
+  const cases = rows.map(([label, parents]) => {
+    const psbt = psbtOf([...parents])
+    const sign = async () => {
+      const response = await rpc.handle({
+        chainId: BIP122_REGTEST,
+        request: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'signPsbt',
+          params: { account: account.id, psbt, signInputs: signInputsParam },
+        },
+      })
+      if ('error' in response) throw new Error(JSON.stringify(response.error))
+    }
+    return { label, psbt, sign }
+  })
+  const raw = () => {
+    for (const digest of digests) ecc.sign(digest, key)
+  }
+  // Warm-up of every path before the first row is measured (the first row ran ~15% slower without it).
+  for (let i = 0; i < 10; i++) {
+    for (const { sign } of cases) await sign()
+    raw()
+  }
+  for (const { label, psbt, sign } of cases) {
+    const requests: number[] = []
+    const raws: number[] = []
+    const ratios: number[] = []
+    for (let round = 0; round < 31; round++) {
+      const request = (await measure(100, sign)).cpu
+      const signature = (await measure(100, raw)).cpu
+      requests.push(request)
+      raws.push(signature)
+      ratios.push(request / signature)
+    }
+    console.log(
+      `  ${label} (PSBT ${(psbt.length / 1024).toFixed(0)} KiB base64): ${median(requests).toFixed(1)} µs CPU/input, raw ECDSA ${median(raws).toFixed(1)} µs, ratio ${median(ratios).toFixed(2)}× (middle half ${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}), target ≤ 1.5×`,
+    )
+  }
+  await rpc.close()
 }
 
 /** Only the sendTransfer part (BENCH_FILTER cannot select inside a file; handy for profiling). */

@@ -56,11 +56,14 @@ const clock = (): (() => number) => {
   return typeof performance?.now === 'function' ? () => performance.now() : () => Date.now()
 }
 
+/** `await pause()` in a long loop: undefined (no wait) until the slice is used up, then a turn. */
+export type Pause = () => Promise<void> | undefined
+
 /**
  * A pause for a long loop: `await pause()` once per item costs a clock read until `sliceMs` of work has
  * passed since the last turn, then gives the event loop one. Each loop makes its own.
  */
-export function timeSlicer(budgetMs = sliceMs): () => Promise<void> | undefined {
+export function timeSlicer(budgetMs = sliceMs): Pause {
   const now = clock()
   let since = now()
   return () => {

@@ -13,7 +13,7 @@ import { writeSignatures } from '../../src/bip122/psbt/apply.js'
 import { psbtFromUnsignedTransaction } from '../../src/bip122/psbt/build.js'
 import { decodePsbt } from '../../src/bip122/psbt/decode.js'
 import { signInputs } from '../../src/bip122/transaction/sign.js'
-import { parseTransaction, type Transaction } from '../../src/bip122/transaction/transaction.js'
+import { parseTransaction, type Transaction, txidToHash } from '../../src/bip122/transaction/transaction.js'
 import type { Account, AccountAddress, Purpose } from '../../src/bip122/types.js'
 import { WalletRpcError } from '../../src/core/errors.js'
 import { mnemonic, network } from './psbtFixture.js'
@@ -24,10 +24,10 @@ const vectors = JSON.parse(
 
 describe('PSBT decoding against the BIP-174 and BIP-371 vectors', () => {
   for (const vector of [...vectors.bip174Invalid, ...vectors.bip371Invalid]) {
-    it(`refuses: ${vector.case}`, () => {
+    it(`refuses: ${vector.case}`, async () => {
       let caught: unknown
       try {
-        decodePsbt(vector.base64)
+        await decodePsbt(vector.base64)
       } catch (error) {
         caught = error
       }
@@ -37,30 +37,85 @@ describe('PSBT decoding against the BIP-174 and BIP-371 vectors', () => {
     })
   }
   for (const vector of vectors.bip371Valid) {
-    it(`accepts: ${vector.case}`, () => {
-      const decoded = decodePsbt(vector.base64)
+    it(`accepts: ${vector.case}`, async () => {
+      const decoded = await decodePsbt(vector.base64)
       expect(decoded.tx.inputs).toHaveLength(1)
       expect(decoded.prevoutSources).toEqual(['witnessUtxo'])
     })
   }
 
-  it('refuses non-canonical base64 and oversized PSBTs', () => {
+  it('refuses non-canonical base64 and oversized PSBTs', async () => {
     const valid = vectors.bip371Valid[0]!.base64
-    const reason = (run: () => unknown) => {
+    const reason = async (run: () => Promise<unknown>) => {
       try {
-        run()
+        await run()
       } catch (error) {
         return ((error as WalletRpcError).data as { reason: string }).reason
       }
       return 'did not throw'
     }
-    expect(reason(() => decodePsbt('cHNidP8BAB=='))).toBe('PSBT is not canonical base64')
-    expect(reason(() => decodePsbt(valid, { maxBytes: 100, maxInputs: 10, maxOutputs: 10 }))).toBe(
+    expect(await reason(() => decodePsbt('cHNidP8BAB=='))).toBe('PSBT is not canonical base64')
+    expect(await reason(() => decodePsbt(valid, { maxBytes: 100, maxInputs: 10, maxOutputs: 10 }))).toBe(
       'PSBT larger than 100 bytes',
     )
-    expect(reason(() => decodePsbt(valid, { maxBytes: 1e6, maxInputs: 0, maxOutputs: 10 }))).toBe(
+    expect(await reason(() => decodePsbt(valid, { maxBytes: 1e6, maxInputs: 0, maxOutputs: 10 }))).toBe(
       'PSBT has more than 0 inputs',
     )
+  })
+})
+
+describe('PSBT decoding: parent transactions (nonWitnessUtxo)', () => {
+  // One segwit parent with two outputs, spent by both inputs of the PSBT.
+  const parent = new bitcoin.Transaction()
+  parent.version = 2
+  parent.addInput(new Uint8Array(32).fill(5), 0)
+  parent.setWitness(0, [new Uint8Array(72).fill(1), new Uint8Array(33).fill(2)])
+  parent.addOutput(Uint8Array.of(0x00, 0x14, ...new Uint8Array(20).fill(7)), 1000n)
+  parent.addOutput(Uint8Array.of(0x00, 0x14, ...new Uint8Array(20).fill(8)), 2000n)
+  const psbtWith = (first: Uint8Array, second: Uint8Array) => {
+    const hash = txidToHash(parent.getId())
+    const input = (vout: number) => ({
+      txid: hash,
+      vout,
+      sequence: 0,
+      scriptSig: new Uint8Array(0),
+      witness: [],
+    })
+    const psbt = psbtFromUnsignedTransaction({
+      version: 2,
+      locktime: 0,
+      inputs: [input(0), input(1)],
+      outputs: [{ script: Uint8Array.of(0x51), value: 2500n }],
+    })
+    psbt.data.updateInput(0, { nonWitnessUtxo: first })
+    psbt.data.updateInput(1, { nonWitnessUtxo: second })
+    return psbt.toBase64()
+  }
+  const parentBytes = parent.toBuffer()
+
+  it('two inputs spending one parent: each gets its own output', async () => {
+    const decoded = await decodePsbt(psbtWith(parentBytes, Uint8Array.from(parentBytes)))
+    expect(decoded.prevouts).toEqual([
+      { script: parent.outs[0]!.script, value: 1000n },
+      { script: parent.outs[1]!.script, value: 2000n },
+    ])
+    expect(decoded.prevoutSources).toEqual(['nonWitnessUtxo', 'nonWitnessUtxo'])
+  })
+
+  it('the same parent with other witnesses (same txid) is checked on its own and accepted', async () => {
+    const rewitnessed = parent.clone()
+    rewitnessed.setWitness(0, [new Uint8Array(71).fill(3)])
+    const decoded = await decodePsbt(psbtWith(parentBytes, rewitnessed.toBuffer()))
+    expect(decoded.prevouts[1]).toEqual({ script: parent.outs[1]!.script, value: 2000n })
+  })
+
+  it('a second input carrying another transaction is refused, though the first parent was right', async () => {
+    const other = parent.clone()
+    other.locktime = 1
+    await expect(decodePsbt(psbtWith(parentBytes, other.toBuffer()))).rejects.toMatchObject({
+      code: -32602,
+      data: { path: 'psbt', reason: 'input 1: nonWitnessUtxo is not the transaction it spends' },
+    })
   })
 })
 
@@ -160,7 +215,7 @@ describe('linear PSBT building and signing agree with bitcoinjs-lib and @scure/b
             : { publicKey: owner.publicKey, sign: (hash: Uint8Array) => tiny.sign(hash, privateKey) }
         reference.signInput(i, signer)
       })
-      const decoded = decodePsbt(ours.toBase64())
+      const decoded = await decodePsbt(ours.toBase64())
       const signatures = await signInputs(
         account,
         parseTransaction(decoded.psbt.data.globalMap.unsignedTx.toBuffer()),
@@ -203,9 +258,9 @@ function tweakedSigner(privateKey: Uint8Array, publicKey: Uint8Array, auxRand: U
 
 describe('hostile PSBT bytes never crash the decoder', () => {
   const valid = Buffer.from(vectors.bip371Valid[1]!.base64, 'base64')
-  const judge = (bytes: Uint8Array) => {
+  const judge = async (bytes: Uint8Array) => {
     try {
-      decodePsbt(Buffer.from(bytes).toString('base64'))
+      await decodePsbt(Buffer.from(bytes).toString('base64'))
     } catch (error) {
       // Only a clean -32602 naming the field, never a TypeError or RangeError escaping.
       expect(error).toBeInstanceOf(WalletRpcError)
@@ -213,25 +268,25 @@ describe('hostile PSBT bytes never crash the decoder', () => {
       expect((error as WalletRpcError).data).toMatchObject({ path: 'psbt' })
     }
   }
-  it('random bytes after the magic', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), (tail) =>
+  it('random bytes after the magic', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 400 }), (tail) =>
         judge(Uint8Array.from([0x70, 0x73, 0x62, 0x74, 0xff, ...tail])),
       ),
       { numRuns: 300 },
     )
   })
-  it('single-byte mutations and truncations of a valid taproot PSBT', () => {
-    fc.assert(
-      fc.property(
+  it('single-byte mutations and truncations of a valid taproot PSBT', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.nat(valid.length - 1),
         fc.integer({ min: 1, max: 255 }),
         fc.nat(valid.length),
-        (at, xor, cut) => {
+        async (at, xor, cut) => {
           const mutated = Uint8Array.from(valid)
           mutated[at]! ^= xor
-          judge(mutated)
-          judge(valid.subarray(0, cut))
+          await judge(mutated)
+          await judge(valid.subarray(0, cut))
         },
       ),
       { numRuns: 300 },

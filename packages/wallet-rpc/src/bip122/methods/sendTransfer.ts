@@ -277,7 +277,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       try {
         const cache = createSighashCache(plan.tx, plan.prevouts)
         const signatures = await signInputs(plan.account, plan.tx, plan.prevouts, plan.inputs, { cache })
-        if (!verifyInputSignatures(plan.tx, plan.prevouts, plan.inputs, signatures, cache)) {
+        if (!(await verifyInputSignatures(plan.tx, plan.prevouts, plan.inputs, signatures, cache))) {
           throw new ProviderError('the key provider produced an invalid signature; nothing was sent')
         }
         const signed: Transaction = {

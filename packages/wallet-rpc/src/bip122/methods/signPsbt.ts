@@ -1,12 +1,12 @@
-import { base64 } from '@scure/base'
 import type { Psbt } from 'bitcoinjs-lib'
 import * as v from 'valibot'
 import { ProviderError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
-import { base64String } from '../../core/schema.js'
+import { nextTurn } from '../../core/yielding.js'
 import { resolvePolicy } from '../policy.js'
 import { analyzePsbt } from '../psbt/analyze.js'
 import { finalizeAndExtract, writeSignatures } from '../psbt/apply.js'
+import { encodeBase64 } from '../psbt/base64.js'
 import { type DecodedPsbt, decodePsbt } from '../psbt/decode.js'
 import { assertSpendable } from '../psbt/verifyFinal.js'
 import { broadcastOnce } from '../transaction/broadcast.js'
@@ -30,7 +30,8 @@ const sighashType = v.picklist(
 
 export const signPsbtParams = v.object({
   account: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
-  psbt: v.pipe(base64String, v.minLength(1, 'must not be empty')),
+  // Canonical base64 is checked by decodePsbt while decoding: a regex over a megabyte PSBT costs as much.
+  psbt: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
   signInputs: v.pipe(
     v.array(
       v.object({
@@ -70,7 +71,7 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       const broadcast = params.broadcast ?? false
       if (broadcast && !provider)
         throw new ProviderError(`no chain provider configured for ${context.chainId}`)
-      const decoded = decodePsbt(params.psbt, policy.psbtLimits)
+      const decoded = await decodePsbt(params.psbt, policy.psbtLimits)
       const analysis = await analyzePsbt({
         decoded,
         account,
@@ -114,9 +115,9 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign, { cache })
       if (!plan.broadcast) {
         writeSignatures(psbt, signatures)
-        return { psbt: encodePsbt(psbt) }
+        return { psbt: await encodePsbt(psbt) }
       }
-      if (!verifyInputSignatures(tx, prevouts, plan.toSign, signatures, cache)) {
+      if (!(await verifyInputSignatures(tx, prevouts, plan.toSign, signatures, cache))) {
         throw new ProviderError('the key provider produced an invalid signature; nothing was broadcast')
       }
       writeSignatures(psbt, signatures)
@@ -126,14 +127,17 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       const expected = transactionId(parseTransaction(raw))
       await broadcastOnce(plan.provider!, raw, expected)
       wallet.afterBroadcast(plan.chainId, expected)
-      return { psbt: encodePsbt(psbt), txid: expected }
+      return { psbt: await encodePsbt(psbt), txid: expected }
     },
   })
 
 /**
- * Base64 with @scure/base, not bitcoinjs' `toBase64()`: in browsers and Hermes that spreads every byte into
- * one `String.fromCharCode` call and overflows the stack on a large PSBT (a few hundred inputs).
+ * Our base64 (psbt/base64.ts), not bitcoinjs' `toBase64()`: in browsers and Hermes that spreads every byte
+ * into one `String.fromCharCode` call and overflows the stack on a large PSBT (a few hundred inputs). Serializing
+ * and encoding are each one block; the event loop gets a turn between them.
  */
-function encodePsbt(psbt: Psbt): string {
-  return base64.encode(psbt.toBuffer())
+async function encodePsbt(psbt: Psbt): Promise<string> {
+  const bytes = psbt.toBuffer()
+  await nextTurn()
+  return encodeBase64(bytes)
 }

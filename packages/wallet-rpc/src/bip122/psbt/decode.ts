@@ -1,10 +1,16 @@
-import { base64 as base64Codec } from '@scure/base'
 import { Psbt } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../../core/errors.js'
+import { nextTurn, type Pause, timeSlicer } from '../../core/yielding.js'
 import { defaultPsbtLimits, type PsbtLimits } from '../policy.js'
-import { equalBytes } from '../transaction/bytes.js'
+import { concatBytes, equalBytes, toHex } from '../transaction/bytes.js'
 import type { Prevout } from '../transaction/sighash.js'
-import { parseTransaction, type Transaction, transactionId, txidToHash } from '../transaction/transaction.js'
+import {
+  parseTransaction,
+  type Transaction,
+  type TxOutput,
+  transactionOutputs,
+} from '../transaction/transaction.js'
+import { decodeBase64 } from './base64.js'
 import { useOurEccInBitcoinjs } from './eccLib.js'
 import { checkPsbtLayout } from './layout.js'
 
@@ -26,31 +32,30 @@ const psbtMagic = Uint8Array.of(0x70, 0x73, 0x62, 0x74, 0xff)
  * Strict decoding of a dapp's PSBT: canonical base64 (the schema already checked the alphabet), a size
  * cap, the BIP-174 magic, version 0 only, parsed by bitcoinjs-lib, counts capped, and every
  * nonWitnessUtxo checked to be the transaction the input spends. Failures are -32602 at `psbt`.
+ * A 4 MiB PSBT is a lot of work: the steps give the event loop a turn every few ms (core/yielding.ts).
  */
-export function decodePsbt(base64: string, limits: PsbtLimits = defaultPsbtLimits): DecodedPsbt {
+export async function decodePsbt(
+  base64: string,
+  limits: PsbtLimits = defaultPsbtLimits,
+): Promise<DecodedPsbt> {
   useOurEccInBitcoinjs()
   if (base64.length > Math.ceil((limits.maxBytes * 4) / 3) + 4) {
     throw new InvalidParamsError(`PSBT larger than ${limits.maxBytes} bytes`, { path: 'psbt' })
   }
-  let bytes: Uint8Array
-  try {
-    bytes = base64Codec.decode(base64)
-  } catch {
-    bytes = new Uint8Array()
-  }
-  // Re-encoding must give the input back: no junk, no non-zero padding bits, one spelling per PSBT.
-  if (base64Codec.encode(bytes) !== base64)
-    throw new InvalidParamsError('PSBT is not canonical base64', { path: 'psbt' })
+  const pause = timeSlicer()
+  const bytes = await decodeCanonicalBase64(base64, pause)
   if (bytes.length < psbtMagic.length || !equalBytes(bytes.subarray(0, 5), psbtMagic)) {
     throw new InvalidParamsError('not a PSBT (missing the psbt\\xff magic)', { path: 'psbt' })
   }
-  checkPsbtLayout(bytes)
+  await checkPsbtLayout(bytes, pause)
+  await pause()
   let psbt: Psbt
   try {
     psbt = Psbt.fromBuffer(bytes)
   } catch (error) {
     throw new InvalidParamsError(`invalid PSBT: ${(error as Error).message}`, { path: 'psbt' })
   }
+  await nextTurn() // bitcoinjs' parse is one block; the next step starts in a fresh slice
   const version = psbt.data.globalMap.unknownKeyVals?.find((kv) => kv.key.length === 1 && kv.key[0] === 0xfb)
   if (version?.value.some((byte) => byte !== 0)) {
     throw new InvalidParamsError('only PSBT version 0 is supported', { path: 'psbt' })
@@ -69,25 +74,13 @@ export function decodePsbt(base64: string, limits: PsbtLimits = defaultPsbtLimit
   }
   const prevouts: (Prevout | undefined)[] = []
   const prevoutSources: DecodedPsbt['prevoutSources'] = []
-  psbt.data.inputs.forEach((input, index) => {
+  // Inputs often spend several outputs of one parent: each parent is read and hashed once per txid.
+  const parents = new Map<string, { bytes: Uint8Array; outputs: TxOutput[] }>()
+  for (const [index, input] of psbt.data.inputs.entries()) {
+    await pause()
     const outpoint = tx.inputs[index]!
     if (input.nonWitnessUtxo) {
-      let parent: Transaction
-      try {
-        parent = parseTransaction(input.nonWitnessUtxo)
-      } catch {
-        throw new InvalidParamsError(`input ${index}: nonWitnessUtxo is not a transaction`, { path: 'psbt' })
-      }
-      if (!equalBytes(txidToHash(transactionId(parent)), outpoint.txid)) {
-        throw new InvalidParamsError(`input ${index}: nonWitnessUtxo is not the transaction it spends`, {
-          path: 'psbt',
-        })
-      }
-      const output = parent.outputs[outpoint.vout]
-      if (!output)
-        throw new InvalidParamsError(`input ${index}: nonWitnessUtxo has no output ${outpoint.vout}`, {
-          path: 'psbt',
-        })
+      const output = parentOutput(parents, input.nonWitnessUtxo, outpoint, index)
       if (
         input.witnessUtxo &&
         (input.witnessUtxo.value !== output.value || !equalBytes(input.witnessUtxo.script, output.script))
@@ -105,8 +98,67 @@ export function decodePsbt(base64: string, limits: PsbtLimits = defaultPsbtLimit
       prevouts.push(undefined)
       prevoutSources.push(undefined)
     }
-  })
+  }
   return { psbt, tx, prevouts, prevoutSources }
+}
+
+/**
+ * The output `outpoint` spends, from the input's parent transaction, which must hash to the outpoint's
+ * txid. A parent already checked for an earlier input is reused when the bytes are the same (comparing
+ * is cheaper than hashing); other bytes are checked on their own (a segwit parent may carry other
+ * witnesses under the same txid).
+ */
+function parentOutput(
+  parents: Map<string, { bytes: Uint8Array; outputs: TxOutput[] }>,
+  bytes: Uint8Array,
+  outpoint: Transaction['inputs'][number],
+  index: number,
+): TxOutput {
+  const txid = toHex(outpoint.txid)
+  let parent = parents.get(txid)
+  if (parent === undefined || !equalBytes(parent.bytes, bytes)) {
+    let read: ReturnType<typeof transactionOutputs>
+    try {
+      read = transactionOutputs(bytes)
+    } catch {
+      throw new InvalidParamsError(`input ${index}: nonWitnessUtxo is not a transaction`, { path: 'psbt' })
+    }
+    if (!equalBytes(read.hash, outpoint.txid)) {
+      throw new InvalidParamsError(`input ${index}: nonWitnessUtxo is not the transaction it spends`, {
+        path: 'psbt',
+      })
+    }
+    parent = { bytes, outputs: read.outputs }
+    parents.set(txid, parent)
+  }
+  const output = parent.outputs[outpoint.vout]
+  if (!output)
+    throw new InvalidParamsError(`input ${index}: nonWitnessUtxo has no output ${outpoint.vout}`, {
+      path: 'psbt',
+    })
+  return output
+}
+
+/** Characters per base64 chunk (a multiple of 4): about 48 KB of bytes, well under a time slice. */
+const base64Chunk = 65_536
+
+/**
+ * Base64 → bytes, refusing any spelling but the canonical one (re-encoding must give the input back: no
+ * junk, no non-zero padding bits, one spelling per PSBT), in chunks with a turn for the event loop between.
+ */
+async function decodeCanonicalBase64(base64: string, pause: Pause): Promise<Uint8Array> {
+  const parts: Uint8Array[] = []
+  for (let start = 0; start < base64.length || start === 0; start += base64Chunk) {
+    await pause()
+    const chunk = base64.slice(start, start + base64Chunk)
+    const bytes = decodeBase64(chunk)
+    // Padding only at the very end: a chunk is whole on its own, the string must be too.
+    const last = start + base64Chunk >= base64.length
+    if (bytes === undefined || (!last && chunk.endsWith('=')))
+      throw new InvalidParamsError('PSBT is not canonical base64', { path: 'psbt' })
+    parts.push(bytes)
+  }
+  return parts.length === 1 ? parts[0]! : concatBytes(...parts)
 }
 
 export function isFinalized(input: PsbtInput): boolean {

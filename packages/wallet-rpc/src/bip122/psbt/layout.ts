@@ -1,4 +1,5 @@
 import { InvalidParamsError } from '../../core/errors.js'
+import type { Pause } from '../../core/yielding.js'
 import { parseTransaction } from '../transaction/transaction.js'
 
 /**
@@ -100,8 +101,8 @@ function readMap(cursor: Cursor, rules: Record<number, KeyRule>, where: string):
   }
 }
 
-/** Checks the layout of a PSBT whose 5 magic bytes are already verified. */
-export function checkPsbtLayout(bytes: Uint8Array): void {
+/** Checks the layout of a PSBT whose 5 magic bytes are already verified, pausing between maps. */
+export async function checkPsbtLayout(bytes: Uint8Array, pause: Pause = () => undefined): Promise<void> {
   const cursor = new Cursor(bytes, 5)
   const global = readMap(cursor, globalKeys, 'global map')
   const unsigned = global.get('00')
@@ -113,8 +114,14 @@ export function checkPsbtLayout(bytes: Uint8Array): void {
   } catch (error) {
     throw refuse(`global map: the unsigned transaction does not parse (${(error as Error).message})`)
   }
-  for (let i = 0; i < counts.inputs; i++) readMap(cursor, inputKeys, `input ${i}`)
-  for (let i = 0; i < counts.outputs; i++) readMap(cursor, outputKeys, `output ${i}`)
+  for (let i = 0; i < counts.inputs; i++) {
+    await pause()
+    readMap(cursor, inputKeys, `input ${i}`)
+  }
+  for (let i = 0; i < counts.outputs; i++) {
+    await pause()
+    readMap(cursor, outputKeys, `output ${i}`)
+  }
   if (cursor.offset !== bytes.length) {
     throw refuse(`${bytes.length - cursor.offset} bytes of extra data after the PSBT`)
   }

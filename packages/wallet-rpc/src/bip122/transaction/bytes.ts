@@ -198,4 +198,16 @@ export class ByteReader {
   varBytes(): Uint8Array {
     return this.bytes(this.compactSize())
   }
+
+  /** The next `n` bytes as a view into the data (no copy). */
+  subarray(n: number): Uint8Array {
+    this.need(n)
+    this.offset += n
+    return this.data.subarray(this.offset - n, this.offset)
+  }
+
+  skip(n: number): void {
+    this.need(n)
+    this.offset += n
+  }
 }

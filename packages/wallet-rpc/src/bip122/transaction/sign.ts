@@ -110,27 +110,37 @@ export async function signInputs(
  * broadcast: a faulty or compromised signer must not get a bad transaction (or a fault-induced
  * signature) onto the network.
  */
-export function verifyInputSignatures(
+export async function verifyInputSignatures(
   tx: Transaction,
   prevouts: readonly (Prevout | undefined)[],
   inputs: readonly InputToSign[],
   signatures: readonly InputSignature[],
   cache: SighashCache = createSighashCache(tx, prevouts),
+): Promise<boolean> {
+  const pause = timeSlicer()
+  for (const [i, input] of inputs.entries()) {
+    await pause()
+    if (!verifiesInput(cache, input, signatures[i], prevouts[input.index])) return false
+  }
+  return true
+}
+
+function verifiesInput(
+  cache: SighashCache,
+  input: InputToSign,
+  signature: InputSignature | undefined,
+  prevout: Prevout | undefined,
 ): boolean {
-  return inputs.every((input, i) => {
-    const signature = signatures[i]
-    const prevout = prevouts[input.index]
-    if (!signature || !prevout || signature.index !== input.index) return false
-    const digest = signatureHash(cache, input, prevout)
-    if (signature.kind === 'schnorr') {
-      const outputKey = input.owner.outputKey
-      return (
-        outputKey !== undefined && ecc.verifySchnorr(digest, outputKey, signature.signature.subarray(0, 64))
-      )
-    }
-    const compact = derToCompact(signature.signature.subarray(0, -1))
-    return compact !== undefined && ecc.verify(digest, signature.publicKey, compact, true)
-  })
+  if (!signature || !prevout || signature.index !== input.index) return false
+  const digest = signatureHash(cache, input, prevout)
+  if (signature.kind === 'schnorr') {
+    const outputKey = input.owner.outputKey
+    return (
+      outputKey !== undefined && ecc.verifySchnorr(digest, outputKey, signature.signature.subarray(0, 64))
+    )
+  }
+  const compact = derToCompact(signature.signature.subarray(0, -1))
+  return compact !== undefined && ecc.verify(digest, signature.publicKey, compact, true)
 }
 
 /** The final scriptSig and witness that spend an input of ours with its signature. */

@@ -1,5 +1,5 @@
 import { sha256d } from '../encoding.js'
-import { ByteReader, ByteWriter, reversed, toHex } from './bytes.js'
+import { ByteReader, ByteWriter, compactSizeLength, reversed, toHex } from './bytes.js'
 
 /**
  * A Bitcoin transaction as plain data. `txid` here is the 32-byte hash in *internal* (serialized) byte
@@ -99,6 +99,56 @@ export function parseTransaction(bytes: Uint8Array): Transaction {
   const locktime = reader.u32()
   if (reader.remaining !== 0) throw new RangeError('trailing bytes after transaction')
   return { version, locktime, inputs, outputs }
+}
+
+/**
+ * The txid (internal byte order) and the outputs of a serialized transaction, with the checks
+ * `parseTransaction` makes, but building nothing else: inputs and witnesses are stepped over, and the txid
+ * is the hash of the bytes themselves (their witness-free parts for a BIP-144 serialization), not of a
+ * re-serialization (the same bytes: every length is canonical). What a parent transaction is read for.
+ */
+export function transactionOutputs(bytes: Uint8Array): { hash: Uint8Array; outputs: TxOutput[] } {
+  if (bytes.length > maxTransactionBytes) throw new RangeError('transaction too large')
+  const reader = new ByteReader(bytes)
+  reader.skip(4) // version
+  let inputCount = reader.compactSize()
+  let segwit = false
+  if (inputCount === 0) {
+    if (reader.u8() !== 1) throw new RangeError('unsupported transaction flag')
+    segwit = true
+    inputCount = reader.compactSize()
+  }
+  const bodyStart = reader.offset - compactSizeLength(inputCount)
+  if (inputCount > reader.remaining / 41) throw new RangeError('input count exceeds data')
+  for (let i = 0; i < inputCount; i++) {
+    reader.skip(36) // outpoint
+    reader.skip(reader.compactSize()) // scriptSig
+    reader.skip(4) // sequence
+  }
+  const outputCount = reader.compactSize()
+  if (outputCount > reader.remaining / 9) throw new RangeError('output count exceeds data')
+  const outputs: TxOutput[] = []
+  for (let i = 0; i < outputCount; i++) {
+    const value = reader.u64()
+    outputs.push({ value, script: reader.subarray(reader.compactSize()) })
+  }
+  const bodyEnd = reader.offset
+  if (segwit) {
+    let any = false
+    for (let i = 0; i < inputCount; i++) {
+      const count = reader.compactSize()
+      if (count > reader.remaining) throw new RangeError('witness count exceeds data')
+      for (let j = 0; j < count; j++) reader.skip(reader.compactSize())
+      if (count > 0) any = true
+    }
+    if (!any) throw new RangeError('segwit marker without witness data')
+  }
+  reader.skip(4) // locktime
+  if (reader.remaining !== 0) throw new RangeError('trailing bytes after transaction')
+  const hash = segwit
+    ? sha256d(bytes.subarray(0, 4), bytes.subarray(bodyStart, bodyEnd), bytes.subarray(bytes.length - 4))
+    : sha256d(bytes)
+  return { hash, outputs }
 }
 
 /** The transaction id in display (reversed) hex. */
