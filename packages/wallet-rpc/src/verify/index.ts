@@ -60,4 +60,9 @@ export {
   verifyTonSignData,
 } from './ton_signData.js'
 export { type TonProof, tonProofDigest, type VerifyTonProofOptions, verifyTonProof } from './tonProof.js'
+export {
+  type ChainReceipt,
+  type VerifyCallsStatusOptions,
+  verifyWalletGetCallsStatus,
+} from './wallet_getCallsStatus.js'
 export { type VerifySendCallsOptions, verifyWalletSendCalls } from './wallet_sendCalls.js'

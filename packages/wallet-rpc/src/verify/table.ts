@@ -19,6 +19,7 @@ import {
 } from './solana.js'
 import { verifyTonSendMessage } from './ton_sendMessage.js'
 import { verifyTonSignData } from './ton_signData.js'
+import { verifyWalletGetCallsStatus } from './wallet_getCallsStatus.js'
 import { verifyWalletSendCalls } from './wallet_sendCalls.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: each verifier takes its own params and options shape.
@@ -48,6 +49,7 @@ export const verifiers: Readonly<
     eth_sendTransaction: verifyEthSendTransaction,
     eth_sendRawTransaction: verifyEthSendRawTransaction,
     wallet_sendCalls: verifyWalletSendCalls,
+    wallet_getCallsStatus: verifyWalletGetCallsStatus,
   },
   solana: {
     solana_signMessage: verifySolanaSignMessage,
@@ -72,6 +74,7 @@ export const verifiersByName: Readonly<Record<string, Verifier>> = {
   verifyEthSendTransaction,
   verifyEthSendRawTransaction,
   verifyWalletSendCalls,
+  verifyWalletGetCallsStatus,
   verifySolanaSignMessage,
   verifySolanaSignTransaction,
   verifySolanaSignAllTransactions,
