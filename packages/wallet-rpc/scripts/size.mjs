@@ -13,9 +13,9 @@ const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 export const budgets = {
   'wallet-rpc': 7,
   'wallet-rpc/bip122': 125,
-  'wallet-rpc/ton': 124,
+  'wallet-rpc/ton': 136,
   'wallet-rpc/eip155': 128,
-  'wallet-rpc/solana': 48,
+  'wallet-rpc/solana': 60,
   'wallet-rpc/verify': 156,
   'wallet-rpc/walletkit': 46,
   'wallet-rpc/pay': 17,

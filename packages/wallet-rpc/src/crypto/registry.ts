@@ -40,17 +40,22 @@ export type Secp256k1 = {
 /** A named implementation; `name` is what `wallet.backends()` reports. */
 export type Secp256k1Backend = { readonly name: string; readonly ecc: Secp256k1 }
 
-/** One Ed25519 signing key, imported once from its 32-byte seed (the RFC 8032 private key). */
+/**
+ * One Ed25519 signing key, imported once from its 32-byte seed (the RFC 8032 private key). `sign` answers
+ * synchronously, or with a promise where the platform's Ed25519 is asynchronous (WebCrypto).
+ */
 export type Ed25519Key = {
   readonly publicKey: Uint8Array
-  sign(message: Uint8Array): Uint8Array
+  sign(message: Uint8Array): Uint8Array | Promise<Uint8Array>
 }
 
 /**
  * An Ed25519 implementation. `node:crypto` (OpenSSL) signs about 100x faster than tweetnacl, so it is used
- * wherever it exists; tweetnacl (pure JS) covers browsers and React Native; a wallet can inject its own
- * (`useCrypto({ ed25519 })`, e.g. a React Native native module). All produce the same bytes, because
- * Ed25519 signatures are deterministic (test/ton/keys.test.ts and test/crypto/backends.test.ts prove it).
+ * wherever it exists; browsers and extension workers sign with WebCrypto's Ed25519; @noble/curves (pure
+ * JS), then tweetnacl, cover the rest (React Native); a wallet can inject its own (`useCrypto({ ed25519 })`,
+ * e.g. a React Native native module; an injected one signs synchronously, since its known answers are
+ * checked when it is installed). All produce the same bytes, because Ed25519 signatures are deterministic
+ * (test/ton/keys.test.ts, test/crypto/backends.test.ts and test/crypto/ed25519.property.test.ts prove it).
  */
 export type Ed25519Backend = {
   readonly name: string
@@ -124,12 +129,25 @@ export function ed25519PassesKnownAnswers(backend: Ed25519Backend): boolean {
   try {
     const key = backend.fromSeed(fromHex(rfc8032Test2.seed))
     const signature = key.sign(Uint8Array.of(0x72))
+    // Checked here synchronously; an asynchronous backend (WebCrypto) has ed25519SignsKnownAnswer.
+    if (!(signature instanceof Uint8Array)) return false
     return (
       toHex(key.publicKey) === rfc8032Test2.publicKey &&
       toHex(signature) === rfc8032Test2.signature &&
       backend.verify(key.publicKey, Uint8Array.of(0x72), signature) &&
       !backend.verify(key.publicKey, Uint8Array.of(0x73), signature)
     )
+  } catch {
+    return false
+  }
+}
+
+/** RFC 8032 §7.1 TEST 2's signature, for a backend that signs asynchronously (WebCrypto). */
+export async function ed25519SignsKnownAnswer(
+  sign: (seed: Uint8Array, message: Uint8Array) => Promise<Uint8Array>,
+): Promise<boolean> {
+  try {
+    return toHex(await sign(fromHex(rfc8032Test2.seed), Uint8Array.of(0x72))) === rfc8032Test2.signature
   } catch {
     return false
   }

@@ -91,7 +91,9 @@ export function createTonWallet(config: TonWalletConfig): TonWallet {
         return ready.then(({ signer, contract }) => signExternally(signer, contract, message))
       const { signer, contract } = resolved
       if (!isTrustedSigner(signer)) return signExternally(signer, contract, message)
-      return checked(signer.sign(message))
+      const signature = signer.sign(message)
+      // Synchronous where the backend is (node:crypto, @noble/curves); WebCrypto answers with a promise.
+      return signature instanceof Uint8Array ? checked(signature) : signature.then(checked)
     },
 
     provider(chainId, method) {

@@ -3,6 +3,7 @@ export {
   type Ed25519Key,
   ed25519,
   loadNodeEd25519,
+  nobleEd25519,
   tweetnaclEd25519,
 } from '../crypto/ed25519.js'
 export { isTestnet, type TonChainId, tonChains } from './chains.js'

@@ -27,11 +27,11 @@ import {
 } from './extensionExample.js'
 import {
   agreementTable,
+  browserBackends,
   expectSameAsNode,
   nodeOutcome,
   type Outcome,
   platformCases,
-  portableBackends,
   sendingMethods,
 } from './vectorCases.js'
 
@@ -176,7 +176,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       outcomes.set(`${bundler} page`, outcome)
       expect(errors).toEqual([])
       expectSameAsNode(cases, outcome, node)
-      expect(outcome.backends).toEqual(portableBackends)
+      expect(outcome.backends).toEqual(browserBackends)
       await page.close()
     }, 120_000)
 
@@ -190,7 +190,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       )) as Outcome
       outcomes.set(`${bundler} service worker`, outcome)
       expectSameAsNode(cases, outcome, node)
-      expect(outcome.backends).toEqual(portableBackends)
+      expect(outcome.backends).toEqual(browserBackends)
     }, 120_000)
   }
 

@@ -215,12 +215,15 @@ export async function nodeOutcome(cases: Case[]): Promise<Outcome> {
   return (await runCases(cases)) as Outcome
 }
 
-/** The portable backends a runtime without Node, WASM or injected crypto must have chosen. */
+/** The portable backends a runtime without Node, WASM, WebCrypto or injected crypto must have chosen (Hermes). */
 export const portableBackends = {
   secp256k1: '@bitcoinerlab/secp256k1',
-  ed25519: 'tweetnacl',
+  ed25519: '@noble/curves',
   sha256: '@noble/hashes',
 }
+
+/** What a browser page or extension worker chooses: the portable ones, but WebCrypto's native Ed25519. */
+export const browserBackends = { ...portableBackends, ed25519: 'WebCrypto' }
 
 /**
  * Per case, whether another runtime's answer equals Node's. Its broadcasts must always equal Node's byte for

@@ -1,6 +1,14 @@
 import { keyPairFromSeed, sign as tonCryptoSign } from '@ton/crypto'
 import { describe, expect, it } from 'vitest'
-import { ed25519, loadNodeEd25519, tonKeys, tweetnaclEd25519, walletContract } from '../../src/ton/index.js'
+import { loadWebCryptoEd25519 } from '../../src/crypto/webCryptoEd25519.js'
+import {
+  ed25519,
+  loadNodeEd25519,
+  nobleEd25519,
+  tonKeys,
+  tweetnaclEd25519,
+  walletContract,
+} from '../../src/ton/index.js'
 import { vectors } from './fixtures.js'
 
 const hex = (text: string) => new Uint8Array(Buffer.from(text, 'hex'))
@@ -8,7 +16,23 @@ const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
 
 describe('Ed25519 backends', async () => {
   const node = await loadNodeEd25519()
-  const backends = [tweetnaclEd25519, ...(node ? [node] : [])]
+  // Node's globalThis.crypto.subtle has Ed25519: the backend browsers choose, run here.
+  const webCrypto = loadWebCryptoEd25519(nobleEd25519)
+  const backends = [
+    tweetnaclEd25519,
+    nobleEd25519,
+    ...(node ? [node] : []),
+    ...(webCrypto ? [webCrypto] : []),
+  ]
+
+  it('WebCrypto, @noble/curves and tweetnacl are all here to compare', () => {
+    expect(backends.map((backend) => backend.name)).toEqual([
+      'tweetnacl',
+      '@noble/curves',
+      'node:crypto',
+      'WebCrypto',
+    ])
+  })
 
   it('node:crypto is available on Node and chosen as the fast backend', async () => {
     expect(node?.name).toBe('node:crypto')
@@ -16,11 +40,11 @@ describe('Ed25519 backends', async () => {
   })
 
   for (const backend of backends) {
-    it(`${backend.name} reproduces RFC 8032 §7.1 tests 1-3`, () => {
+    it(`${backend.name} reproduces RFC 8032 §7.1 tests 1-3`, async () => {
       for (const vector of vectors('ed25519-rfc8032.json').vectors) {
         const key = backend.fromSeed(hex(vector.secretKey))
         expect(toHex(key.publicKey)).toBe(vector.publicKey)
-        expect(toHex(key.sign(hex(vector.message)))).toBe(vector.signature)
+        expect(toHex(await key.sign(hex(vector.message)))).toBe(vector.signature)
         expect(backend.verify(key.publicKey, hex(vector.message), hex(vector.signature))).toBe(true)
       }
     })
@@ -34,8 +58,8 @@ describe('Ed25519 backends', async () => {
       const a = node!.fromSeed(seed)
       const b = tweetnaclEd25519.fromSeed(seed)
       expect(toHex(a.publicKey)).toBe(toHex(b.publicKey))
-      const signature = a.sign(message)
-      expect(toHex(signature)).toBe(toHex(b.sign(message)))
+      const signature = a.sign(message) as Uint8Array
+      expect(toHex(signature)).toBe(toHex(b.sign(message) as Uint8Array))
       // Each backend accepts the other's signature and rejects a flipped bit.
       expect(tweetnaclEd25519.verify(b.publicKey, message, signature)).toBe(true)
       const flipped = Uint8Array.from(signature)
@@ -44,7 +68,7 @@ describe('Ed25519 backends', async () => {
     }
   })
 
-  it('both agree with @ton/crypto sign() and the walletkit fixture signature', () => {
+  it('all agree with @ton/crypto sign() and the walletkit fixture signature', async () => {
     const fixture = vectors('mnemonic-wallets.json').rawSign
     const pair = keyPairFromSeed(Buffer.from(fixture.seed, 'hex'))
     const message = hex(fixture.messageHex)
@@ -52,7 +76,7 @@ describe('Ed25519 backends', async () => {
       fixture.signature,
     )
     for (const backend of backends) {
-      expect(Buffer.from(backend.fromSeed(hex(fixture.seed)).sign(message)).toString('base64')).toBe(
+      expect(Buffer.from(await backend.fromSeed(hex(fixture.seed)).sign(message)).toString('base64')).toBe(
         fixture.signature,
       )
     }

@@ -99,7 +99,7 @@ describe('FastCell transfers against @ton/ton and @ton/core', () => {
           (messages, seqno, validUntil) => {
             const request = { seqno, validUntil, sendMode: 3, messages: messages.map(fastMessage) }
             const unsigned = fastUnsignedTransfer(contract, request)!
-            const signed = fastExternalMessage(contract, unsigned, key.sign(unsigned.hash))
+            const signed = fastExternalMessage(contract, unsigned, key.sign(unsigned.hash) as Uint8Array)
             const body = reference.createTransfer({
               seqno,
               secretKey: pair.secretKey,

@@ -109,7 +109,7 @@ describe('wallet contracts against @ton/ton 16.3', () => {
       ] as const) {
         const request = { seqno, validUntil: 1_700_000_060, sendMode: 3, messages: messages.slice(0, count) }
         const unsigned = ours.unsignedTransfer(request)
-        const body = ours.signedTransfer(unsigned, key.sign(new Uint8Array(unsigned.hash())))
+        const body = ours.signedTransfer(unsigned, key.sign(new Uint8Array(unsigned.hash())) as Uint8Array)
         const theirBody = theirs.createTransfer({
           ...request,
           messages: [...request.messages],
