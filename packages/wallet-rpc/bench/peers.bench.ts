@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { beginCell, Cell, loadMessage } from '@ton/core'
 import { initWasm, TW } from '@trustwallet/wallet-core'
@@ -27,37 +28,10 @@ const now = 1_800_000_000
 const rounds = Number(process.env.PEERS_ROUNDS ?? 60)
 const perBatch = 20
 
-const mail = {
-  types: {
-    EIP712Domain: [
-      { name: 'name', type: 'string' },
-      { name: 'version', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-      { name: 'verifyingContract', type: 'address' },
-    ],
-    Person: [
-      { name: 'name', type: 'string' },
-      { name: 'wallet', type: 'address' },
-    ],
-    Mail: [
-      { name: 'from', type: 'Person' },
-      { name: 'to', type: 'Person' },
-      { name: 'contents', type: 'string' },
-    ],
-  },
-  primaryType: 'Mail',
-  domain: {
-    name: 'Ether Mail',
-    version: '1',
-    chainId: 1,
-    verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC',
-  },
-  message: {
-    from: { name: 'Cow', wallet: '0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826' },
-    to: { name: 'Bob', wallet: '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB' },
-    contents: 'Hello, Bob!',
-  },
-}
+// EIP-712's own example (Ether Mail), from the eip155 vectors.
+const mail = JSON.parse(
+  readFileSync(new URL('../test-vectors/eip155/eip712-mail.json', import.meta.url), 'utf8'),
+).typedData
 const mailJson = JSON.stringify(mail)
 
 /** A module of the built package, typed as its source (dist/ exists only after `npm run build`). */

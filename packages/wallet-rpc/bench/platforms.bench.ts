@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import * as esbuild from 'esbuild'
@@ -13,17 +13,21 @@ import { runBench } from '../test/platforms/fixtures/benchWallet.js'
 import { buildMetroBundle, createMetroApp } from '../test/platforms/metroApp.js'
 
 /**
- * Per platform: personal_sign, BIP-322 signMessage (P2WPKH), ton_signData and a 100-input P2WPKH signPsbt
- * through `handle()`, each against the raw primitive of the same backend on the same runtime in the same
- * run (median of alternating rounds), with the absolute µs per operation, so a React Native team can see
- * what a signature costs on Hermes and whether to plug a native backend. Node uses libsecp256k1 WASM and
+ * Per platform: personal_sign, BIP-322 signMessage (P2WPKH), ton_signData, solana_signMessage and a
+ * 100-input P2WPKH signPsbt through `handle()`, each against the raw primitive of the same backend on the same
+ * runtime in the same run (median of alternating rounds), with the absolute µs per operation, so a React
+ * Native team can see what a signature costs on Hermes and whether to plug a native backend. In the first
+ * Chromium worker Trust Wallet Core's WASM signs the two Ed25519 rows beside us (same bytes checked). Node uses libsecp256k1 WASM and
  * OpenSSL; Chromium runs in a dedicated worker with the portable code, then with the WASM backend plugged
  * in; Hermes (the standalone VM, an interpreter without JIT) runs the portable code in a Metro release bundle
  * of an app whose first lines are the README's React Native setup (test/platforms/metroApp.ts).
  */
 type Bench = {
   backends: Record<string, string>
-  results: Record<string, { handleMicros: number; rawMicros: number; ratio: number }>
+  results: Record<
+    string,
+    { handleMicros: number; rawMicros: number; ratio: number; peer?: string; peerMicros?: number }
+  >
 }
 
 type BenchWorker = {
@@ -54,9 +58,22 @@ export default instance.exports`,
 async function inChromium(work: string, rounds: number): Promise<Record<string, Bench>> {
   const out: Record<string, Bench> = {}
   const bundles = {
-    'Chromium (pure JS)': { entry: 'benchBrowserEntry.js', plugins: [] as esbuild.Plugin[] },
-    'Chromium (WASM plugged in)': { entry: 'benchBrowserWasmEntry.js', plugins: [wasmFromBytes] },
+    'Chromium (pure JS, WebCrypto Ed25519; TW Core WASM beside)': {
+      entry: 'benchBrowserEntry.js',
+      plugins: [] as esbuild.Plugin[],
+      twCore: true,
+    },
+    'Chromium (WASM plugged in)': {
+      entry: 'benchBrowserWasmEntry.js',
+      plugins: [wasmFromBytes],
+      twCore: false,
+    },
   }
+  // Trust Wallet Core's Emscripten loader fetches its .wasm from beside the worker's script.
+  copyFileSync(
+    join(nodeModules, '@trustwallet/wallet-core/dist/lib/wallet-core.wasm'),
+    join(work, 'wallet-core.wasm'),
+  )
   // The polyfill as a script of its own, loaded by each worker with importScripts before the bundle.
   await esbuild.build({
     entryPoints: [join(root, 'test/platforms/fixtures/bufferPolyfill.js')],
@@ -76,6 +93,8 @@ async function inChromium(work: string, rounds: number): Promise<Record<string, 
       minify: true,
       outfile: join(work, entry),
       loader: { '.wasm': 'binary' },
+      // TW Core's loader requires these only when it runs in Node.
+      external: ['fs', 'crypto', 'path'],
       plugins,
       logLevel: 'error',
     })
@@ -84,7 +103,12 @@ async function inChromium(work: string, rounds: number): Promise<Record<string, 
   const server = createServer((request, response) => {
     const name = (request.url ?? '/').slice(1) || 'index.html'
     if (!/^[\w.-]+$/.test(name) || !existsSync(join(work, name))) return void response.writeHead(404).end()
-    response.writeHead(200, { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/html' })
+    const type = name.endsWith('.js')
+      ? 'text/javascript'
+      : name.endsWith('.wasm')
+        ? 'application/wasm'
+        : 'text/html'
+    response.writeHead(200, { 'content-type': type })
     response.end(readFileSync(join(work, name)))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -97,7 +121,7 @@ async function inChromium(work: string, rounds: number): Promise<Record<string, 
   try {
     const page = await browser.newPage()
     await page.goto(`${origin}/index.html`)
-    for (const [name, { entry }] of Object.entries(bundles)) {
+    for (const [name, { entry, twCore }] of Object.entries(bundles)) {
       out[name] = (await page.evaluate(
         (url, options) =>
           new Promise((resolve, reject) => {
@@ -112,7 +136,7 @@ async function inChromium(work: string, rounds: number): Promise<Record<string, 
             worker.postMessage(options)
           }),
         `${origin}/worker-${entry}`,
-        { rounds, batch: 20 },
+        { rounds, batch: 20, twCore },
       )) as Bench
     }
   } finally {
@@ -155,13 +179,20 @@ export async function run(): Promise<void> {
     rmSync(work, { recursive: true, force: true })
   }
   console.log(
-    'per platform: µs per request through handle() · µs of the raw primitive · ratio (median of rounds)',
+    `per platform: µs per request through handle() · µs of the raw primitive · ratio (median of rounds); load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
   )
   for (const [platform, bench] of Object.entries(platforms)) {
     console.log(`  ${platform} — backends ${Object.values(bench.backends).join(' · ')}`)
     for (const [name, { handleMicros, rawMicros, ratio }] of Object.entries(bench.results)) {
+      const { peer, peerMicros } = bench.results[name]!
+      const beside =
+        peerMicros === undefined
+          ? ''
+          : `  ${peer} ${peerMicros.toFixed(0)} µs (ours ÷ peer ${(handleMicros / peerMicros).toFixed(2)}x)`
       console.log(
-        `    ${name.padEnd(28)} ${handleMicros.toFixed(0).padStart(9)} µs  raw ${rawMicros.toFixed(0).padStart(9)} µs  ${ratio.toFixed(2)}x`,
+        `    ${name.padEnd(28)} ${handleMicros.toFixed(0).padStart(9)} µs  raw ${rawMicros.toFixed(0).padStart(9)} µs  ${ratio.toFixed(2)}x${beside}`,
       )
     }
   }

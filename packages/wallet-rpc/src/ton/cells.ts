@@ -1,4 +1,5 @@
 import { activeSha256 } from '../crypto/sha256.js'
+import { reflectedCrc32 } from './crc32.js'
 import { type Address, BitString, Cell } from './tonCore.js'
 
 /**
@@ -277,18 +278,5 @@ export function fastBoc(root: FastCell): Uint8Array {
   return out
 }
 
-let crcTable: Uint32Array | undefined
-
-export function crc32c(data: Uint8Array): number {
-  if (crcTable === undefined) {
-    crcTable = new Uint32Array(256)
-    for (let n = 0; n < 256; n++) {
-      let c = n
-      for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1
-      crcTable[n] = c >>> 0
-    }
-  }
-  let crc = 0xffffffff
-  for (const byte of data) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8)
-  return (crc ^ 0xffffffff) >>> 0
-}
+/** CRC-32C, the BoC checksum. */
+export const crc32c = reflectedCrc32(0x82f63b78)

@@ -1,5 +1,6 @@
 import { equalBytes } from '@noble/curves/utils.js'
 import { sha256 } from '../crypto/sha256.js'
+import { reflectedCrc32 } from './crc32.js'
 import { type Address, beginCell, type Cell } from './tonCore.js'
 
 /**
@@ -144,19 +145,5 @@ export function signDataDigest(input: SignDataInput): Uint8Array {
   return sha256(messageBytes(input as TextOrBinaryInput))
 }
 
-let crcTable: Uint32Array | undefined
-
 /** CRC-32/ISO-HDLC (the zlib one; reflected polynomial 0xEDB88320), unsigned. */
-export function crc32(bytes: Uint8Array): number {
-  if (crcTable === undefined) {
-    crcTable = new Uint32Array(256)
-    for (let n = 0; n < 256; n++) {
-      let c = n
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-      crcTable[n] = c >>> 0
-    }
-  }
-  let crc = 0xffffffff
-  for (const byte of bytes) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8)
-  return (crc ^ 0xffffffff) >>> 0
-}
+export const crc32 = reflectedCrc32(0xedb88320)
