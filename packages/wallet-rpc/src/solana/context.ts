@@ -1,20 +1,8 @@
 import { UnauthorizedError } from '../core/errors.js'
 import { addressOf } from './encoding.js'
-import type { SolanaSigner } from './keys.js'
-import type { SolanaChainProvider } from './provider.js'
+import type { SolanaChainProvider, SolanaPolicy, SolanaSigner, SolanaWallet } from './types.js'
 
-export type SolanaPolicy = {
-  /** Most transactions one `solana_signAllTransactions` may carry. Default 50. */
-  maxTransactions?: number
-}
-
-/** What every solana method shares: the accounts, the chains' providers, the policy. */
-export type SolanaWallet = {
-  /** base58 address → signer, in the order the keys were given. */
-  signers: ReadonlyMap<string, SolanaSigner>
-  providers: Partial<Record<string, SolanaChainProvider>>
-  maxTransactions: number
-}
+export type { SolanaPolicy, SolanaWallet } from './types.js'
 
 export function createSolanaWallet(
   keys: readonly SolanaSigner[],

@@ -3,26 +3,9 @@ import { isValidMnemonic, mnemonicToSeed } from '../crypto/bip39.js'
 import { ed25519 } from '../crypto/ed25519.js'
 import { nobleHmac, nobleSha512 } from '../crypto/nobleHashes.js'
 import { addressOf } from './encoding.js'
+import type { SolanaKeys, SolanaMnemonicOptions, SolanaSigner } from './types.js'
 
-/**
- * What signs for the solana namespace: an Ed25519 public key (the account address) and a function that signs
- * message bytes. Our key sources keep the secret in a closure; an external signer (hardware, MPC, a remote
- * vault) implements the same two members and passes through `checkedSigner` first.
- */
-export type SolanaSigner = {
-  readonly publicKey: Uint8Array
-  sign(message: Uint8Array): Uint8Array | Promise<Uint8Array>
-}
-
-/** The accounts a wallet serves: each signer with its base58 address. */
-export type SolanaKeys = readonly SolanaSigner[]
-
-export type SolanaMnemonicOptions = {
-  /** Account index(es) `a` in `m/44'/501'/a'/0'`. Default 0. */
-  account?: number | readonly number[]
-  /** BIP-39 passphrase. */
-  passphrase?: string
-}
+export type { SolanaKeys, SolanaMnemonicOptions, SolanaSigner } from './types.js'
 
 /** The derivation path of account `a`: Phantom's and Solflare's default (`m/44'/501'/0'/0'` first). */
 export const solanaPath = (account: number) => `m/44'/501'/${account}'/0'` as const

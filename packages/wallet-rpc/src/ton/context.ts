@@ -2,26 +2,11 @@ import { equalBytes } from '@noble/curves/utils.js'
 import { InternalError, MethodNotSupportedError } from '../core/errors.js'
 import { withKeyTimeout } from '../core/timeout.js'
 import { ed25519 } from '../crypto/ed25519.js'
-import { type TonWalletOptions, type WalletContract, walletContract } from './contracts.js'
-import { isTrustedSigner, type TonSigner } from './keys.js'
-import type { TonChainProvider } from './provider.js'
+import { walletContract } from './contracts.js'
+import { isTrustedSigner } from './keys.js'
+import type { TonChainProvider, TonSigner, TonWallet, TonWalletOptions, WalletContract } from './types.js'
 
-/** What the method files share: the wallet contract, the signer and the chain providers of one `ton()` namespace. */
-export type TonWallet = {
-  /** Resolves once the key is available (a mnemonic signer may still be deriving). */
-  contract(): Promise<WalletContract>
-  /** The contract once the key is available, else undefined (lets hot paths skip a promise). */
-  readyContract(): WalletContract | undefined
-  /**
-   * Signs `message` (a 32-byte digest) and checks the signature. Call only from `execute`, after approval.
-   * Synchronous for our own keys once ready (signData's cost is held to a fraction of one signature).
-   */
-  sign(message: Uint8Array): Uint8Array | Promise<Uint8Array>
-  /** The provider for `chainId`, or 5101 for sending methods on a chain without one. */
-  provider(chainId: string, method: string): TonChainProvider
-  /** Seconds a message stays valid when the dapp sets no `valid_until`. */
-  readonly defaultValidFor: number
-}
+export type { TonWallet } from './types.js'
 
 /** TON Connect WalletKit and Tonkeeper both cap a message's lifetime at ten minutes. */
 export const maxValidFor = 600

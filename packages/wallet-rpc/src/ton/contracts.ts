@@ -1,50 +1,27 @@
 import { friendly } from './address.js'
 import { isTestnet } from './chains.js'
 import {
-  type Address,
   beginCell,
   Cell,
   contractAddress,
   external,
   loadMessage,
-  type MessageRelaxed,
   type StateInit,
   storeMessage,
   storeMessageRelaxed,
   storeOutList,
   storeStateInit,
 } from './tonCore.js'
+import type { TonWalletOptions, TonWalletVersion, WalletContract } from './types.js'
 
-/**
+export type { TonWalletOptions, TonWalletVersion, TransferRequest, WalletContract } from './types.js'
+
+/*
  * The two wallet contracts this namespace speaks: v4R2 (the long-time default) and v5R1 ("W5", Tonkeeper's
  * and TON Connect WalletKit's current default). Layouts are written here from the contracts' TL-B rather than
  * taken from @ton/ton (which would pull axios, zod and dataloader into every wallet);
  * test/ton/wallet.test.ts proves every cell byte-identical to @ton/ton 16.3 and the sandbox runs them.
  */
-export type TonWalletVersion = 'v4r2' | 'v5r1'
-
-export type TonWalletOptions =
-  | {
-      version: 'v4r2'
-      /** Default 698983191 + workchain, what every v4R2 wallet app uses. */
-      walletId?: number
-    }
-  | {
-      version: 'v5r1'
-      /**
-       * Serialized wallet id. By default it is derived from `networkGlobalId` and `subwalletNumber` the way
-       * the contract's authors define it. Give it only to match a wallet that stored something else.
-       */
-      walletId?: number
-      /**
-       * -239 (mainnet, the default on BOTH chains, as @ton/ton and TON Connect WalletKit do) or -3.
-       * Tonkeeper uses -3 for its testnet W5 wallets, which gives a different testnet address for the same
-       * key; pass -3 to open that wallet (and then serve `ton:-3` only, since one StateInit is announced).
-       */
-      networkGlobalId?: number
-      /** Default 0. */
-      subwalletNumber?: number
-    }
 
 // Contract code from @ton/ton 16.3.0 (WalletContractV4 / WalletContractV5R1); hashes checked below.
 const v4r2CodeBoc =
@@ -81,42 +58,6 @@ const v5r1SignedExternalOp = 0x7369676e
 export function v5r1WalletId(networkGlobalId: number, workchain: number, subwalletNumber: number): number {
   const context = (1 << 31) | ((workchain & 0xff) << 23) | (0 << 15) | (subwalletNumber & 0x7fff)
   return (networkGlobalId ^ context) >>> 0
-}
-
-export type TransferRequest = {
-  seqno: number
-  /** Unix seconds after which the contract refuses the message. */
-  validUntil: number
-  /** Send mode applied to every message. */
-  sendMode: number
-  messages: readonly MessageRelaxed[]
-}
-
-export type WalletContract = {
-  readonly version: TonWalletVersion
-  readonly workchain: number
-  readonly walletId: number
-  readonly publicKey: Uint8Array
-  readonly init: StateInit
-  /** `ton_getStateInit`: base64 BoC of the StateInit cell; its hash is `address.hash`. */
-  readonly stateInitBoc: string
-  readonly address: Address
-  /** `address` as `0:<hex>`, computed once. */
-  readonly rawAddress: string
-  /** `ton_getPublicKey`: lower-case hex, computed once. */
-  readonly publicKeyHex: string
-  /**
-   * The wallet as sessions and reviews show it on `chainId`: user-friendly, non-bounceable (the wallet's own
-   * form), test flag on ton:-3. Both forms are computed once: every review shows one.
-   */
-  account(chainId: string): string
-  readonly maxMessages: number
-  /** The cell whose hash the key signs. */
-  unsignedTransfer(request: TransferRequest): Cell
-  /** The external message body: v4R2 puts the signature in front, v5R1 behind. */
-  signedTransfer(unsigned: Cell, signature: Uint8Array): Cell
-  /** The external-in message the chain receives; `includeInit` deploys the wallet (first message). */
-  externalMessage(body: Cell, includeInit: boolean): Cell
 }
 
 function u32(value: number, what: string): number {

@@ -1,30 +1,9 @@
 import { equalBytes } from '@noble/curves/utils.js'
 import { type Ed25519Backend, ed25519 } from '../crypto/ed25519.js'
 import { isValidTonMnemonic, tonMnemonicSeed } from './mnemonic.js'
+import type { TonMnemonicOptions, TonSigner } from './types.js'
 
-/**
- * What the ton namespace signs with: an Ed25519 public key and a function that signs bytes. Our own key
- * sources (`tonKeys.*`) keep the secret in a closure; an external signer (hardware, MPC, a remote vault)
- * implements the same two members. The namespace verifies an external signer's signatures before use.
- */
-export type TonSigner = {
-  readonly publicKey: Uint8Array
-  sign(message: Uint8Array): Uint8Array | Promise<Uint8Array>
-  /** Milliseconds a signature may take before the request fails with -32603 (none by default). */
-  readonly timeoutMs?: number
-}
-
-export type TonMnemonicOptions = {
-  /** The optional TON mnemonic password. */
-  password?: string
-  /**
-   * Refuse phrases that are not valid TON mnemonics (default true). TON derives a key from any word list,
-   * so a BIP-39 phrase typed here by mistake would silently open a different, empty wallet.
-   */
-  validate?: boolean
-  /** Ed25519 implementation; the fastest available by default. */
-  backend?: Ed25519Backend
-}
+export type { TonMnemonicOptions, TonSigner } from './types.js'
 
 /** Marks signers made by `tonKeys`, whose signatures need no second check. */
 const trustedSigners = new WeakSet<TonSigner>()

@@ -1,7 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { type ImportEdge, importGraph, importsOf, type RuleOptions, ruleViolations } from './importGraph.js'
+import {
+  type ImportEdge,
+  importGraph,
+  importsOf,
+  namespaces,
+  type RuleOptions,
+  ruleViolations,
+} from './importGraph.js'
 
 /**
  * The design rules (ARCHITECTURE "Rules of the house"), kept by a test: no import cycle, type imports
@@ -67,6 +74,21 @@ describe('import rules', () => {
 
   it('hold: no cycle, no namespace → namespace, no library → application, no foreign internal/', () => {
     expect(ruleViolations(edges, rules)).toEqual([])
+  })
+
+  it("each namespace's types.ts is a leaf: type imports only, from outside the namespace or its other leaves", () => {
+    const insideNamespace = (edge: ImportEdge, namespace: string) =>
+      edge.to?.startsWith(`src/${namespace}/`) === true
+    for (const namespace of namespaces) {
+      const file = `src/${namespace}/types.ts`
+      const imports = edges.filter((edge) => edge.from === file)
+      expect(existsSync(join(root, file)), file).toBe(true)
+      expect(imports.filter((edge) => !edge.typeOnly).map((edge) => edge.specifier)).toEqual([])
+      for (const edge of imports.filter((edge) => insideNamespace(edge, namespace))) {
+        const further = edges.filter((next) => next.from === edge.to && insideNamespace(next, namespace))
+        expect(further.map((next) => `${next.from} → ${next.to}`)).toEqual([])
+      }
+    }
   })
 
   it('cover the applications: the sandbox and devchains', () => {
