@@ -1,4 +1,5 @@
 import { eip7702ExecutorBytecode } from './eip7702Executor.artifact.js'
+import { jsonRpc } from './http.js'
 
 /** anvil's 10th dev account (unlocked, funded): deploys so the accounts tests sign with keep their nonces. */
 const deployer = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720'
@@ -10,11 +11,11 @@ const deployer = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720'
  * `wallet-rpc handle --delegate eip155:<id>=<address>` take.
  */
 export async function deployEip7702Executor(rpcUrl: string): Promise<`0x${string}`> {
-  const hash = (await rpc(rpcUrl, 'eth_sendTransaction', [
+  const hash = (await jsonRpc(rpcUrl, 'eth_sendTransaction', [
     { from: deployer, data: eip7702ExecutorBytecode, gas: '0x4c4b40' },
   ])) as string
   for (let attempt = 0; attempt < 100; attempt++) {
-    const receipt = (await rpc(rpcUrl, 'eth_getTransactionReceipt', [hash])) as {
+    const receipt = (await jsonRpc(rpcUrl, 'eth_getTransactionReceipt', [hash])) as {
       status?: string
       contractAddress?: `0x${string}`
     } | null
@@ -26,15 +27,4 @@ export async function deployEip7702Executor(rpcUrl: string): Promise<`0x${string
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error('the EIP-7702 executor deployment was not mined')
-}
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  const body = (await response.json()) as { result?: unknown; error?: { message?: string } }
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-  return body.result
 }

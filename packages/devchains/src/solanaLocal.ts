@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { base58, base64 } from '@scure/base'
 import { type Address, address, type EncodedAccount, getTransactionDecoder, lamports } from '@solana/kit'
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm'
 import { decodeTransaction } from 'wallet-rpc/solana'
+import { readBody } from './http.js'
 
 /** A litesvm runtime behind the Solana JSON-RPC methods `solanaRpc` uses, on 127.0.0.1. */
 export type SolanaLocalChain = {
@@ -290,15 +291,6 @@ function errorValue(failed: FailedTransactionMetadata): unknown {
 
 function sameBytes(left: Uint8Array, right: Uint8Array): boolean {
   return left.length === right.length && left.every((byte, index) => byte === right[index])
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    request.on('error', reject)
-  })
 }
 
 export { lamports }

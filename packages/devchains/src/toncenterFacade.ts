@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { TonChainProvider } from 'wallet-rpc/ton'
+import { readBody } from './http.js'
 
 export type ToncenterFacade = { url: string; close(): Promise<void> }
 
@@ -58,15 +59,6 @@ async function answer(
     }
   }
   send(response, 404, { ok: false, error: 'unknown method' })
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    request.on('error', reject)
-  })
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {

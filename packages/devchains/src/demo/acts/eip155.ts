@@ -2,6 +2,7 @@
 // checked on anvil, then EIP-5792 batched calls that upgrade the account with EIP-7702.
 import { keccak256 } from 'viem'
 import type { VerifyResult } from 'wallet-rpc/verify'
+import { jsonRpc } from '../../http.js'
 import { ANVIL, type Chains } from '../chains.js'
 import { type DappSession, verify } from '../dapp.js'
 
@@ -9,7 +10,7 @@ export async function ethereumAct(session: DappSession, chains: Chains): Promise
   const from = (await session.wallet.accounts(ANVIL))[0] ?? ''
   const other = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
   const chainId = chains.anvil.chainId
-  await rpc(chains.anvil.url, 'anvil_setBalance', [from, '0x3635c9adc5dea00000'])
+  await jsonRpc(chains.anvil.url, 'anvil_setBalance', [from, '0x3635c9adc5dea00000'])
 
   const message = `0x${Buffer.from('Sign in to dapp.example').toString('hex')}`
   await session.step(ANVIL, 'personal_sign', [message, from], (result) =>
@@ -64,7 +65,7 @@ export async function ethereumAct(session: DappSession, chains: Chains): Promise
   })
   const sendRequest = { from, to: other, value: '0x1', data: '0x64656d6f' }
   await session.step<string>(ANVIL, 'eth_sendTransaction', [sendRequest], async (hash) => {
-    const rawTransaction = await rpc(chains.anvil.url, 'eth_getRawTransactionByHash', [hash])
+    const rawTransaction = await jsonRpc(chains.anvil.url, 'eth_getRawTransactionByHash', [hash])
     if (typeof rawTransaction !== 'string') return { valid: false, reason: 'anvil does not know the hash' }
     const verdict = verify.eip155.eth_sendTransaction!([sendRequest], hash, { chainId, rawTransaction })
     if (!verdict.valid) return verdict
@@ -105,7 +106,7 @@ async function batchedCalls(
       if (hashes.length !== 1) return { valid: false, reason: `${hashes.length} transactions, not one` }
       const receipt = await mined(chains, hashes[0]!)
       if (!receipt.valid) return receipt
-      const code = await rpc(chains.anvil.url, 'eth_getCode', [from, 'latest'])
+      const code = await jsonRpc(chains.anvil.url, 'eth_getCode', [from, 'latest'])
       return code === delegated ? { valid: true } : { valid: false, reason: `account code ${String(code)}` }
     },
     'wallet_sendCalls (2 calls, one EIP-7702 transaction)',
@@ -131,7 +132,7 @@ async function batchedCalls(
 async function mined(chains: Chains, hash: string): Promise<VerifyResult> {
   const deadline = Date.now() + 10_000
   for (;;) {
-    const receipt = (await rpc(chains.anvil.url, 'eth_getTransactionReceipt', [hash])) as {
+    const receipt = (await jsonRpc(chains.anvil.url, 'eth_getTransactionReceipt', [hash])) as {
       status?: string
     } | null
     if (receipt !== null) {
@@ -140,15 +141,4 @@ async function mined(chains: Chains, hash: string): Promise<VerifyResult> {
     if (Date.now() > deadline) return { valid: false, reason: 'not mined within 10 s' }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-}
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  const body = (await response.json()) as { result?: unknown; error?: { message?: string } }
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-  return body.result
 }
