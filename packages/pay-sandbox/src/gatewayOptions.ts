@@ -56,7 +56,6 @@ export function tokenFor(
 
 export const caip19Of = (chainId: string, token: Address): string => `${chainId}/erc20:${token}`
 
-/** A route for one EVM account: approval transaction first, then the TransferWithAuthorization signature. */
 /** What a route for one EVM account is made from, in test and live mode alike. */
 export type EvmRouteInput = {
   payment: Payment
@@ -69,14 +68,13 @@ export type EvmRouteInput = {
   routeTtlMs: number
 }
 
-export function createRoute(input: EvmRouteInput & { layout: ActionLayout }): EvmRoute {
-  const { payment, chainId, token, layout } = input
+/** What every EVM route holds, in test and live mode alike: who pays whom how much of which token, until when. */
+export function evmRouteBase(input: EvmRouteInput) {
+  const { payment, chainId, token } = input
   const currency = currencyOf(payment.amount.unit)
   if (currency === undefined) throw new Error(`unsupported currency ${payment.amount.unit}`)
-  const tokenValue = toTokenMinor(currency, BigInt(payment.amount.value), token.decimals)
-  const buildData = newId('build_', 32)
-  const route: EvmRoute = {
-    kind: 'evm',
+  return {
+    kind: 'evm' as const,
     optionId: newId('opt_'),
     account: input.account,
     chainId,
@@ -84,16 +82,19 @@ export function createRoute(input: EvmRouteInput & { layout: ActionLayout }): Ev
     display: token,
     address: input.address,
     token,
-    tokenValue,
+    tokenValue: toTokenMinor(currency, BigInt(payment.amount.value), token.decimals),
     payee: input.payee,
     spender: sandboxSpender,
     expiresAt: Math.min(payment.expiresAt, input.now + input.routeTtlMs),
-    actions: [],
-    buildData,
-    forcedExpired: false,
   }
+}
+
+/** A route for one EVM account: approval transaction first, then the TransferWithAuthorization signature. */
+export function createRoute(input: EvmRouteInput & { layout: ActionLayout }): EvmRoute {
+  const buildData = newId('build_', 32)
+  const route: EvmRoute = { ...evmRouteBase(input), actions: [], buildData, forcedExpired: false }
   const build = { type: 'build' as const, data: { data: buildData } }
-  route.actions = layout === 'single-build' ? [build] : [approvalAction(route), build]
+  route.actions = input.layout === 'single-build' ? [build] : [approvalAction(route), build]
   return route
 }
 

@@ -1,6 +1,5 @@
 import { encodeFunctionData, erc20Abi } from 'viem'
-import { currencyOf, toTokenMinor } from '../currencies.js'
-import { caip19Of, type EvmRouteInput, sandboxSpender } from '../gatewayOptions.js'
+import { type EvmRouteInput, evmRouteBase } from '../gatewayOptions.js'
 import { newId } from '../ids.js'
 import type { EvmRoute, WalletRpcAction } from '../model.js'
 
@@ -11,10 +10,8 @@ import type { EvmRoute, WalletRpcAction } from '../model.js'
  * the calldata the wallet claims to have sent.
  */
 export function createLiveEvmRoute(input: EvmRouteInput & { sinceBlock: bigint }): EvmRoute {
-  const { payment, chainId, token, address, payee } = input
-  const currency = currencyOf(payment.amount.unit)
-  if (currency === undefined) throw new Error(`unsupported currency ${payment.amount.unit}`)
-  const tokenValue = toTokenMinor(currency, BigInt(payment.amount.value), token.decimals)
+  const base = evmRouteBase(input)
+  const { chainId, address, token, payee, tokenValue } = base
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [payee, tokenValue] })
   const transfer: WalletRpcAction = {
     type: 'walletRpc',
@@ -25,19 +22,8 @@ export function createLiveEvmRoute(input: EvmRouteInput & { sinceBlock: bigint }
     },
   }
   return {
-    kind: 'evm',
-    optionId: newId('opt_'),
-    account: input.account,
-    chainId,
-    asset: caip19Of(chainId, token.address),
-    display: token,
-    address,
-    token,
-    tokenValue,
-    payee,
-    spender: sandboxSpender,
+    ...base,
     sinceBlock: input.sinceBlock,
-    expiresAt: Math.min(payment.expiresAt, input.now + input.routeTtlMs),
     actions: [transfer],
     // No build action: fetch has nothing to resolve, and this value is never handed out.
     buildData: newId('build_', 32),
