@@ -16,7 +16,7 @@ export const budgets = {
   'wallet-rpc/ton': 136,
   'wallet-rpc/eip155': 128,
   'wallet-rpc/solana': 60,
-  'wallet-rpc/verify': 156,
+  'wallet-rpc/verify': 162,
   'wallet-rpc/walletkit': 46,
   'wallet-rpc/pay': 17,
   'wallet-rpc/explorer': 5,
