@@ -25,8 +25,9 @@ export const sendRawTransactionParams = v.strictTuple([dataSchema])
  * - ours (an account this wallet holds): relayed only when it names this chain (never 0, which replays on
  *   every chain) and the delegate the wallet configured for it; anything else could hand the user's account
  *   to code they never chose (MetaMask and Keplr refuse all external type-4 transactions);
- * - not ours: relayed with a `caution` naming the authority and its delegate — it changes that account, not
- *   the user's, and the wallet only carries it, as it carries any raw transaction of another sender;
+ * - not ours: held to the same rule (issue 32: an authorization to anything but the configured delegate is
+ *   refused), and when it passes, relayed with a `caution` naming the authority — it changes that account, not
+ *   the user's;
  * - recovering to no account: refused (EIP-7702 would skip it; nobody can say whose it is).
  */
 function reviewAuthorizations(
@@ -51,14 +52,7 @@ function reviewAuthorizations(
         item('Authorization nonce', String(authorization.nonce)),
       ]),
     )
-    if (!owned.some((address) => isAddressEqual(address, authority))) {
-      warnings.push({
-        code: 'eip7702.foreign_authority',
-        severity: 'caution',
-        message: `Authorization ${index} delegates ${authority}, an account this wallet does not hold, to ${target}; the wallet only relays it.`,
-      })
-      continue
-    }
+    const ours = owned.some((address) => isAddressEqual(address, authority))
     const reason =
       chain.delegate === undefined
         ? `no EIP-7702 delegate is configured for eip155:${chain.chainId}`
@@ -68,8 +62,15 @@ function reviewAuthorizations(
             ? `authorization ${index} delegates to ${getAddress(authorization.address)}, not to the configured delegate ${chain.delegate}`
             : undefined
     if (reason !== undefined)
-      throw new PolicyRefusedError(`EIP-7702 transaction refused for your account ${authority}: ${reason}`, {
-        rule: 'eip7702.foreign_authorization',
+      throw new PolicyRefusedError(
+        `EIP-7702 transaction refused for ${ours ? 'your account' : 'the account'} ${authority}: ${reason}`,
+        { rule: 'eip7702.foreign_authorization' },
+      )
+    if (!ours)
+      warnings.push({
+        code: 'eip7702.foreign_authority',
+        severity: 'caution',
+        message: `Authorization ${index} delegates ${authority}, an account this wallet does not hold, to ${target}; the wallet only relays it.`,
       })
   }
   return { items, warnings }

@@ -99,17 +99,26 @@ describe('type-4 eth_sendRawTransaction: authorities recovered from the signatur
     expect(review.warnings.map((warning) => warning.code)).not.toContain('eip7702.foreign_authority')
   })
 
-  it("another account's authorization is relayed with a caution naming it; only that account is delegated", async () => {
-    const hash = await wallet.result<Hex>('eth_sendRawTransaction', [
+  it("another account's authorization to anything but the configured delegate is refused before any approval", async () => {
+    const error = await refusal(
+      wallet,
       await type4(9, await authorize(9, foreignDelegate, prague.anvil.chainId, true)),
+    )
+    expect(error.data.rule).toBe('eip7702.foreign_authorization')
+    expect(error.data.reason).toContain(devAccounts[9])
+    expect(await prague.chain.getCode({ address: devAccounts[9] })).toBeUndefined()
+  })
+
+  it("another account's authorization to the configured delegate is relayed with a caution naming it; only that account is delegated", async () => {
+    const hash = await wallet.result<Hex>('eth_sendRawTransaction', [
+      await type4(9, await authorize(9, prague.delegate, prague.anvil.chainId, true)),
     ])
     expect((await minedReceipt(prague.chain, hash)).status).toBe('success')
     const warning = wallet.reviews.at(-1)!.warnings.find((w) => w.code === 'eip7702.foreign_authority')
     expect(warning).toMatchObject({ severity: 'caution' })
     expect(warning!.message).toContain(devAccounts[9])
-    expect(warning!.message).toContain(foreignDelegate)
     expect(await prague.chain.getCode({ address: devAccounts[9] })).toBe(
-      `0xef0100${foreignDelegate.slice(2).toLowerCase()}`,
+      `0xef0100${prague.delegate.slice(2).toLowerCase()}`,
     )
     expect(await prague.chain.getCode({ address: devAccounts[5] })).toBeUndefined()
   })
