@@ -102,7 +102,7 @@ export type PaySandboxOptions = {
   live?: LiveModeOptions
   /**
    * The explorer's listing file (`/v3/wallets|dapps|hybrid|all`): `{ "listings": [ … ] }` with logos in
-   * `logos/` beside it (src/pay/sandbox/README.md, Explorer). Default: the sample shipped with the sandbox.
+   * `logos/` beside it (this package's README, Explorer). Default: the sample shipped with the sandbox.
    * Checked at start; a broken file throws naming the field.
    */
   explorerListing?: string

@@ -9,7 +9,7 @@ import { type PaySandbox, startPaySandbox } from '../src/index.js'
 /**
  * The explorer interface's contract (spec, "Explorer interface"), over HTTP against the sandbox serving its
  * sample listing: every endpoint, every parameter rule valid and broken, ETag revalidation, and the listing
- * file option. The sample (src/pay/sandbox/explorer/sample/listings.json) has 2 wallets, 4 dApps, 1 hybrid.
+ * file option. The sample (src/explorer/sample/listings.json) has 2 wallets, 4 dApps, 1 hybrid.
  */
 
 const WALLET = 'Sandbox Wallet'

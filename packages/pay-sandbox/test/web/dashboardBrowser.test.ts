@@ -149,7 +149,7 @@ describe.skipIf(!chromium)('merchant dashboard (headless Chromium)', () => {
     expect(timeline).toEqual(['0 payment.created', '1 payment.processing', '2 payment.succeeded'])
     expect(sandbox.control.payment(ids.target!).status).toBe('succeeded')
     await shot('payment')
-    // The README's picture (src/pay/sandbox/docs/dashboard.png is a copy): the top of this page.
+    // The README's picture (docs/dashboard.png is a copy): the top of this page.
     await page.setViewport({ width: 1000, height: 1180 })
     await page.evaluate(() =>
       (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0),
