@@ -1,5 +1,6 @@
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { TypedDataDefinition } from 'viem'
+import { type Pause, timeSlicer } from '../core/yielding.js'
 import { hexToBytes, hashTypedData as viemHashTypedData } from './viemUtils.js'
 
 /**
@@ -13,6 +14,15 @@ import { hexToBytes, hashTypedData as viemHashTypedData } from './viemUtils.js'
  */
 export function typedDataDigest(definition: TypedDataDefinition): Uint8Array {
   return fastTypedDataDigest(definition) ?? hexToBytes(viemHashTypedData(definition))
+}
+
+/**
+ * `typedDataDigest` for a request's typed data, which may hold 20,000 values: every struct is hashed on its
+ * own first, deepest first, with a turn for the event loop every few ms (core/yielding.ts), then the digest
+ * from those hashes. The same bytes; only the order of the work differs.
+ */
+export async function typedDataDigestYielding(definition: TypedDataDefinition): Promise<Uint8Array> {
+  return (await fastTypedDataDigest(definition, timeSlicer())) ?? hexToBytes(viemHashTypedData(definition))
 }
 
 type Field = { readonly name: string; readonly type: string }
@@ -57,14 +67,38 @@ function typesAreValid(types: Types): boolean {
   return true
 }
 
-/** The digest, or undefined where `typedDataDigest` hands the request to viem (exported for its tests). */
-export function fastTypedDataDigest(typedData: TypedDataDefinition): Uint8Array | undefined {
+/**
+ * The digest, or undefined where `typedDataDigest` hands the request to viem (exported for its tests). With
+ * `pause`, the structs are hashed first in slices (typedDataDigestYielding).
+ */
+export function fastTypedDataDigest(typedData: TypedDataDefinition): Uint8Array | undefined
+export function fastTypedDataDigest(
+  typedData: TypedDataDefinition,
+  pause: Pause,
+): Promise<Uint8Array | undefined>
+export function fastTypedDataDigest(
+  typedData: TypedDataDefinition,
+  pause?: Pause,
+): Uint8Array | undefined | Promise<Uint8Array | undefined> {
   const definition = typedData as unknown as Definition
   const { types, primaryType } = definition
   if (!typesAreValid(types) || !Object.hasOwn(types, 'EIP712Domain')) return undefined
   if (primaryType !== 'EIP712Domain' && !Object.hasOwn(types, primaryType)) return undefined
+  const encoder = new Encoder(types)
+  if (pause === undefined) return digestOf(encoder, definition)
+  const message = primaryType === 'EIP712Domain' ? undefined : definition.message
+  return encoder.hashStructsFirst(primaryType, message, pause).then(
+    () => digestOf(encoder, definition),
+    (error) => {
+      if (error === deferToViem) return undefined
+      throw error
+    },
+  )
+}
+
+function digestOf(encoder: Encoder, definition: Definition): Uint8Array | undefined {
+  const { primaryType } = definition
   try {
-    const encoder = new Encoder(types)
     const out = new Uint8Array(66)
     out[0] = 0x19
     out[1] = 0x01
@@ -97,11 +131,36 @@ const utf8 = new TextEncoder()
 class Encoder {
   /** This request's type hashes by type name (the encodeType walk runs once per type). */
   private readonly hashes = new Map<string, Uint8Array>()
+  /** Struct hashes computed ahead by `hashStructsFirst`, per value and type. */
+  private readonly structHashes = new WeakMap<object, Map<string, Uint8Array>>()
 
   constructor(private readonly types: Types) {}
 
+  /** Hashes every struct in `value` (of `type`), deepest first, pausing between two; remembers each hash. */
+  async hashStructsFirst(type: string, value: unknown, pause: Pause): Promise<void> {
+    if (type.endsWith(']')) {
+      const element = type.slice(0, type.lastIndexOf('['))
+      if (!Array.isArray(value) || !(element.endsWith(']') || Object.hasOwn(this.types, element))) return
+      for (const entry of value) await this.hashStructsFirst(element, entry, pause)
+      return
+    }
+    if (!Object.hasOwn(this.types, type) || typeof value !== 'object' || value === null) return
+    for (const field of this.types[type]!)
+      await this.hashStructsFirst(field.type, (value as Record<string, unknown>)[field.name], pause)
+    await pause()
+    const hash = this.hashStruct(type, value)
+    let known = this.structHashes.get(value)
+    if (known === undefined) {
+      known = new Map()
+      this.structHashes.set(value, known)
+    }
+    known.set(type, hash)
+  }
+
   hashStruct(type: string, data: unknown): Uint8Array {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) throw deferToViem
+    const known = this.structHashes.get(data)?.get(type)
+    if (known !== undefined) return known
     const fields = this.types[type]!
     const words = new Uint8Array(32 * (fields.length + 1))
     words.set(this.typeHash(type), 0)

@@ -2,13 +2,13 @@ import * as v from 'valibot'
 import type { Hex, TypedDataDefinition } from 'viem'
 import { InvalidParamsError, PolicyRefusedError } from '../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
-import { typedDataDigest } from './eip712.js'
+import { typedDataDigestYielding } from './eip712.js'
 import { isUnlimited } from './transaction/review.js'
 import { bytesToHex } from './viemUtils.js'
 
 /**
  * EIP-712 typed data as wallets receive it: an object or its JSON string. The structure is checked here;
- * hashing (`typedDataDigest`, viem's rules) then checks every value against its declared type (ranges, byte
+ * hashing (`typedDataDigestYielding`, viem's rules) then checks every value against its declared type (ranges, byte
  * sizes, EIP-55).
  */
 const typedDataSchema = v.object({
@@ -79,7 +79,11 @@ type CheckedTypedData = { definition: TypedDataDefinition; digest: Hex; digestBy
  * eth-sig-util hashes an empty domain while viem infers one, so the digest would depend on the wallet
  * (research/ethereum.md §3.9). A `domain.chainId`, in any of its spellings, must equal the request's chain.
  */
-export function checkTypedData(input: unknown, path: string, chainId: number): CheckedTypedData {
+export async function checkTypedData(
+  input: unknown,
+  path: string,
+  chainId: number,
+): Promise<CheckedTypedData> {
   let raw = input
   if (typeof input === 'string') {
     try {
@@ -133,7 +137,7 @@ export function checkTypedData(input: unknown, path: string, chainId: number): C
   } as unknown as TypedDataDefinition
   let digestBytes: Uint8Array
   try {
-    digestBytes = typedDataDigest(definition)
+    digestBytes = await typedDataDigestYielding(definition)
   } catch (error) {
     // viem's validation (ranges, sizes, checksums, unknown types) and malformed nesting alike.
     const short = (error as { shortMessage?: unknown } | null)?.shortMessage

@@ -2,7 +2,7 @@ import type { Psbt } from 'bitcoinjs-lib'
 import * as v from 'valibot'
 import { ProviderError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
-import { nextTurn } from '../../core/yielding.js'
+import { nextTurn, timeSlicer } from '../../core/yielding.js'
 import { resolvePolicy } from '../policy.js'
 import { analyzePsbt } from '../psbt/analyze.js'
 import { finalizeAndExtract, writeSignatures } from '../psbt/apply.js'
@@ -105,11 +105,16 @@ export const signPsbt = (wallet: Bip122Wallet) =>
 
     async execute(_context, plan): Promise<SignPsbtResult> {
       const { psbt, tx, prevouts } = plan.decoded
-      // BIP-174 layer directly (see writeSignatures): constant work per input.
-      for (const { index, key } of plan.addTapInternalKey)
+      // BIP-174 layer directly (see writeSignatures): constant work per input, a turn every few ms.
+      const pause = timeSlicer()
+      for (const { index, key } of plan.addTapInternalKey) {
+        await pause()
         psbt.data.updateInput(index, { tapInternalKey: key })
-      for (const { index, script } of plan.addRedeemScript)
+      }
+      for (const { index, script } of plan.addRedeemScript) {
+        await pause()
         psbt.data.updateInput(index, { redeemScript: script })
+      }
       // One sighash cache for signing and the pre-broadcast check: the shared hashes are computed once.
       const cache = createSighashCache(tx, prevouts)
       const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign, { cache })
@@ -134,9 +139,10 @@ export const signPsbt = (wallet: Bip122Wallet) =>
 /**
  * Our base64 (psbt/base64.ts), not bitcoinjs' `toBase64()`: in browsers and Hermes that spreads every byte
  * into one `String.fromCharCode` call and overflows the stack on a large PSBT (a few hundred inputs). Serializing
- * and encoding are each one block; the event loop gets a turn between them.
+ * and encoding are each one block; the event loop gets a turn before each.
  */
 async function encodePsbt(psbt: Psbt): Promise<string> {
+  await nextTurn()
   const bytes = psbt.toBuffer()
   await nextTurn()
   return encodeBase64(bytes)

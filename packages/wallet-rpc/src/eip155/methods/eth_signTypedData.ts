@@ -35,7 +35,7 @@ export const signTypedData = (env: Eip155Env) =>
     async plan(context, [requested, input]) {
       const address = await ownedAddress(env, requested)
       const chain = chainOf(env, context)
-      const { definition, digest, digestBytes } = checkTypedData(input, '1', chain.chainId)
+      const { definition, digest, digestBytes } = await checkTypedData(input, '1', chain.chainId)
       const risks = await typedDataRiskWarnings(definition, address, chain.access)
       return {
         review: {
