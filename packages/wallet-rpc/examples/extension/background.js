@@ -3,12 +3,14 @@
 // 'wallet-rpc/walletkit' answers their session proposals and requests with one wallet-rpc wallet (bip122,
 // eip155, solana, ton). The extension's own pages (popup.html) drive it with chrome.runtime messages:
 // `{ type: 'pair', uri }` with the dapp's `wc:` URI, `{ type: 'approve', method }` for the user's one-shot yes.
+// A dapp's proposal may carry a sign-in (one-click auth, ton_proof) and a payment (walletPay): approving the
+// connection offers both, and each is then signed or paid through the wallet's own method and its approval.
 import './polyfills.js'
 import { WalletKit } from '@reown/walletkit'
 import { Core } from '@walletconnect/core'
 import { createWalletRpc } from 'wallet-rpc'
 import { bip122, hdKeys } from 'wallet-rpc/bip122'
-import { eip155, mnemonicKeys } from 'wallet-rpc/eip155'
+import { eip155, httpProvider, mnemonicKeys } from 'wallet-rpc/eip155'
 import { solana, solanaKeys } from 'wallet-rpc/solana'
 import { ton, tonKeys } from 'wallet-rpc/ton'
 import { attachWalletKit } from 'wallet-rpc/walletkit'
@@ -18,6 +20,14 @@ import { attachWalletKit } from 'wallet-rpc/walletkit'
 const projectId = typeof WALLETCONNECT_PROJECT_ID === 'string' ? WALLETCONNECT_PROJECT_ID : 'YOUR_PROJECT_ID'
 const relayUrl =
   typeof WALLETCONNECT_RELAY_URL === 'string' ? WALLETCONNECT_RELAY_URL : 'wss://relay.walletconnect.org'
+// The Ethereum chain and your node or RPC provider for it. Without a URL the wallet signs only: a dapp's
+// eth_sendTransaction, and a payment at connect (walletPay), are refused.
+const ethereumChainId = typeof ETHEREUM_CHAIN_ID === 'string' ? Number(ETHEREUM_CHAIN_ID) : 1
+const ethereumRpcUrl = typeof ETHEREUM_RPC_URL === 'string' ? ETHEREUM_RPC_URL : undefined
+// The `danger` warning codes your confirmation UI lets the user approve (comma-separated); none by default, so
+// each is refused unasked. E.g. `siwe.origin_unverified`: a sign-in at connect whose origin the Verify API did
+// not confirm (its server unreachable, or a relay without one) is then asked instead of refused.
+const allowDangerous = typeof ALLOW_DANGEROUS === 'string' ? ALLOW_DANGEROUS.split(',').filter(Boolean) : []
 
 // DEMO ONLY: a real wallet decrypts the user's secret from its vault (chrome.storage + a password) here.
 const demoMnemonic =
@@ -55,6 +65,10 @@ const take = (method) =>
   })
 // DEMO ONLY: `review` is what a real wallet shows in its popup; here only its method is matched.
 const approve = (review) => take(review.method)
+// DEMO ONLY: a real wallet shows `proposal` — the dapp, the accounts shared, and `proposal.requests`: each
+// sign-in (its statement, what it proves, its warnings) and the payment (amount, recipient, expiry) — and may
+// connect without them: `{ authentication: false, walletPay: false }`. `true` offers both; each is then still
+// signed or paid through `approve` (here: a `personal_sign` / `eth_sendTransaction` approval).
 const approveSession = (_proposal) => take('session_proposal')
 
 // The worker is stopped when idle and started again by the next event: everything is rebuilt here, and
@@ -63,11 +77,19 @@ async function start() {
   const wallet = createWalletRpc({
     namespaces: [
       bip122({ keys: hdKeys({ mnemonic: demoMnemonic }) }),
-      eip155({ keys: mnemonicKeys({ mnemonic: demoMnemonic }), chains: [1] }),
+      eip155({
+        keys: mnemonicKeys({ mnemonic: demoMnemonic }),
+        chains: [
+          ethereumRpcUrl === undefined
+            ? ethereumChainId
+            : { chainId: ethereumChainId, provider: httpProvider(ethereumRpcUrl) },
+        ],
+      }),
       solana({ keys: solanaKeys.fromMnemonic(demoMnemonic) }),
       ton({ keys: await tonKeys.fromSecretKey(demoTonSeed) }),
     ],
     approve,
+    policy: { allowDangerous },
   })
   const walletKit = await WalletKit.init({
     core: new Core({ projectId, relayUrl, telemetryEnabled: false }),

@@ -4,11 +4,16 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { base58 } from '@scure/base'
+import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
+import type { EngineTypes } from '@walletconnect/types'
+import { validateSignedCacao } from '@walletconnect/utils'
 import puppeteer, { type Browser, type Target } from 'puppeteer-core'
+import { createPublicClient, http } from 'viem'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { BIP122_MAINNET } from '../../src/bip122/index.js'
 import { solanaMainnet } from '../../src/solana/index.js'
 import {
+  verifyCacao,
   verifyPersonalSign,
   verifySignMessage,
   verifySolanaSignMessage,
@@ -21,6 +26,7 @@ import {
   contentScriptApproveAttempt,
   contentScriptPage,
   exampleDappUrl,
+  exampleMnemonic,
   openExamplePopup,
   sessionAccount,
   startExampleDapp,
@@ -70,6 +76,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
   let exampleWorker: Target | undefined
   /** The WalletConnect relay between examples/extension and the Node-side dapp. */
   let relay: LocalRelay | undefined
+  /** eip155:1 of examples/extension (its ETHEREUM_RPC_URL), where a payment at connect is made. */
+  let anvil: AnvilInstance | undefined
   /** Context ("esbuild page", "vite service worker" …) → its answers, for the summary printed at the end. */
   const outcomes = new Map<string, Outcome>()
 
@@ -93,8 +101,18 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       writeFileSync(join(dir, 'background.js'), readFileSync(scripts.get(bundler)!))
       return dir
     })
-    relay = await startLocalRelay()
-    extensions.push(await buildExample(join(work, 'example'), relay.url))
+    ;[relay, anvil] = await Promise.all([
+      startLocalRelay(),
+      startAnvil({ chainId: 1, mnemonic: exampleMnemonic }),
+    ])
+    extensions.push(
+      await buildExample(join(work, 'example'), relay.url, {
+        ETHEREUM_CHAIN_ID: '1',
+        ETHEREUM_RPC_URL: anvil.url,
+        // The local relay runs no Verify server: every origin is UNKNOWN, a danger for a sign-in at connect.
+        ALLOW_DANGEROUS: 'siwe.origin_unverified',
+      }),
+    )
     writeFileSync(join(work, 'page', 'index.html'), '<!doctype html><title>wallet-rpc</title>')
     writeFileSync(join(work, 'page', contentScriptPage), '<!doctype html><title>a web page</title>')
     server = createServer((request, response) => {
@@ -142,6 +160,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       console.log(`Chromium, per method and context:\n${agreementTable(cases, node, outcomes)}`)
     await browser?.close()
     await relay?.close()
+    await anvil?.stop()
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
     rmSync(work, { recursive: true, force: true })
   })
@@ -193,6 +212,72 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       expect(outcome.backends).toEqual(browserBackends)
     }, 120_000)
   }
+
+  it('examples/extension answers a proposal with a sign-in (a CACAO) and a payment (walletPay, mined on anvil) from its MV3 service worker', async () => {
+    expect(exampleWorker, 'the example extension started').toBeDefined()
+    const popup = await openExamplePopup(browser, exampleWorker!)
+    const merchant = '0x000000000000000000000000000000000000bEEF'
+    const chain = createPublicClient({ transport: http(anvil!.url) })
+    const before = await chain.getBalance({ address: merchant })
+    // The user's answers: connect, sign the sign-in, make the payment (one approval each).
+    for (const method of ['session_proposal', 'personal_sign', 'eth_sendTransaction'])
+      await popup.send({ type: 'approve', method })
+    const dapp = await startExampleDapp(relay!)
+    try {
+      const signIn = {
+        domain: new URL(exampleDappUrl).host,
+        chains: ['eip155:1'],
+        nonce: 'extensionNonce1',
+        uri: `${exampleDappUrl}/login`,
+        statement: 'Sign in to the example dapp.',
+      }
+      const walletPay = {
+        version: '1.0.0',
+        orderId: 'extension-order-1',
+        expiry: Math.floor(Date.now() / 1000) + 300,
+        acceptedPayments: [
+          { asset: 'eip155:1/slip44:60', amount: '0x2386f26fc10000', recipient: `eip155:1:${merchant}` },
+        ],
+      }
+      const session = await dapp.connect((uri) => popup.send({ type: 'pair', uri }), {
+        authentication: [signIn],
+        walletPay: walletPay as EngineTypes.WalletPayParams,
+      })
+      const [cacao] = session.authentication ?? []
+      if (!cacao)
+        throw new Error(`no CACAO; worker errors: ${JSON.stringify(await popup.send({ type: 'errors' }))}`)
+      expect(cacao.p.iss.toLowerCase()).toBe(
+        `did:pkh:eip155:1:${sessionAccount(session, 'eip155:1').toLowerCase()}`,
+      )
+      expect(await validateSignedCacao({ cacao })).toBe(true)
+      expect(verifyCacao(cacao, { domain: signIn.domain, nonce: signIn.nonce, uri: signIn.uri })).toEqual({
+        valid: true,
+      })
+      const [paid] =
+        (session as typeof session & { walletPayResult?: EngineTypes.WalletPayResult[] }).walletPayResult ??
+        []
+      expect(paid).toMatchObject({
+        orderId: 'extension-order-1',
+        asset: 'eip155:1/slip44:60',
+        amount: '0x2386f26fc10000',
+      })
+      const receipt = await chain.getTransactionReceipt({ hash: paid!.txid as `0x${string}` })
+      expect(receipt.status).toBe('success')
+      expect((await chain.getBalance({ address: merchant })) - before).toBe(10n ** 16n)
+      expect(await popup.send({ type: 'errors' }), 'no WalletKit error reported in the worker').toEqual([])
+      // The dapp leaves: the worker drops the session (the next test counts the sessions it holds).
+      await dapp.client.disconnect({
+        topic: session.topic,
+        reason: { code: 6000, message: 'User disconnected.' },
+      })
+      await vi.waitFor(async () => expect(await popup.send({ type: 'sessions' })).toEqual([]), {
+        timeout: 20_000,
+      })
+    } finally {
+      await dapp.close()
+      await popup.close()
+    }
+  }, 120_000)
 
   it('examples/extension is a WalletKit wallet: a dapp pairs through the relay, gets one verified answer per namespace per one-shot approval and refusals, also after Chrome stopped the worker', async () => {
     expect(exampleWorker, 'the example extension started').toBeDefined()

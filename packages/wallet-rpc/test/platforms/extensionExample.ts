@@ -39,7 +39,11 @@ chrome.runtime.sendMessage({ type: 'approve', method: '${contentScriptMethod}' }
  * extension's folder. The installs are symlinks: `wallet-rpc` to this checkout, the others to its node_modules.
  * Then adds the test-only content script on `http://127.0.0.1/${contentScriptPage}` to dist/manifest.json.
  */
-export async function buildExample(dir: string, relayUrl: string): Promise<string> {
+export async function buildExample(
+  dir: string,
+  relayUrl: string,
+  settings: Record<string, string> = {},
+): Promise<string> {
   const source = join(dir, 'src')
   cpSync(join(root, 'examples/extension'), source, { recursive: true })
   const modules = join(source, 'node_modules')
@@ -49,7 +53,12 @@ export async function buildExample(dir: string, relayUrl: string): Promise<strin
   for (const name of exampleInstalls) symlinkSync(join(nodeModules, name), join(modules, name))
   await promisify(execFile)(process.execPath, ['build.mjs'], {
     cwd: source,
-    env: { ...process.env, WALLETCONNECT_PROJECT_ID: 'local-test', WALLETCONNECT_RELAY_URL: relayUrl },
+    env: {
+      ...process.env,
+      WALLETCONNECT_PROJECT_ID: 'local-test',
+      WALLETCONNECT_RELAY_URL: relayUrl,
+      ...settings,
+    },
   })
   const dist = join(source, 'dist')
   const manifest = JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8'))
@@ -94,6 +103,10 @@ const exampleNamespaces = {
   ton: { chains: ['ton:-239'], methods: ['ton_signData'], events: [] },
 }
 
+/** The example's demo mnemonic (background.js): anvil funds its first accounts when started with it. */
+export const exampleMnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+
 /** A dapp as in production: the real `SignClient` and `@walletconnect/core`, here on the local relay. */
 export async function startExampleDapp(relay: LocalRelay) {
   const client = await SignClient.init({
@@ -104,8 +117,11 @@ export async function startExampleDapp(relay: LocalRelay) {
   return {
     client,
     /** Proposes a session; `pair(uri)` hands the `wc:` URI to the wallet; resolves with the settled session. */
-    async connect(pair: (uri: string) => Promise<unknown>): Promise<SessionTypes.Struct> {
-      const { uri, approval } = await client.connect({ optionalNamespaces: exampleNamespaces })
+    async connect(
+      pair: (uri: string) => Promise<unknown>,
+      requests: Pick<Parameters<typeof client.connect>[0], 'authentication' | 'walletPay'> = {},
+    ): Promise<SessionTypes.Struct> {
+      const { uri, approval } = await client.connect({ optionalNamespaces: exampleNamespaces, ...requests })
       if (!uri) throw new Error('SignClient.connect gave no pairing uri')
       await pair(uri)
       return approval()

@@ -195,27 +195,19 @@ async function decodeOption(
     review.decimals === undefined
       ? `${review.amount} (minor units)`
       : formatUnits(units, review.decimals, review.symbol)
-  if (described !== undefined && payments !== undefined) {
-    if ('unpayable' in described) return unpayable(described.unpayable)
-    if (
-      !supported.some((entry) => entry.name === chainNamespace && entry.methods.includes(payments.method))
-    ) {
-      return unpayable(`the wallet does not serve ${payments.method}`)
-    }
-    if (!namespaces[chainNamespace]?.accounts.some((account) => account.startsWith(`${chainId}:`))) {
-      return unpayable(`the session does not include ${chainId}`)
-    }
-    return review
+  if (described !== undefined && 'unpayable' in described) return unpayable(described.unpayable)
+  if (payments === undefined) {
+    if (chainNamespace !== 'eip155') return unpayable(`paying on ${chainNamespace} at connect is not offered`)
+    if (!native && assetNamespace !== 'erc20')
+      return unpayable(`asset type ${assetNamespace} is not native or erc20`)
+    if (!native && !evmAddressPattern.test(reference)) return unpayable('the token is not a 0x address')
+    if (!evmAddressPattern.test(recipient[2]!)) return unpayable('the recipient is not a 0x address')
   }
-  if (chainNamespace !== 'eip155') return unpayable(`paying on ${chainNamespace} at connect is not offered`)
-  if (!native && assetNamespace !== 'erc20')
-    return unpayable(`asset type ${assetNamespace} is not native or erc20`)
-  if (!native && !evmAddressPattern.test(reference)) return unpayable('the token is not a 0x address')
-  if (!evmAddressPattern.test(recipient[2]!)) return unpayable('the recipient is not a 0x address')
-  if (!supported.some((entry) => entry.name === 'eip155' && entry.methods.includes('eth_sendTransaction'))) {
-    return unpayable('the wallet does not serve eth_sendTransaction')
+  const method = payments?.method ?? 'eth_sendTransaction'
+  if (!supported.some((entry) => entry.name === chainNamespace && entry.methods.includes(method))) {
+    return unpayable(`the wallet does not serve ${method}`)
   }
-  if (!namespaces.eip155?.accounts.some((account) => account.startsWith(`${chainId}:`))) {
+  if (!namespaces[chainNamespace]?.accounts.some((account) => account.startsWith(`${chainId}:`))) {
     return unpayable(`the session does not include ${chainId}`)
   }
   return review
