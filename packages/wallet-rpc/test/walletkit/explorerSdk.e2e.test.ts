@@ -10,7 +10,7 @@ import {
   type SessionProposalReview,
   type WalletKitAdapter,
 } from '../../src/walletkit/index.js'
-import { type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
+import { closeSdkClients, type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
 
 /**
  * The explorer option between the real SDKs: dapps' `SignClient`s propose to the wallet's real `WalletKit`
@@ -45,10 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const adapter of adapters) adapter.detach()
   await wallet?.close()
-  for (const client of [...dapps, ...walletKits]) {
-    await client.core.relayer.transportClose().catch(() => {})
-    client.core.heartbeat.stop()
-  }
+  await closeSdkClients([...dapps, ...walletKits])
   await relay?.close()
   await sandbox?.stop()
 })

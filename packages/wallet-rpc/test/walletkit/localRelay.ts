@@ -196,3 +196,14 @@ export const relayCore = (relay: LocalRelay, name: string): ICore =>
     telemetryEnabled: false,
     logger: 'silent',
   }) as unknown as ICore
+
+/** Closes each SDK client's relay socket and heartbeat (a WalletKit or a SignClient; undefined ones skipped). */
+export async function closeSdkClients(
+  clients: ReadonlyArray<{ core: Pick<ICore, 'relayer' | 'heartbeat'> } | undefined>,
+): Promise<void> {
+  for (const client of clients) {
+    if (!client) continue
+    await client.core.relayer.transportClose().catch(() => {})
+    client.core.heartbeat.stop()
+  }
+}

@@ -19,7 +19,7 @@ import {
   type SessionProposalReview,
   type WalletKitAdapter,
 } from '../../src/walletkit/index.js'
-import { type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
+import { closeSdkClients, type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
 
 /**
  * Connect-time requests between the real SDKs over the local relay: a dapp's `SignClient` /
@@ -80,11 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   adapter?.detach()
   await wallet?.close()
-  for (const client of [...dapps, walletKit]) {
-    if (!client) continue
-    await client.core.relayer.transportClose().catch(() => {})
-    client.core.heartbeat.stop()
-  }
+  await closeSdkClients([...dapps, walletKit])
   await relay?.close()
 })
 

@@ -12,7 +12,7 @@ import {
   type SessionProposalReview,
   type WalletKitAdapter,
 } from '../../src/walletkit/index.js'
-import { type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
+import { closeSdkClients, type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
 
 /**
  * The adapter between the real SDKs: a dapp's `SignClient` and the wallet's `WalletKit` (both with the
@@ -91,11 +91,7 @@ beforeAll(async () => {
 afterAll(async () => {
   adapter?.detach()
   await wallet?.close()
-  for (const client of [dapp, walletKit]) {
-    if (!client) continue
-    await client.core.relayer.transportClose().catch(() => {})
-    client.core.heartbeat.stop()
-  }
+  await closeSdkClients([dapp, walletKit])
   await relay?.close()
 })
 

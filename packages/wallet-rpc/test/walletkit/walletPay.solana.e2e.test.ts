@@ -20,7 +20,7 @@ import {
   type WalletKitAdapter,
 } from '../../src/walletkit/index.js'
 import { mnemonic, ours } from '../solana/helpers.js'
-import { type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
+import { closeSdkClients, type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
 
 /**
  * Pay at connect on solana between the real SDKs: a dapp's `SignClient.connect({ walletPay })` (sign-client
@@ -78,11 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   adapter?.detach()
   await wallet?.close()
-  for (const client of [...dapps, walletKit]) {
-    if (!client) continue
-    await client.core.relayer.transportClose().catch(() => {})
-    client.core.heartbeat.stop()
-  }
+  await closeSdkClients([...dapps, walletKit])
   await relay?.close()
   await chain?.stop()
 })
