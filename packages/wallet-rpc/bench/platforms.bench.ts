@@ -49,7 +49,7 @@ import * as rand from './rand.js'
 import * as validate_error from './validate_error.js'
 const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { './rand.js': rand, './validate_error.js': validate_error })
 export default instance.exports`,
-      resolveDir: join(root, 'node_modules/tiny-secp256k1/lib'),
+      resolveDir: join(nodeModules, 'tiny-secp256k1/lib'),
       loader: 'js',
     }))
   },
