@@ -11,6 +11,7 @@ import {
 } from '../../src/bip122/transaction/transaction.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
+import { typedDataBatch } from '../eip155/typedDataBatch.js'
 
 /**
  * signPsbt (decoding, parents, analysis, signing, encoding) and eth_signTypedData_v4 (struct hashing) give
@@ -77,28 +78,8 @@ async function signPsbtParams(namespace: ReturnType<typeof bip122>, count: numbe
   }
 }
 
-function typedData(entries: number, salt: string) {
-  return JSON.stringify({
-    types: {
-      EIP712Domain: [{ name: 'name', type: 'string' }],
-      Entry: [
-        { name: 'owner', type: 'address' },
-        { name: 'amounts', type: 'uint256[]' },
-        { name: 'note', type: 'string' },
-      ],
-      Batch: [{ name: 'entries', type: 'Entry[]' }],
-    },
-    primaryType: 'Batch',
-    domain: { name: 'yielding' },
-    message: {
-      entries: Array.from({ length: entries }, (_, i) => ({
-        owner: evmAccount,
-        amounts: Array.from({ length: 8 }, (_, j) => String(i * 8 + j)),
-        note: `${salt} ${i}`,
-      })),
-    },
-  })
-}
+const typedData = (entries: number, salt: string) =>
+  typedDataBatch({ entries, amounts: 8, salt, owner: evmAccount })
 
 describe('large requests side by side answer what they answer alone', () => {
   it('two signPsbt (400 and 300 inputs with parents) and two typed-data signatures, interleaved', async () => {
