@@ -13,17 +13,19 @@ export type SignDataPayload =
   | { type: 'binary'; bytes: Uint8Array }
   | { type: 'cell'; schema: string; cell: Cell }
 
-export type SignDataInput = {
-  payload: SignDataPayload
+/** What TON Connect's two domain-bound signatures (signData, ton_proof) bind: the wallet, the app, the time. */
+export type DomainBinding = {
   address: Address
-  /** The dapp's host, e.g. `app.example.com` (with the port when the origin has one). */
+  /** signData: the dapp's host (with the port when the origin has one); ton_proof: the manifest's hostname. */
   domain: string
-  /** Unix seconds. */
+  /** Unix seconds, when the wallet signs. */
   timestamp: number
 }
 
-/** ASCII constants, encoded without TextEncoder so that loading this module needs no global. */
-const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
+export type SignDataInput = DomainBinding & { payload: SignDataPayload }
+
+/** ASCII constants, encoded without TextEncoder so that loading a module needs no global. */
+export const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
 const prefix = Uint8Array.of(0xff, 0xff, ...ascii('ton-connect/sign-data/'))
 const txt = ascii('txt')
 const bin = ascii('bin')

@@ -1,5 +1,5 @@
 import { sha256 } from '../crypto/sha256.js'
-import type { Address } from './tonCore.js'
+import { ascii, type DomainBinding } from './signData.js'
 
 /**
  * TON Connect `ton_proof` (ton-connect/ton-connect requests-responses.md, "Address proof signature"; docs.ton.org
@@ -11,16 +11,8 @@ import type { Address } from './tonCore.js'
  * signature = Ed25519(sha256(0xffff ‖ "ton-connect" ‖ sha256(message)))
  * ```
  */
-export type TonProofInput = {
-  address: Address
-  /** The app's domain as TON Connect sends it (`new URL(manifestOrMetadataUrl).hostname`). */
-  domain: string
-  /** Unix seconds, when the wallet signs. */
-  timestamp: number
-  payload: string
-}
+export type TonProofInput = DomainBinding & { payload: string }
 
-const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0))
 const messagePrefix = ascii('ton-proof-item-v2/')
 const digestPrefix = Uint8Array.of(0xff, 0xff, ...ascii('ton-connect'))
 
