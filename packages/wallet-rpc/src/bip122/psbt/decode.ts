@@ -29,7 +29,7 @@ export type DecodedPsbt = {
 const psbtMagic = Uint8Array.of(0x70, 0x73, 0x62, 0x74, 0xff)
 
 /**
- * Strict decoding of a dapp's PSBT: canonical base64 (the schema already checked the alphabet), a size
+ * Strict decoding of a dapp's PSBT: canonical base64 (checked here, not by a schema regex), a size
  * cap, the BIP-174 magic, version 0 only, parsed by bitcoinjs-lib, counts capped, and every
  * nonWitnessUtxo checked to be the transaction the input spends. Failures are -32602 at `psbt`.
  * A 4 MiB PSBT is a lot of work: the steps give the event loop a turn every few ms (core/yielding.ts).
