@@ -412,4 +412,25 @@ describe('sendTransfer: keys and static wallets', () => {
       })
     })
   }
+
+  it('a transfer heavier than the 400,000 weight units nodes relay is refused before approval, its coins released', async () => {
+    // P2PKH coins weigh 592 WU each as inputs: the 700 or more this amount needs cannot go in one standard transaction.
+    const keys = singleKey({
+      privateKey: sha256(new TextEncoder().encode('many small coins')),
+      addressType: 'p2pkh',
+    })
+    await withHarness({ keys }, async (wallet) => {
+      for (let i = 0; i < 1000; i++) wallet.chain.fund(wallet.accountId, 10_000)
+      const approvalsBefore = wallet.approvals.length
+      const refused = await transfer('7000000', {}, wallet)
+      expect(refused.error).toMatchObject({ code: -32602, data: { rule: 'transfer.too_large' } })
+      expect(JSON.stringify(refused.error)).toMatch(/over the 400000 nodes relay/)
+      expect(wallet.approvals.length).toBe(approvalsBefore)
+      expect(wallet.chain.broadcastCount()).toBe(0)
+      // Released: a transfer that fits takes the same coins at once.
+      const fits = await transfer('2000000', {}, wallet)
+      expect(fits.error).toBeUndefined()
+      expect(wallet.chain.chain.mempool.has(txidOf(fits))).toBe(true)
+    })
+  }, 120_000)
 })

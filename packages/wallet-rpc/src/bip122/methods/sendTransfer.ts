@@ -46,6 +46,9 @@ import type { Account, AccountAddress, AccountUtxo, Bip122Wallet, ChainProvider 
 /** 21 million BTC in satoshis: no amount can be larger. */
 const maxSupplySats = 2_100_000_000_000_000n
 const maxMemoBytes = 80
+/** Bitcoin Core's MAX_STANDARD_TX_WEIGHT (policy/policy.h): nodes relay no heavier transaction. */
+const maxStandardWeight = 400_000
+const parentFetchesAtOnce = 8
 
 export const sendTransferParams = v.object({
   account: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
@@ -172,7 +175,20 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         )
         // No change output: give the index back, or skipped indexes could push change past the gap limit.
         if (selection.change === undefined) book.releaseChangeIndex(hold)
-        await checkProviderAmounts(provider, selection.inputs)
+        const plannedVsize = estimateVsize(
+          selection.inputs.map((utxo) => utxo.owner.addressType),
+          [
+            ...targets.map((output) => output.script.length),
+            ...(selection.change === undefined ? [] : [changeAddress.scriptPubKey.length]),
+          ],
+        )
+        // Refused before approval and before the parents are fetched: the broadcast would fail anyway.
+        if (plannedVsize * 4 > maxStandardWeight) {
+          throw new PolicyRefusedError(
+            `this transfer needs ${selection.inputs.length} coins, about ${plannedVsize * 4} weight units, over the ${maxStandardWeight} nodes relay; consolidate coins or send less`,
+            { rule: 'transfer.too_large' },
+          )
+        }
         if (policy.maxFeeSats !== undefined && selection.fee > BigInt(policy.maxFeeSats)) {
           throw new PolicyRefusedError(
             `fee ${selection.fee} sat exceeds the wallet's cap of ${policy.maxFeeSats} sat`,
@@ -181,6 +197,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
             },
           )
         }
+        await checkProviderAmounts(provider, selection.inputs)
       } catch (error) {
         book.release(hold)
         throw error
@@ -393,18 +410,31 @@ function describeMemo(memo: Uint8Array): string {
  * commits to every input's amount and script, so a lie there only makes the transaction invalid.)
  */
 async function checkProviderAmounts(provider: ChainProvider, inputs: readonly AccountUtxo[]): Promise<void> {
-  for (const utxo of inputs) {
-    if (utxo.owner.addressType === 'p2tr') continue
-    const output = await verifiedPreviousOutput(provider, utxo.txid, utxo.vout)
-    if (!equalBytes(output.script, utxo.owner.scriptPubKey)) {
-      throw new ProviderError(
-        `the chain provider lists ${utxo.txid}:${utxo.vout} as ours, its transaction pays another script`,
-      )
-    }
-    if (output.value !== BigInt(utxo.value)) {
-      throw new ProviderError(
-        `the chain provider lists ${utxo.txid}:${utxo.vout} as ${utxo.value} sat, its transaction says ${output.value} sat`,
-      )
-    }
+  const checked = inputs.filter((utxo) => utxo.owner.addressType !== 'p2tr')
+  // A few fetches in flight at once (the parents are independent); errors still name the first bad coin.
+  for (let start = 0; start < checked.length; start += parentFetchesAtOnce) {
+    const batch = checked.slice(start, start + parentFetchesAtOnce)
+    const outputs = await Promise.allSettled(
+      batch.map((utxo) => verifiedPreviousOutput(provider, utxo.txid, utxo.vout)),
+    )
+    for (const [index, utxo] of batch.entries()) checkProviderAmount(utxo, outputs[index]!)
+  }
+}
+
+function checkProviderAmount(
+  utxo: AccountUtxo,
+  fetched: PromiseSettledResult<{ script: Uint8Array; value: bigint }>,
+): void {
+  if (fetched.status === 'rejected') throw fetched.reason
+  const output = fetched.value
+  if (!equalBytes(output.script, utxo.owner.scriptPubKey)) {
+    throw new ProviderError(
+      `the chain provider lists ${utxo.txid}:${utxo.vout} as ours, its transaction pays another script`,
+    )
+  }
+  if (output.value !== BigInt(utxo.value)) {
+    throw new ProviderError(
+      `the chain provider lists ${utxo.txid}:${utxo.vout} as ${utxo.value} sat, its transaction says ${output.value} sat`,
+    )
   }
 }
