@@ -1,8 +1,6 @@
 import { WalletKit } from '@reown/walletkit'
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import { deployLiveToken, devMnemonic, liveTokenAt } from '@wallet-rpc/pay-sandbox'
-import { SignClient } from '@walletconnect/sign-client'
-import type { EngineTypes, SessionTypes } from '@walletconnect/types'
 import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,6 +14,7 @@ import {
   type WalletKitAdapter,
 } from '../../src/walletkit/index.js'
 import { closeSdkClients, type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
+import { connectShop, inFiveMinutes, paidTo, type ShopDapps } from './payAtConnect.js'
 
 /**
  * Pay at connect between the real SDKs: a dapp's `SignClient.connect({ walletPay })` (sign-client 2.25) over the
@@ -36,7 +35,7 @@ let token: `0x${string}`
 const reviews: Review[] = []
 const proposals: SessionProposalReview[] = []
 const adapterErrors: unknown[] = []
-const dapps: Array<InstanceType<typeof SignClient>> = []
+const dapps: ShopDapps = []
 let answer: SessionApprovalAnswer = true
 
 beforeAll(async () => {
@@ -83,25 +82,14 @@ afterAll(async () => {
   await anvil?.stop()
 })
 
-async function connectWith(walletPay: unknown): Promise<SessionTypes.Struct> {
-  const dapp = await SignClient.init({
-    core: relayCore(relay, 'dapp'),
-    metadata: { name: 'Shop', description: '', url: 'https://shop.example', icons: [] },
-    logger: 'silent',
-  })
-  dapps.push(dapp)
-  const { uri, approval } = await dapp.connect({
-    optionalNamespaces: { eip155: { chains: [chainId], methods: ['eth_sendTransaction'], events: [] } },
-    walletPay: walletPay as EngineTypes.WalletPayParams,
-  })
-  if (!uri) throw new Error('no pairing uri')
-  await walletKit.pair({ uri })
-  return approval()
-}
-
-const inAMinute = () => Math.floor(Date.now() / 1000) + 300
-const paidTo = (session: SessionTypes.Struct) =>
-  (session as SessionTypes.Struct & { walletPayResult?: EngineTypes.WalletPayResult[] }).walletPayResult
+const connectWith = (walletPay: unknown) =>
+  connectShop(
+    relay,
+    walletKit,
+    dapps,
+    { eip155: { chains: [chainId], methods: ['eth_sendTransaction'], events: [] } },
+    walletPay,
+  )
 
 describe('connect({ walletPay }) paid on anvil', () => {
   it('pays the ERC-20 option: the review decodes 2.5 USDC from the chain, the transfer is mined', async () => {
@@ -114,7 +102,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
     const offer = {
       version: '1.0.0',
       orderId: 'order-42',
-      expiry: inAMinute(),
+      expiry: inFiveMinutes(),
       acceptedPayments: [
         {
           asset: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
@@ -158,7 +146,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
     const before = await chain.getBalance({ address: merchant })
     const session = await connectWith({
       version: '1.0.0',
-      expiry: inAMinute(),
+      expiry: inFiveMinutes(),
       acceptedPayments: [
         { asset: `${chainId}/slip44:60`, amount: '0xde0b6b3a7640000', recipient: `${chainId}:${merchant}` },
       ],
@@ -184,7 +172,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
     expect(proposals.at(-1)?.requests?.walletPay?.refused).toMatch(/expired at/)
     const garbage = await connectWith({
       version: '1.0.0',
-      expiry: inAMinute(),
+      expiry: inFiveMinutes(),
       acceptedPayments: [
         { asset: `${chainId}/erc20:${token}`, amount: '12', recipient: `${chainId}:${merchant}` },
         { asset: 'eip155/erc20', amount: '0x1', recipient: `${chainId}:${merchant}` },
@@ -206,7 +194,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
     try {
       const session = await connectWith({
         version: '1.0.0',
-        expiry: inAMinute(),
+        expiry: inFiveMinutes(),
         acceptedPayments: [
           { asset: `${chainId}/slip44:60`, amount: '0x1', recipient: `${chainId}:${merchant}` },
         ],

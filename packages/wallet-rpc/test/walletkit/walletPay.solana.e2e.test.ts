@@ -2,8 +2,6 @@ import { WalletKit } from '@reown/walletkit'
 import { lamports } from '@solana/kit'
 import { type SolanaLocalChain, startSolanaLocal } from '@wallet-rpc/devchains/solanaLocal'
 import { createSplMint } from '@wallet-rpc/devchains/splToken'
-import { SignClient } from '@walletconnect/sign-client'
-import type { EngineTypes, SessionTypes } from '@walletconnect/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
@@ -21,6 +19,7 @@ import {
 } from '../../src/walletkit/index.js'
 import { mnemonic, ours } from '../solana/helpers.js'
 import { closeSdkClients, type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
+import { connectShop, inFiveMinutes, paidTo, type ShopDapps } from './payAtConnect.js'
 
 /**
  * Pay at connect on solana between the real SDKs: a dapp's `SignClient.connect({ walletPay })` (sign-client
@@ -44,7 +43,7 @@ let mint: ReturnType<typeof createSplMint>
 const reviews: Review[] = []
 const proposals: SessionProposalReview[] = []
 const adapterErrors: unknown[] = []
-const dapps: Array<InstanceType<typeof SignClient>> = []
+const dapps: ShopDapps = []
 
 beforeAll(async () => {
   ;[chain, relay] = await Promise.all([startSolanaLocal(), startLocalRelay()])
@@ -83,27 +82,16 @@ afterAll(async () => {
   await chain?.stop()
 })
 
-async function connectWith(walletPay: unknown): Promise<SessionTypes.Struct> {
-  const dapp = await SignClient.init({
-    core: relayCore(relay, 'dapp'),
-    metadata: { name: 'Shop', description: '', url: 'https://shop.example', icons: [] },
-    logger: 'silent',
-  })
-  dapps.push(dapp)
-  const { uri, approval } = await dapp.connect({
-    optionalNamespaces: {
+const connectWith = (walletPay: unknown) =>
+  connectShop(
+    relay,
+    walletKit,
+    dapps,
+    {
       solana: { chains: [chainId], methods: ['solana_signAndSendTransaction'], events: [] },
     },
-    walletPay: walletPay as EngineTypes.WalletPayParams,
-  })
-  if (!uri) throw new Error('no pairing uri')
-  await walletKit.pair({ uri })
-  return approval()
-}
-
-const inFiveMinutes = () => Math.floor(Date.now() / 1000) + 300
-const paidTo = (session: SessionTypes.Struct) =>
-  (session as SessionTypes.Struct & { walletPayResult?: EngineTypes.WalletPayResult[] }).walletPayResult
+    walletPay,
+  )
 const lamportsOf = (address: string) => chain.svm.getBalance(address as never) ?? 0n
 /** The runtime executed this signature without error. */
 const landed = (signature: string) => {
