@@ -30,16 +30,76 @@ function assertPlainMessage(message: Uint8Array): void {
       rule: 'solana.sign_message.offchain_prefix',
     })
   }
-  for (const decode of [decodeTransaction, decodeMessage]) {
-    try {
-      decode(message, 'message')
-    } catch {
-      continue
-    }
+  if (decodesAsTransactionOrMessage(message)) {
     throw new PolicyRefusedError('the message is a serialized Solana transaction; sign it as a transaction', {
       rule: 'solana.sign_message.transaction',
     })
   }
+}
+
+/**
+ * Whether `bytes` decode as a wire transaction or a bare message. Text is neither, and proving that with the
+ * decoders costs two thrown errors (2–6× the signature), so a header check that cannot pass for either goes
+ * first; only bytes it cannot rule out reach the decoders, which alone decide.
+ */
+export function decodesAsTransactionOrMessage(bytes: Uint8Array): boolean {
+  return (
+    (mayBeTransaction(bytes) && decodes(decodeTransaction, bytes)) ||
+    (mayBeMessage(bytes, 0) && decodes(decodeMessage, bytes))
+  )
+}
+
+function decodes(decode: (bytes: Uint8Array, root: string) => unknown, bytes: Uint8Array): boolean {
+  try {
+    decode(bytes, 'message')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** False only when decodeTransaction must fail: no signature slot, too few bytes for them, or no message after. */
+function mayBeTransaction(bytes: Uint8Array): boolean {
+  const count = readShortVec(bytes, 0)
+  if (count === undefined || count.value === 0) return false
+  return mayBeMessage(bytes, count.next + 64 * count.value)
+}
+
+/**
+ * False only when decodeMessage's rules must refuse a message at `start`: its header (version, signer
+ * counts against the account keys, read-only counts), at most 256 keys, and room for the keys, the recent
+ * blockhash and the instruction count.
+ */
+function mayBeMessage(bytes: Uint8Array, start: number): boolean {
+  const first = bytes[start]
+  if (first === undefined) return false
+  const versioned = (first & 0x80) !== 0
+  if (versioned && first !== 0x80) return false
+  const headerEnd = start + (versioned ? 4 : 3)
+  if (headerEnd > bytes.length) return false
+  const signers = versioned ? bytes[start + 1]! : first
+  const readonlySigned = bytes[headerEnd - 2]!
+  const readonlyUnsigned = bytes[headerEnd - 1]!
+  const keys = readShortVec(bytes, headerEnd)
+  if (keys === undefined || keys.value > 256) return false
+  if (signers === 0 || signers > keys.value || readonlySigned >= signers) return false
+  if (readonlyUnsigned > keys.value - signers) return false
+  return keys.next + 32 * keys.value + 32 + 1 + (versioned ? 1 : 0) <= bytes.length
+}
+
+/** A compact-u16 at `offset` by WireReader.shortVec's rules, or undefined where it would throw. */
+function readShortVec(bytes: Uint8Array, offset: number): { value: number; next: number } | undefined {
+  let value = 0
+  for (let position = 0; position < 3; position++) {
+    const byte = bytes[offset + position]
+    if (byte === undefined) return undefined
+    value |= (byte & 0x7f) << (7 * position)
+    if ((byte & 0x80) === 0) {
+      if ((byte === 0 && position > 0) || value > 0xffff) return undefined
+      return { value, next: offset + position + 1 }
+    }
+  }
+  return undefined
 }
 
 function hasHiddenCharacters(text: string): boolean {
