@@ -39,8 +39,9 @@ function assertPlainMessage(message: Uint8Array): void {
 
 /**
  * Whether `bytes` decode as a wire transaction or a bare message. Text is neither, and proving that with the
- * decoders costs two thrown errors (2–6× the signature), so a header check that cannot pass for either goes
- * first; only bytes it cannot rule out reach the decoders, which alone decide.
+ * decoders costs two thrown errors (14–16 µs in Node, half an Ed25519 signature), so a header check that
+ * cannot pass for either goes first (0.01 µs); only bytes it cannot rule out reach the decoders, which alone
+ * decide.
  */
 export function decodesAsTransactionOrMessage(bytes: Uint8Array): boolean {
   return (
