@@ -102,6 +102,9 @@ function findings(file: string, text = readFileSync(join(root, file), 'utf8')): 
     if (isBufferGlobal(node) && !bufferAllowed(file)) at(node, 'uses the Buffer global')
     // React Native's URL polyfill (react-native-url-polyfill) and older engines lack it.
     if (ts.isPropertyAccessExpression(node) && node.getText() === 'URL.canParse') at(node, 'URL.canParse')
+    // Hermes 0.12's Promise (the VM the React Native suite runs) has no allSettled.
+    if (ts.isPropertyAccessExpression(node) && node.getText() === 'Promise.allSettled')
+      at(node, 'Promise.allSettled')
     const entersFunction = ts.isFunctionLike(node) || ts.isClassStaticBlockDeclaration(node)
     ts.forEachChild(node, (child) => visit(child, inFunction || entersFunction))
   }
@@ -119,7 +122,7 @@ describe('sources a wallet imports', () => {
     expect(files).toContain('src/explorer/client.ts')
   })
 
-  it('have no node: import, import(), import.meta, top-level await, unchecked Buffer or URL.canParse', () => {
+  it('have no node: import, import(), import.meta, top-level await, unchecked Buffer, URL.canParse or Promise.allSettled', () => {
     const nodeOnly = nodeOnlySources(files)
     expect(files.filter((file) => !nodeOnly.has(file)).flatMap((file) => findings(file))).toEqual([])
   })
@@ -144,6 +147,7 @@ describe('sources a wallet imports', () => {
       "const y = await import('z')",
       'console.log(import.meta.url, Buffer.from(""), URL.canParse(""))',
       'async function fine(): Promise<void> { await 1 }',
+      'Promise.allSettled([])',
     ].join('\n')
     expect(findings('src/bip122/probe.ts', probe)).toEqual([
       'src/bip122/probe.ts:1 imports node:fs',
@@ -152,6 +156,7 @@ describe('sources a wallet imports', () => {
       'src/bip122/probe.ts:4 import.meta',
       'src/bip122/probe.ts:4 uses the Buffer global',
       'src/bip122/probe.ts:4 URL.canParse',
+      'src/bip122/probe.ts:6 Promise.allSettled',
     ])
     expect(findings('src/ton/probe.ts', 'Buffer.from("")')).toEqual([])
   })

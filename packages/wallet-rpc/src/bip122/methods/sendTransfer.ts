@@ -414,8 +414,14 @@ async function checkProviderAmounts(provider: ChainProvider, inputs: readonly Ac
   // A few fetches in flight at once (the parents are independent); errors still name the first bad coin.
   for (let start = 0; start < checked.length; start += parentFetchesAtOnce) {
     const batch = checked.slice(start, start + parentFetchesAtOnce)
-    const outputs = await Promise.allSettled(
-      batch.map((utxo) => verifiedPreviousOutput(provider, utxo.txid, utxo.vout)),
+    // Not Promise.allSettled: Hermes 0.12 (React Native's VM) has none.
+    const outputs = await Promise.all(
+      batch.map((utxo) =>
+        verifiedPreviousOutput(provider, utxo.txid, utxo.vout).then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        ),
+      ),
     )
     for (const [index, utxo] of batch.entries()) checkProviderAmount(utxo, outputs[index]!)
   }
@@ -423,9 +429,9 @@ async function checkProviderAmounts(provider: ChainProvider, inputs: readonly Ac
 
 function checkProviderAmount(
   utxo: AccountUtxo,
-  fetched: PromiseSettledResult<{ script: Uint8Array; value: bigint }>,
+  fetched: { value: { script: Uint8Array; value: bigint } } | { error: unknown },
 ): void {
-  if (fetched.status === 'rejected') throw fetched.reason
+  if ('error' in fetched) throw fetched.error
   const output = fetched.value
   if (!equalBytes(output.script, utxo.owner.scriptPubKey)) {
     throw new ProviderError(
