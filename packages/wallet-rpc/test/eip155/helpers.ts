@@ -73,8 +73,9 @@ export function errorOf(response: Record<string, unknown>): {
 /**
  * The receipt of a transaction on an automining anvil, polled directly. viem's waitForTransactionReceipt
  * checks again only when a new block appears, and automine makes none after the last send, so a receipt
- * indexed a moment after the first look was waited for until the test timed out. On timeout this says what
- * the node holds for the sender (a nonce gap shows as pending above latest).
+ * indexed a moment after the first look was waited for until the test timed out. Every second without a
+ * receipt it repairs anvil's stuck queue (`requeueStuckNext`). On timeout this says what the node holds for
+ * the sender (a nonce gap shows as pending above latest).
  */
 export async function minedReceipt(
   chain: PublicClient,
@@ -82,6 +83,7 @@ export async function minedReceipt(
   timeoutMs = 20_000,
 ): Promise<TransactionReceipt> {
   const deadline = Date.now() + timeoutMs
+  let nextRepair = Date.now() + 1000
   for (;;) {
     try {
       return await chain.getTransactionReceipt({ hash })
@@ -89,6 +91,11 @@ export async function minedReceipt(
       if (!(error instanceof TransactionReceiptNotFoundError)) throw error
     }
     if (Date.now() > deadline) break
+    if (Date.now() > nextRepair) {
+      nextRepair = Date.now() + 1000
+      const waiting = await chain.getTransaction({ hash }).catch(() => undefined)
+      if (waiting !== undefined) await repairOnce(chain, waiting.from)
+    }
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   const transaction = await chain.getTransaction({ hash }).catch(() => undefined)
@@ -102,5 +109,59 @@ export async function minedReceipt(
   throw new Error(
     `${hash} (nonce ${transaction.nonce} from ${transaction.from}) not mined in ${timeoutMs} ms: ` +
       `the node's count is ${latest} latest, ${pending} pending`,
+  )
+}
+
+/**
+ * anvil 1.7.1's automine can leave a transaction that reaches it while a block is being mined in its queued
+ * pool although its nonce is the account's next (foundry-rs/foundry#10122): the pool checked it against the
+ * state before that block and never looks again, so it and every later transaction of the account wait
+ * forever. Measured under load: 4 of 270 rounds of 50 concurrent sends from one account stalled so.
+ * The repair takes the account's transactions out of the pool (`anvil_removePoolTransactions`; anvil's
+ * `anvil_dropTransaction` reaches only ready ones) and sends the same signed bytes again in nonce order, so
+ * the pool checks them afresh; the hashes stay the same. It runs only when the node queues a transaction at
+ * exactly the account's next nonce, so a nonce the wallet never broadcast (a real gap) still fails the test.
+ * Says so on stderr when it repairs.
+ */
+/** Concurrent waits for one sender's transactions share one repair, so repairs never overlap. */
+const repairs = new Map<string, Promise<void>>()
+function repairOnce(chain: PublicClient, sender: Hex): Promise<void> {
+  const key = sender.toLowerCase()
+  let repair = repairs.get(key)
+  if (repair === undefined) {
+    repair = requeueStuckNext(chain, sender).finally(() => repairs.delete(key))
+    repairs.set(key, repair)
+  }
+  return repair
+}
+
+async function requeueStuckNext(chain: PublicClient, sender: Hex): Promise<void> {
+  const request = chain.request as (args: { method: string; params: unknown[] }) => Promise<unknown>
+  type PoolTransactions = Record<string, Record<string, { hash: Hex }>>
+  const ofSender = (transactions: PoolTransactions | undefined) =>
+    Object.entries(transactions ?? {}).find(
+      ([address]) => address.toLowerCase() === sender.toLowerCase(),
+    )?.[1] ?? {}
+  const next = await chain.getTransactionCount({ address: sender })
+  const pool = (await request({ method: 'txpool_content', params: [] })) as {
+    pending?: PoolTransactions
+    queued?: PoolTransactions
+  }
+  const queued = ofSender(pool.queued)
+  if (queued[String(next)] === undefined) return
+  const byNonce = Object.entries({ ...ofSender(pool.pending), ...queued }).sort(
+    ([a], [b]) => Number(a) - Number(b),
+  )
+  const raws: Hex[] = []
+  for (const [, { hash }] of byNonce) {
+    const raw = (await request({ method: 'eth_getRawTransactionByHash', params: [hash] })) as Hex | null
+    if (raw !== null) raws.push(raw)
+  }
+  await request({ method: 'anvil_removePoolTransactions', params: [sender] })
+  // One mined meanwhile is refused as known or too low; the rest are the same bytes, so the same hashes.
+  for (const raw of raws)
+    await chain.sendRawTransaction({ serializedTransaction: raw }).catch(() => undefined)
+  console.warn(
+    `anvil queued nonce ${next} of ${sender}, its next; re-added its ${raws.length} pool transactions`,
   )
 }
