@@ -7,7 +7,13 @@ import type { ChainKind, FundingStep } from './vectors.js'
 
 /** The parts of `@wallet-rpc/devchains` the runner uses (the library never imports its types). */
 type Devchains = {
-  anvil: { startAnvil(options: { chainId: number }): Promise<{ url: string; stop(): Promise<void> }> }
+  anvil: {
+    startAnvil(options: {
+      chainId: number
+      args?: readonly string[]
+    }): Promise<{ url: string; stop(): Promise<void> }>
+  }
+  eip7702Executor: { deployEip7702Executor(rpcUrl: string): Promise<string> }
   bitcoinRegtest: {
     startBitcoinRegtest(): Promise<{
       chainId: string
@@ -38,6 +44,7 @@ function devchains<K extends keyof Devchains>(module: K): Promise<Devchains[K]> 
 
 export const localChainIds: Record<ChainKind, string> = {
   anvil: 'eip155:31337',
+  'anvil-prague': 'eip155:31338',
   'bitcoin-regtest': 'bip122:0f9188f13cb7b2c71f2a335e3a4fc328',
   'ton-sandbox': 'ton:-3',
 }
@@ -51,6 +58,8 @@ export type LocalChain = {
   url: string
   /** The outputs it created (bip122; other chains fund balances, not outputs). */
   fund(steps: readonly FundingStep[]): Promise<FundedOutput[]>
+  /** The EIP-7702 delegate deployed on it, which wallets are configured with (`anvil-prague`). */
+  delegate?: string
   /** The raw transaction behind a txid/hash, for the verifiers (bip122, eip155). */
   rawTransaction(id: string): Promise<string | undefined>
   stop(): Promise<void>
@@ -82,24 +91,15 @@ export function createChainPool(options: { now?: () => number } = {}): ChainPool
 }
 
 const starters: Record<ChainKind, (options: { now?: () => number }) => Promise<LocalChain>> = {
-  async anvil() {
-    const { startAnvil } = await devchains('anvil')
-    const node = await startAnvil({ chainId: 31337 })
-    return {
-      kind: 'anvil',
-      chainId: localChainIds.anvil,
-      url: node.url,
-      async fund(steps) {
-        for (const step of steps) {
-          await jsonRpc(node.url, 'anvil_setBalance', [step.address, `0x${BigInt(step.amount).toString(16)}`])
-        }
-        return []
-      },
-      async rawTransaction(hash) {
-        const raw = await jsonRpc(node.url, 'eth_getRawTransactionByHash', [hash])
-        return typeof raw === 'string' ? raw : undefined
-      },
-      stop: node.stop,
+  anvil: () => startLocalAnvil('anvil', []),
+  async 'anvil-prague'() {
+    const chain = await startLocalAnvil('anvil-prague', ['--hardfork', 'prague'])
+    try {
+      const { deployEip7702Executor } = await devchains('eip7702Executor')
+      return { ...chain, delegate: await deployEip7702Executor(chain.url) }
+    } catch (error) {
+      await chain.stop()
+      throw error
     }
   },
   async 'bitcoin-regtest'() {
@@ -145,6 +145,29 @@ const starters: Record<ChainKind, (options: { now?: () => number }) => Promise<L
       },
     }
   },
+}
+
+/** anvil with the `test … junk` dev accounts funded, on the kind's chain id. */
+async function startLocalAnvil(kind: 'anvil' | 'anvil-prague', args: readonly string[]): Promise<LocalChain> {
+  const { startAnvil } = await devchains('anvil')
+  const chainId = localChainIds[kind]
+  const node = await startAnvil({ chainId: Number(chainId.slice('eip155:'.length)), args })
+  return {
+    kind,
+    chainId,
+    url: node.url,
+    async fund(steps) {
+      for (const step of steps) {
+        await jsonRpc(node.url, 'anvil_setBalance', [step.address, `0x${BigInt(step.amount).toString(16)}`])
+      }
+      return []
+    },
+    async rawTransaction(hash) {
+      const raw = await jsonRpc(node.url, 'eth_getRawTransactionByHash', [hash])
+      return typeof raw === 'string' ? raw : undefined
+    },
+    stop: node.stop,
+  }
 }
 
 export async function jsonRpc(url: string, method: string, params: unknown[]): Promise<unknown> {

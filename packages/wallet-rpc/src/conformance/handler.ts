@@ -54,6 +54,7 @@ export const createBuiltinHandler: HandlerFactory = async (config) => {
       esplora: byNamespace('bip122'),
       toncenter: byNamespace('ton'),
       rpc: new Map([...byNamespace('eip155'), ...byNamespace('solana')]),
+      delegate: new Map(Object.entries(config.delegates ?? {})),
     },
     () => {},
   )

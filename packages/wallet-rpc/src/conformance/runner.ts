@@ -177,6 +177,7 @@ async function runCase(
   let testCase = vectorCase
   clock.seconds = wallet.now
   const providers: Record<string, string> = {}
+  const delegates: Record<string, string> = {}
   let chain: Awaited<ReturnType<ChainPool['get']>> | undefined
   if (testCase.chain !== undefined) {
     if (options.skipChains) return { outcome: 'pending', reason: `needs the local ${testCase.chain} chain` }
@@ -186,6 +187,7 @@ async function runCase(
       return { outcome: 'pending', reason: `${testCase.chain} unavailable here: ${messageOf(error)}` }
     }
     providers[chain.chainId] = chain.url
+    if (chain.delegate !== undefined) delegates[chain.chainId] = chain.delegate
   }
   // The clock runs from here: a chain's start is the runner's time, not the wallet's.
   const timeoutMs = options.timeoutMs ?? defaultCaseTimeoutMs
@@ -198,7 +200,11 @@ async function runCase(
   let handler: ReturnType<typeof asHandlerObject> | undefined
   try {
     try {
-      handler = asHandlerObject(await inTime(factory({ ...wallet, providers })))
+      handler = asHandlerObject(
+        await inTime(
+          factory({ ...wallet, providers, ...(chain?.delegate === undefined ? {} : { delegates }) }),
+        ),
+      )
     } catch (error) {
       if (error instanceof CaseTimeout) throw error
       return { outcome: 'fail', reason: walletFailure('the handler factory threw', error) }
@@ -327,7 +333,7 @@ async function sessionOf(
 
 export type JudgeContext = {
   wallet: Omit<WalletConfig, 'providers'>
-  chain?: { rawTransaction(id: string): Promise<string | undefined> } | undefined
+  chain?: { delegate?: string; rawTransaction(id: string): Promise<string | undefined> } | undefined
   session?: Record<string, string>
 }
 
@@ -443,6 +449,8 @@ async function verifyOptions(
       raws.push(raw)
     }
     options.rawTransactions = raws
+    // An authorization in them must name the delegate the runner configured the wallet with.
+    if (context.chain?.delegate !== undefined) options.delegate ??= context.chain.delegate
   }
   return options
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 export const vectorFormat = 'wallet-rpc-conformance/1'
 
 /** Local chains a case can need; the runner starts each one once, on 127.0.0.1. */
-export type ChainKind = 'anvil' | 'bitcoin-regtest' | 'ton-sandbox'
+export type ChainKind = 'anvil' | 'anvil-prague' | 'bitcoin-regtest' | 'ton-sandbox'
 
 /** What a handler factory receives: the wallet to build. */
 export type WalletConfig = {
@@ -24,6 +24,12 @@ export type WalletConfig = {
   approve: 'all' | 'none'
   /** Chain providers by CAIP-2 id: bip122 → Esplora URL, eip155 → JSON-RPC URL, ton → toncenter v2 URL. */
   providers: Record<string, string>
+  /**
+   * EIP-7702 delegates by CAIP-2 id: the ERC-7821 executor the runner deployed on that chain, which atomic
+   * `wallet_sendCalls` batches delegate the account to (`eip155({ chains: [{ eip7702: { delegate } }] })`,
+   * `wallet-rpc handle --delegate`). Present only for a case on a chain that has one (`anvil-prague`).
+   */
+  delegates?: Record<string, string>
 }
 
 export type VectorRequest = { chainId: string; origin?: string; method: string; params?: unknown }

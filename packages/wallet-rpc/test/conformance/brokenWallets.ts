@@ -673,6 +673,42 @@ export const brokenWallets: Record<string, BrokenWallet> = {
     }),
     fails: ['bip122/signPsbt: SIGHASH_NONE is refused'],
   },
+  ignoresAtomicRequired: {
+    rule: 'eip155 wallet_sendCalls: atomicRequired is honoured (one atomic transaction, 5750, 5760), never sent call by call',
+    filter: 'eip155/wallet_sendCalls',
+    // A wallet without EIP-7702 that sends the calls one by one whatever the dapp required.
+    createHandler: ({ delegates: _, ...config }) =>
+      rewriting((input) => {
+        if (!isMethod(input, 'wallet_sendCalls')) return input
+        const [batch] = input.request.params as [Record<string, unknown>]
+        return batch.atomicRequired === true
+          ? withParams(input, [{ ...batch, atomicRequired: false }])
+          : input
+      })(config),
+    fails: [
+      'eip155/wallet_sendCalls: two calls, atomic, on a chain with a delegate: one type-4 transaction upgrading the account and executing both',
+      'eip155/wallet_sendCalls: atomic, the upgrade declined by the user: 5750 (rejected upgrade), nothing sent',
+      'eip155/wallet_sendCalls: atomic required on a chain without a delegate',
+    ],
+  },
+  delegatesElsewhere: {
+    rule: 'eip155 wallet_sendCalls: the account is delegated only to the delegate the wallet is configured with',
+    filter: 'eip155/wallet_sendCalls',
+    // A wallet that upgrades accounts to some other contract than the one it announces.
+    createHandler: (config) =>
+      createBuiltinHandler({
+        ...config,
+        delegates: Object.fromEntries(
+          Object.keys(config.delegates ?? {}).map((chainId) => [
+            chainId,
+            '0x000000000000000000000000000000000000c0de',
+          ]),
+        ),
+      }),
+    fails: [
+      'eip155/wallet_sendCalls: two calls, atomic, on a chain with a delegate: one type-4 transaction upgrading the account and executing both',
+    ],
+  },
   ignoresRejection: {
     rule: "the user's rejection is final: nothing is signed or sent, 5000",
     filter: 'user rejects',

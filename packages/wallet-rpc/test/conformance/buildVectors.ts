@@ -520,6 +520,14 @@ const oneCall = [{ to: dead, value: '0x1' }]
 const batch = (fields: Record<string, unknown> = {}) => [
   { version: '2.0.0', chainId: '0x7a69', from: eth.me, atomicRequired: false, calls: oneCall, ...fields },
 ]
+// anvil-prague (eip155:31338): the runner deploys OpenZeppelin's ERC-7821 executor and configures the wallet
+// with it as the chain's EIP-7702 delegate. Each case uses its own dev account, so none depends on another's
+// upgrade: 0 is upgraded by the atomic batch, 1 declines its upgrade, 2 is never touched.
+const prague = {
+  chain: 'eip155:31338',
+  hex: '0x7a6a',
+  account2: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+}
 const sendCallsCase = (name: string, params: unknown, code: number, keys: 'fixed' | 'any' = 'fixed') => ({
   name,
   keys,
@@ -550,6 +558,22 @@ total += write({
       request: { chainId: eth.anvil, method: 'wallet_getCapabilities', params: ['0x1234', ['0x7a69']] },
       expect: { error: { code: -32602 } },
     },
+    {
+      name: "on a chain with a delegate, an account not yet delegated: atomic 'supported' (its first atomic batch upgrades it)",
+      keys: 'fixed',
+      wallet: { account: 2 },
+      chain: 'anvil-prague',
+      request: {
+        chainId: prague.chain,
+        method: 'wallet_getCapabilities',
+        params: [prague.account2, [prague.hex]],
+      },
+      expect: {
+        resultIncludes: {
+          [prague.hex]: { atomic: { status: 'supported' }, dataSuffix: { supported: true } },
+        },
+      },
+    },
   ],
 })
 total += write({
@@ -570,7 +594,52 @@ total += write({
         method: 'wallet_sendCalls',
         params: batch({ id: 'conformance-batch-1' }),
       },
-      expect: { resultIncludes: { id: 'conformance-batch-1' } },
+      expect: {
+        resultIncludes: { id: 'conformance-batch-1' },
+        verify: { function: 'verifyWalletSendCalls' },
+      },
+    },
+    {
+      name: 'two calls, atomic, on a chain with a delegate: one type-4 transaction upgrading the account and executing both',
+      keys: 'fixed',
+      chain: 'anvil-prague',
+      request: {
+        chainId: prague.chain,
+        method: 'wallet_sendCalls',
+        params: batch({
+          chainId: prague.hex,
+          atomicRequired: true,
+          id: 'conformance-atomic-1',
+          calls: [
+            { to: dead, value: '0x1' },
+            { to: eth.other, value: '0x2' },
+          ],
+        }),
+      },
+      expect: {
+        resultIncludes: { id: 'conformance-atomic-1' },
+        verify: { function: 'verifyWalletSendCalls' },
+      },
+    },
+    {
+      name: 'atomic, the upgrade declined by the user: 5750 (rejected upgrade), nothing sent',
+      keys: 'fixed',
+      wallet: { account: 1, approve: 'none' },
+      chain: 'anvil-prague',
+      request: {
+        chainId: prague.chain,
+        method: 'wallet_sendCalls',
+        params: batch({ chainId: prague.hex, from: eth.other, atomicRequired: true }),
+      },
+      expect: { error: { code: 5750 } },
+    },
+    {
+      ...sendCallsCase(
+        'atomic required on a chain without a delegate',
+        batch({ atomicRequired: true }),
+        5760,
+      ),
+      chain: 'anvil' as const,
     },
     sendCallsCase('from an address the wallet does not hold', batch({ from: dead }), 4100, 'any'),
     sendCallsCase('a chain the wallet does not serve', batch({ chainId: '0x2a' }), 5710),
