@@ -688,7 +688,7 @@ export const brokenWallets: Record<string, BrokenWallet> = {
     fails: [
       'eip155/wallet_sendCalls: two calls, atomic, on a chain with a delegate: one type-4 transaction upgrading the account and executing both',
       'eip155/wallet_sendCalls: atomic, the upgrade declined by the user: 5750 (rejected upgrade), nothing sent',
-      'eip155/wallet_sendCalls: atomic required on a chain without a delegate',
+      'eip155/wallet_sendCalls: atomic required, no delegate: refused before any chain read',
     ],
   },
   delegatesElsewhere: {

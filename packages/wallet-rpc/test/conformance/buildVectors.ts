@@ -633,14 +633,11 @@ total += write({
       },
       expect: { error: { code: 5750 } },
     },
-    {
-      ...sendCallsCase(
-        'atomic required on a chain without a delegate',
-        batch({ atomicRequired: true }),
-        5760,
-      ),
-      chain: 'anvil' as const,
-    },
+    sendCallsCase(
+      'atomic required, no delegate: refused before any chain read',
+      batch({ atomicRequired: true }),
+      5760,
+    ),
     sendCallsCase('from an address the wallet does not hold', batch({ from: dead }), 4100, 'any'),
     sendCallsCase('a chain the wallet does not serve', batch({ chainId: '0x2a' }), 5710),
     sendCallsCase(

@@ -95,6 +95,8 @@ export async function planCalls(
     value: call.value ?? 0n,
     data: call.data ?? '0x',
   }))
+  // Atomicity without a delegate is refused before any chain read: a wallet without a provider answers 5760 too.
+  if (atomicRequired && chain.delegate === undefined) throw refuseAtomic(chain, undefined)!
   const access = accessOf(chain)
   const delegation = chain.delegate === undefined ? undefined : await readDelegation(access, from)
   const atomicRefusal = refuseAtomic(chain, delegation)
