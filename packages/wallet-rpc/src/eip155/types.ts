@@ -78,6 +78,11 @@ export type StoredCalls = {
   /** Numeric chain id. */
   chainId: number
   from: Address
+  /**
+   * The origin of the site that sent the batch (as `handle()` received it); only a request from the same
+   * origin reads or shows it, so one site cannot follow another's batches by id.
+   */
+  origin?: string
   /** Sent as one transaction (ERC-7821 `execute` on the account itself). */
   atomic: boolean
   /** Broadcast transactions, in call order (one when atomic). */

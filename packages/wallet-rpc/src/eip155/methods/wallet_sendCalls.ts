@@ -106,16 +106,24 @@ async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): P
   }
   const hashes: Hex[] = []
   for (const [index, raw] of raws.entries()) {
-    let returned: Hex
+    let hash: Hex
     try {
-      returned = await access.sendRawTransaction(raw)
+      const returned = await access.sendRawTransaction(raw)
+      try {
+        hash = checkedHash(raw, returned)
+      } catch (error) {
+        // The provider accepted something with this nonce (an upgrade's authorization nonce after it), so
+        // it counts as used, as for eth_sendTransaction.
+        range.settle(mode.kind === 'atomic' ? range.count : index + 1)
+        throw error
+      }
     } catch (error) {
       // Later transactions are not sent (their nonces would follow a hole); given back, so no gap stays.
       range.settle(index)
       if (index === 0) throw error
       return record(hashes, nonces.slice(0, index), raws.length - index)
     }
-    hashes.push(checkedHash(raw, returned))
+    hashes.push(hash)
   }
   // All sent; an upgrade's authorization used the nonce after the transaction's.
   range.settle(range.count)
@@ -126,6 +134,7 @@ async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): P
       id: plan.id,
       chainId: plan.chainId,
       from: plan.from,
+      ...(context.origin === undefined ? {} : { origin: context.origin }),
       atomic: mode.kind === 'atomic',
       transactionHashes,
       nonces: sentNonces,

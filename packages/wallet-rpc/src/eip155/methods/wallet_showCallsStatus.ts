@@ -7,7 +7,8 @@ import { storedCalls } from './wallet_getCallsStatus.js'
 
 /**
  * `wallet_showCallsStatus [id]` (EIP-5792): the wallet shows its own view of the batch; the library hands
- * the stored batch to the wallet's `showCallsStatus` callback and answers null. 5730 for an unknown id.
+ * the stored batch to the wallet's `showCallsStatus` callback and answers null. 5730 for an unknown id or
+ * another site's batch.
  * Offered only when the wallet gives the callback.
  */
 export const showCallsStatusParams = v.strictTuple([callsIdSchema])
@@ -15,8 +16,8 @@ export const showCallsStatusParams = v.strictTuple([callsIdSchema])
 export const showCallsStatus = (env: Eip155Env, show: (batch: StoredCalls) => void | Promise<void>) =>
   defineMethod({
     params: showCallsStatusParams,
-    async plan(_context, [id]) {
-      return { review: null, plan: await storedCalls(env, id) }
+    async plan(context, [id]) {
+      return { review: null, plan: await storedCalls(env, context, id) }
     },
     async execute(_context, record: StoredCalls): Promise<null> {
       await show(record)

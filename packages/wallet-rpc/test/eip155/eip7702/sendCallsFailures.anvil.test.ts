@@ -1,0 +1,102 @@
+import { createPublicClient, custom, type Hex, http, keccak256 } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { httpProvider, mnemonicKeys } from '../../../src/eip155/index.js'
+import { errorOf, harness, minedReceipt } from '../helpers.js'
+import { devAccounts, devMnemonic, pragueChainPerFile } from './pragueChain.js'
+
+/**
+ * `wallet_sendCalls` when something goes wrong after approval, and who may read a batch afterwards, on anvil
+ * (prague): a provider that broadcasts but answers another hash, and a second site asking for the first
+ * site's batch.
+ */
+const prague = pragueChainPerFile()
+
+type Sent = { id: string; capabilities: { caip345: { transactionHashes: Hex[] } } }
+
+const recipient = '0x00000000000000000000000000000000000b0f01'
+
+describe('wallet_sendCalls failures on anvil (prague)', () => {
+  it('a provider that answers another hash for the first of three calls: error, and the two unsent nonces are given back', async () => {
+    const from = devAccounts[5]
+    const forward = http(prague().anvil.url)({})
+    let lies = 1
+    // Broadcasts every transaction, but answers the first broadcast with a hash that is not keccak256(raw).
+    const lying = createPublicClient({
+      transport: custom({
+        async request({ method, params }) {
+          const answer = await forward.request({ method, params } as never)
+          if (method !== 'eth_sendRawTransaction' || lies === 0) return answer
+          lies -= 1
+          return keccak256('0x1234')
+        },
+      }),
+    })
+    const wallet = harness({
+      keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [5] }),
+      chains: [{ chainId: prague().anvil.chainId, provider: lying }],
+    })
+    const start = await prague().chain.getTransactionCount({ address: from })
+    const error = errorOf(
+      await wallet.call('wallet_sendCalls', [
+        {
+          version: '2.0.0',
+          chainId: prague().hexChainId,
+          from,
+          atomicRequired: false,
+          calls: [1, 2, 3].map((value) => ({ to: recipient, value: `0x${value}` })),
+        },
+      ]),
+    )
+    expect((error.data as { reason: string }).reason).toMatch(
+      /^provider returned hash 0x[0-9a-f]{64}, expected 0x/,
+    )
+    // The provider did broadcast the first transaction: its nonce is used, the two after it never went out.
+    expect(await prague().chain.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(start + 1)
+    // The next send takes the very next nonce (not one past the unsent calls' nonces, which would never mine).
+    const next = await wallet.result<Hex>('eth_sendTransaction', [{ from, to: recipient, value: '0x9' }])
+    expect((await prague().chain.getTransaction({ hash: next })).nonce).toBe(start + 1)
+    expect((await minedReceipt(prague().chain, next)).status).toBe('success')
+  })
+
+  it("one site cannot read or show another site's batch: 5730, as for an unknown id", async () => {
+    const from = devAccounts[6]
+    const shown: unknown[] = []
+    const wallet = harness({
+      keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [6] }),
+      chains: [{ chainId: prague().anvil.chainId, provider: httpProvider(prague().anvil.url) }],
+      showCallsStatus: (batch) => {
+        shown.push(batch)
+      },
+    }).wallet
+    let nextId = 1
+    const ask = (origin: string | undefined, method: string, params: unknown) =>
+      wallet.handle({
+        chainId: `eip155:${prague().anvil.chainId}`,
+        request: { id: nextId++, jsonrpc: '2.0', method, params },
+        ...(origin === undefined ? {} : { origin }),
+      }) as Promise<Record<string, unknown>>
+    const sent = await ask('https://dapp.example', 'wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        id: 'order-1',
+        chainId: prague().hexChainId,
+        from,
+        atomicRequired: false,
+        calls: [{ to: recipient, value: '0x1' }],
+      },
+    ])
+    const hashes = (sent.result as Sent).capabilities.caip345.transactionHashes
+    await minedReceipt(prague().chain, hashes[0]!)
+    for (const stranger of ['https://evil.example', undefined]) {
+      expect(errorOf(await ask(stranger, 'wallet_getCallsStatus', ['order-1'])).code).toBe(5730)
+      expect(errorOf(await ask(stranger, 'wallet_showCallsStatus', ['order-1'])).code).toBe(5730)
+    }
+    expect(shown).toEqual([])
+    expect((await ask('https://dapp.example', 'wallet_getCallsStatus', ['order-1'])).result).toMatchObject({
+      id: 'order-1',
+      status: 200,
+    })
+    expect((await ask('https://dapp.example', 'wallet_showCallsStatus', ['order-1'])).result).toBeNull()
+    expect(shown).toHaveLength(1)
+  })
+})
