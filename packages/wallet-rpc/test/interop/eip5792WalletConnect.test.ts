@@ -167,10 +167,12 @@ describe(`viem ${installedVersion('viem')} EIP-5792 over @walletconnect/universa
     expect((await minedReceipt(chain, hash)).type).toBe('eip7702')
     expect((await chain.getBalance({ address: recipient })) - before).toBe(3000n)
     expect(await chain.getCode({ address: account })).toBe(`0xef0100${delegate.slice(2).toLowerCase()}`)
-    // The wallet's own status method agrees.
+    // The wallet's own status method agrees, asked as the site that sent the batch (only it may read it).
+    const origin = reviews.at(-1)!.origin
     const own = await wallet.handle({
       chainId: `eip155:${anvil.chainId}`,
       request: { id: 1, jsonrpc: '2.0', method: 'wallet_getCallsStatus', params: [id] },
+      ...(origin === undefined ? {} : { origin }),
     })
     expect(own).toMatchObject({ result: { status: 200, atomic: true } })
   })
