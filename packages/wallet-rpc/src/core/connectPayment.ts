@@ -10,13 +10,15 @@ export type ConnectPayments = {
   /** The wallet method the payment request goes through, e.g. `solana_signAndSendTransaction`. */
   method: string
   /**
-   * The asset's decimals (read from the chain) and symbol, or why this option cannot be paid. `asset` and
-   * `recipient` are CAIP-19 and CAIP-10 ids on `chainId`, already parsed. Never throws.
+   * The asset's decimals (read from the chain) and symbol, or why this option cannot be paid (an `amount`
+   * of minor units the chain's transfer cannot carry, too). `asset` and `recipient` are CAIP-19 and CAIP-10
+   * ids on `chainId`, already parsed. Never throws.
    */
   describe(option: {
     chainId: string
     asset: string
     recipient: string
+    amount: bigint
   }): Promise<{ decimals: number; symbol: string | undefined } | { unpayable: string }>
   /** The params of `method` paying `amount` minor units from `payer`, built now (a fresh blockhash). */
   request(payment: {

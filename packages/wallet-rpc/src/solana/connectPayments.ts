@@ -15,6 +15,9 @@ type Instruction = { program: Uint8Array; accounts: AccountMeta[]; data: Uint8Ar
 type Asset = { kind: 'sol' } | { kind: 'token'; mint: Uint8Array; program: Uint8Array; decimals: number }
 
 const solDecimals = 9
+/** System and token transfers carry a u64: a larger amount would be signed modulo 2^64. */
+const maxU64 = 2n ** 64n - 1n
+const tooLarge = `the amount is more than a u64 holds (${maxU64} minor units)`
 /** A mint account (SPL Token layout, also Token-2022's base): decimals at 44, `is_initialized` at 45. */
 const mintSize = 82
 const base58Pattern = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/
@@ -51,7 +54,8 @@ export function solanaConnectPayments(options: SolanaConnectPaymentsOptions): Co
   return {
     namespace: 'solana',
     method: 'solana_signAndSendTransaction',
-    async describe({ chainId, asset, recipient }) {
+    async describe({ chainId, asset, recipient, amount }) {
+      if (amount > maxU64) return { unpayable: tooLarge }
       const provider = providerOf(chainId)
       if (provider === undefined) return { unpayable: `no provider for ${chainId} that can build a payment` }
       if (addressBytes(recipient.split(':')[2] ?? '') === undefined)
@@ -67,6 +71,7 @@ export function solanaConnectPayments(options: SolanaConnectPaymentsOptions): Co
       }
     },
     async request({ chainId, asset, recipient, amount, payer }) {
+      if (amount > maxU64) throw new Error(tooLarge)
       const provider = providerOf(chainId)
       if (provider === undefined) throw new Error(`no provider for ${chainId} that can build a payment`)
       const found = await assetOf(provider, asset)
@@ -97,6 +102,8 @@ function addressBytes(text: string): Uint8Array | undefined {
 }
 
 const u64 = (value: bigint) => {
+  // DataView would silently wrap a larger value.
+  if (value < 0n || value > maxU64) throw new RangeError(tooLarge)
   const out = new Uint8Array(8)
   new DataView(out.buffer).setBigUint64(0, value, true)
   return out

@@ -114,7 +114,8 @@ describe('solanaConnectPayments', () => {
   const recipient = `${chainId}:${stranger}`
 
   it('describes SOL and a mint from the chain, and says why other options are unpayable', async () => {
-    const describe = (asset: string, to = recipient) => payments.describe({ chainId, asset, recipient: to })
+    const describe = (asset: string, to = recipient, amount = 1n) =>
+      payments.describe({ chainId, asset, recipient: to, amount })
     expect(await describe(`${chainId}/slip44:501`)).toEqual({ decimals: 9, symbol: 'SOL' })
     expect(await describe(`${chainId}/token:${usdc}`)).toEqual({ decimals: 6, symbol: undefined })
     expect(await describe(`${chainId}/token:${ours(1)}`)).toEqual({
@@ -126,11 +127,19 @@ describe('solanaConnectPayments', () => {
     expect(await describe(`${chainId}/nft:${usdc}`)).toEqual({
       unpayable: 'asset type nft is not slip44:501 or token',
     })
+    expect(await describe(`${chainId}/slip44:501`, recipient, 2n ** 64n)).toEqual({
+      unpayable: 'the amount is more than a u64 holds (18446744073709551615 minor units)',
+    })
     expect(await describe(`${chainId}/slip44:501`, `${chainId}:0xnotbase58`)).toEqual({
       unpayable: 'the recipient is not a base58 address',
     })
     expect(
-      await payments.describe({ chainId: 'solana:other', asset: 'solana:other/slip44:501', recipient }),
+      await payments.describe({
+        chainId: 'solana:other',
+        asset: 'solana:other/slip44:501',
+        recipient,
+        amount: 1n,
+      }),
     ).toEqual({ unpayable: 'no provider for solana:other that can build a payment' })
   })
 
@@ -186,6 +195,13 @@ describe('solanaConnectPayments', () => {
     expect([...transfer!.data!]).toEqual([12, 0xa0, 0x25, 0x26, 0, 0, 0, 0, 0, 6])
     expect(payments.txid({ signature: 'abc' })).toBe('abc')
     expect(payments.txid('abc')).toBeUndefined()
+  })
+
+  it('refuses to build a transfer of more than a u64 holds, instead of signing the amount modulo 2^64', async () => {
+    for (const asset of [`${chainId}/slip44:501`, `${chainId}/token:${usdc}`])
+      await expect(
+        payments.request({ chainId, asset, recipient, amount: 2n ** 64n + 5n, payer: ours(0) }),
+      ).rejects.toThrow(/more than a u64/)
   })
 
   it('builds a System transfer for SOL', async () => {

@@ -215,6 +215,19 @@ describe('planWalletPay on any input (eip155 and solana options)', () => {
     )
   })
 
+  it('a solana amount a u64 cannot hold is unpayable (it would be signed modulo 2^64 and answered in full)', async () => {
+    for (const option of goodOptions.slice(0, 2)) {
+      for (const amount of ['0x10000000000000001', `0x${'f'.repeat(64)}`]) {
+        const { review, step } = await plan(offer([{ ...option, amount }]))
+        expect(step).toBeUndefined()
+        expect(review.options[0]?.unpayable).toMatch(/more than a u64/)
+      }
+      // 2^64 - 1 still fits.
+      const { step } = await plan(offer([{ ...option, amount: '0xffffffffffffffff' }]))
+      expect(step).toBeDefined()
+    }
+  })
+
   it('pays the good options (solana token, SOL, eip155 native) and builds the payment', async () => {
     for (const [index, option] of goodOptions.entries()) {
       const { review, step } = await plan(offer([option]))

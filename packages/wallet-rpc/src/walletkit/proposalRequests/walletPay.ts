@@ -182,7 +182,7 @@ async function decodeOption(
   const payments = payerFor(chainNamespace, sources)
   // The namespace's own chain read wins over the wallet's table for decimals: it is what the transfer uses.
   const described = await payments
-    ?.describe({ chainId, asset: review.asset, recipient: review.recipient })
+    ?.describe({ chainId, asset: review.asset, recipient: review.recipient, amount: units })
     .catch((error: unknown) => {
       report(error)
       return { unpayable: 'reading the asset failed' }
