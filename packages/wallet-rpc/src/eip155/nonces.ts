@@ -96,9 +96,15 @@ export class NonceManager {
     return reservation
   }
 
-  /** A transaction with this nonce was broadcast outside the manager (explicit nonce, raw transaction). */
-  observe(key: string, nonce: number): void {
-    this.#slot(key).broadcast.add(nonce)
+  /**
+   * A transaction with this nonce was broadcast outside the manager (explicit nonce, raw transaction); with
+   * `authorizationNonce`, a self-sponsored EIP-7702 one whose authorization uses that nonce (the
+   * transaction's + 1), held as `reserveRange` holds a batch's.
+   */
+  observe(key: string, nonce: number, authorizationNonce?: number): void {
+    const slot = this.#slot(key)
+    slot.broadcast.add(nonce)
+    if (authorizationNonce !== undefined) slot.authorizations.set(authorizationNonce, nonce)
   }
 
   #slot(key: string): Slot {

@@ -34,9 +34,11 @@ function reviewAuthorizations(
   authorizations: readonly ParsedAuthorization[],
   chain: ChainConfig,
   owned: readonly Address[],
-): { items: ReviewItem[]; warnings: ReviewWarning[] } {
+  transaction: { sender: Address; nonce: number },
+): { items: ReviewItem[]; warnings: ReviewWarning[]; selfAuthorizationNonce: number | undefined } {
   const items: ReviewItem[] = []
   const warnings: ReviewWarning[] = []
+  let selfAuthorizationNonce: number | undefined
   for (const [index, authorization] of authorizations.entries()) {
     const authority = recoverAuthority(authorization)
     if (authority === undefined)
@@ -66,6 +68,9 @@ function reviewAuthorizations(
         `EIP-7702 transaction refused for ${ours ? 'your account' : 'the account'} ${authority}: ${reason}`,
         { rule: 'eip7702.foreign_authorization' },
       )
+    // Self-sponsored: the sender's nonce is bumped before the list is processed, so it uses nonce + 1.
+    if (isAddressEqual(authority, transaction.sender) && authorization.nonce === transaction.nonce + 1)
+      selfAuthorizationNonce = authorization.nonce
     if (!ours)
       warnings.push({
         code: 'eip7702.foreign_authority',
@@ -73,10 +78,17 @@ function reviewAuthorizations(
         message: `Authorization ${index} delegates ${authority}, an account this wallet does not hold, to ${target}; the wallet only relays it.`,
       })
   }
-  return { items, warnings }
+  return { items, warnings, selfAuthorizationNonce }
 }
 
-type Plan = { raw: Hex; sender: Address; nonce: number; ours: boolean }
+type Plan = {
+  raw: Hex
+  sender: Address
+  nonce: number
+  ours: boolean
+  /** The nonce a self-sponsored authorization of the sender will use (nonce + 1), held like a batch's. */
+  authorizationNonce: number | undefined
+}
 
 export const sendRawTransaction = (env: Eip155Env) =>
   defineMethod({
@@ -111,10 +123,11 @@ export const sendRawTransaction = (env: Eip155Env) =>
         )
       }
       const addresses = await env.keys.addresses()
+      const nonce = parsed.nonce ?? 0
       const delegation =
         parsed.type === 'eip7702'
-          ? reviewAuthorizations(parsed.authorizationList ?? [], chain, addresses)
-          : { items: [], warnings: [] }
+          ? reviewAuthorizations(parsed.authorizationList ?? [], chain, addresses, { sender, nonce })
+          : { items: [], warnings: [], selfAuthorizationNonce: undefined }
       accessOf(chain)
       const owned = addresses.some((address) => isAddressEqual(address, sender))
       const fees: Fees =
@@ -125,7 +138,6 @@ export const sendRawTransaction = (env: Eip155Env) =>
               maxPriorityFeePerGas: parsed.maxPriorityFeePerGas ?? 0n,
             }
           : { type: 'legacy', gasPrice: parsed.gasPrice ?? 0n }
-      const nonce = parsed.nonce ?? 0
       const review = transactionReview('Broadcast signed transaction', chain, {
         from: sender,
         to: parsed.to ?? undefined,
@@ -145,13 +157,21 @@ export const sendRawTransaction = (env: Eip155Env) =>
           message: `Signed by ${sender}, an account this wallet does not hold; the wallet only relays it.`,
         })
       }
-      return { review, plan: { raw, sender, nonce, ours: owned } satisfies Plan }
+      const plan: Plan = {
+        raw,
+        sender,
+        nonce,
+        ours: owned,
+        authorizationNonce: delegation.selfAuthorizationNonce,
+      }
+      return { review, plan }
     },
     async execute(context, plan: Plan): Promise<Hex> {
       const chain = chainOf(env, context)
       const returned = await accessOf(chain).sendRawTransaction(plan.raw)
-      // Accepted with this nonce even if the reported hash turns out wrong.
-      if (plan.ours) env.nonces.observe(nonceKey(chain.chainId, plan.sender), plan.nonce)
+      // Accepted with this nonce (and its self-sponsored authorization's) even if the reported hash is wrong.
+      if (plan.ours)
+        env.nonces.observe(nonceKey(chain.chainId, plan.sender), plan.nonce, plan.authorizationNonce)
       return checkedHash(plan.raw, returned)
     },
   })

@@ -99,6 +99,30 @@ describe('type-4 eth_sendRawTransaction: authorities recovered from the signatur
     expect(review.warnings.map((warning) => warning.code)).not.toContain('eip7702.foreign_authority')
   })
 
+  it('while our relayed self-sponsored type-4 is pending, the next send skips its authorization nonce (n + 1)', async () => {
+    const sender = 7
+    const from = devAccounts[sender]
+    const fresh = prague.wallet([sender])
+    const nonce = await prague.chain.getTransactionCount({ address: from })
+    const raw = await type4(sender, await authorize(sender, prague.delegate, prague.anvil.chainId, true))
+    await prague.rpc('evm_setAutomine', [false])
+    let relayed: Hex
+    let next: Hex
+    try {
+      relayed = await fresh.result<Hex>('eth_sendRawTransaction', [raw])
+      // The node counts the pending type-4 (n) but not the authorization's nonce (n + 1) it will use.
+      next = await fresh.result<Hex>('eth_sendTransaction', [
+        { from, to: '0x00000000000000000000000000000000000b0f02', value: '0x1' },
+      ])
+      await prague.rpc('evm_mine', [])
+    } finally {
+      await prague.rpc('evm_setAutomine', [true])
+    }
+    expect((await minedReceipt(prague.chain, relayed)).status).toBe('success')
+    expect((await prague.chain.getTransaction({ hash: next })).nonce).toBe(nonce + 2)
+    expect((await minedReceipt(prague.chain, next)).status).toBe('success')
+  })
+
   it("another account's authorization to anything but the configured delegate is refused before any approval", async () => {
     const error = await refusal(
       wallet,
