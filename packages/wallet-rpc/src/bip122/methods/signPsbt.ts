@@ -5,9 +5,10 @@ import { defineMethod } from '../../core/namespace.js'
 import { nextTurn, timeSlicer } from '../../core/yielding.js'
 import { resolvePolicy } from '../policy.js'
 import { analyzePsbt } from '../psbt/analyze.js'
-import { finalizeAndExtract, writeSignatures } from '../psbt/apply.js'
+import { finalizeAndExtract, inputKeyType, signatureEntry, writeSignatures } from '../psbt/apply.js'
 import { encodeBase64 } from '../psbt/base64.js'
 import { type DecodedPsbt, decodePsbt } from '../psbt/decode.js'
+import { addToInputMaps, type KeyValue } from '../psbt/encode.js'
 import { assertSpendable } from '../psbt/verifyFinal.js'
 import { broadcastOnce } from '../transaction/broadcast.js'
 import { createSighashCache } from '../transaction/sighash.js'
@@ -105,22 +106,35 @@ export const signPsbt = (wallet: Bip122Wallet) =>
 
     async execute(_context, plan): Promise<SignPsbtResult> {
       const { psbt, tx, prevouts } = plan.decoded
-      // BIP-174 layer directly (see writeSignatures): constant work per input, a turn every few ms.
+      // What we add, per input, for the answer's bytes (psbt/encode.ts); the decoded PSBT gets it too,
+      // through the BIP-174 layer (see writeSignatures), which checks formats and refuses duplicates.
+      const additions = new Map<number, KeyValue[]>()
+      const add = (index: number, entry: KeyValue) => {
+        const entries = additions.get(index)
+        if (entries) entries.push(entry)
+        else additions.set(index, [entry])
+      }
       const pause = timeSlicer()
       for (const { index, key } of plan.addTapInternalKey) {
         await pause()
         psbt.data.updateInput(index, { tapInternalKey: key })
+        add(index, { key: Uint8Array.of(inputKeyType.tapInternalKey), value: key })
       }
       for (const { index, script } of plan.addRedeemScript) {
         await pause()
         psbt.data.updateInput(index, { redeemScript: script })
+        add(index, { key: Uint8Array.of(inputKeyType.redeemScript), value: script })
       }
       // One sighash cache for signing and the pre-broadcast check: the shared hashes are computed once.
       const cache = createSighashCache(tx, prevouts)
       const signatures = await signInputs(plan.account, tx, prevouts, plan.toSign, { cache })
       if (!plan.broadcast) {
         writeSignatures(psbt, signatures)
-        return { psbt: await encodePsbt(psbt) }
+        for (const signature of signatures) add(signature.index, signatureEntry(signature))
+        const { bytes, inputMaps } = plan.decoded
+        const answer = await addToInputMaps(bytes, inputMaps, additions, pause)
+        await nextTurn()
+        return { psbt: encodeBase64(answer) }
       }
       if (!(await verifyInputSignatures(tx, prevouts, plan.toSign, signatures, cache))) {
         throw new ProviderError('the key provider produced an invalid signature; nothing was broadcast')
@@ -137,6 +151,7 @@ export const signPsbt = (wallet: Bip122Wallet) =>
   })
 
 /**
+ * After broadcast, the finalized PSBT (bitcoinjs' finalizers changed it): bitcoinjs serializes it.
  * Our base64 (psbt/base64.ts), not bitcoinjs' `toBase64()`: in browsers and Hermes that spreads every byte
  * into one `String.fromCharCode` call and overflows the stack on a large PSBT (a few hundred inputs). Serializing
  * and encoding are each one block; the event loop gets a turn before each.

@@ -2,6 +2,7 @@ import type { Psbt } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../../core/errors.js'
 import type { InputSignature } from '../transaction/sign.js'
 import { isFinalized } from './decode.js'
+import type { KeyValue } from './encode.js'
 
 /**
  * Writes our signatures into the PSBT (`partialSig` / `tapKeySig`): constant work per input, unlike
@@ -20,6 +21,20 @@ export function writeSignatures(psbt: Psbt, signatures: readonly InputSignature[
       })
     }
   }
+}
+
+/** BIP-174 input key types of what signPsbt adds. */
+export const inputKeyType = { redeemScript: 0x04, partialSig: 0x02, tapKeySig: 0x13, tapInternalKey: 0x17 }
+
+/** The key-value pair `writeSignatures` adds for `signature`, as BIP-174 writes it (for psbt/encode.ts). */
+export function signatureEntry(signature: InputSignature): KeyValue {
+  if (signature.kind === 'schnorr') {
+    return { key: Uint8Array.of(inputKeyType.tapKeySig), value: signature.signature }
+  }
+  const key = new Uint8Array(1 + signature.publicKey.length)
+  key[0] = inputKeyType.partialSig
+  key.set(signature.publicKey, 1)
+  return { key, value: signature.signature }
 }
 
 /**

@@ -12,12 +12,15 @@ import {
 } from '../transaction/transaction.js'
 import { decodeBase64 } from './base64.js'
 import { useOurEccInBitcoinjs } from './eccLib.js'
-import { checkPsbtLayout } from './layout.js'
+import { checkPsbtLayout, type MapRange } from './layout.js'
 
 export type PsbtInput = Psbt['data']['inputs'][number]
 
 export type DecodedPsbt = {
   psbt: Psbt
+  /** The dapp's PSBT bytes, and where each input map lies in them (psbt/encode.ts writes the answer). */
+  bytes: Uint8Array
+  inputMaps: MapRange[]
   /** The unsigned transaction as plain data. */
   tx: Transaction
   /** Per input: the spent output as the PSBT describes it (nonWitnessUtxo checked against the prevout). */
@@ -47,7 +50,7 @@ export async function decodePsbt(
   if (bytes.length < psbtMagic.length || !equalBytes(bytes.subarray(0, 5), psbtMagic)) {
     throw new InvalidParamsError('not a PSBT (missing the psbt\\xff magic)', { path: 'psbt' })
   }
-  await checkPsbtLayout(bytes, pause)
+  const { inputMaps } = await checkPsbtLayout(bytes, pause)
   await pause()
   let psbt: Psbt
   try {
@@ -99,7 +102,7 @@ export async function decodePsbt(
       prevoutSources.push(undefined)
     }
   }
-  return { psbt, tx, prevouts, prevoutSources }
+  return { psbt, bytes, inputMaps, tx, prevouts, prevoutSources }
 }
 
 /**

@@ -101,8 +101,17 @@ function readMap(cursor: Cursor, rules: Record<number, KeyRule>, where: string):
   }
 }
 
-/** Checks the layout of a PSBT whose 5 magic bytes are already verified, pausing between maps. */
-export async function checkPsbtLayout(bytes: Uint8Array, pause: Pause = () => undefined): Promise<void> {
+/** Where an input's key-value map lies in the PSBT: from its first key to its 0x00 terminator (excluded). */
+export type MapRange = { start: number; end: number }
+
+/**
+ * Checks the layout of a PSBT whose 5 magic bytes are already verified, pausing between maps; gives each
+ * input map's range (psbt/encode.ts writes our entries into those maps without re-encoding the rest).
+ */
+export async function checkPsbtLayout(
+  bytes: Uint8Array,
+  pause: Pause = () => undefined,
+): Promise<{ inputMaps: MapRange[] }> {
   const cursor = new Cursor(bytes, 5)
   const global = readMap(cursor, globalKeys, 'global map')
   const unsigned = global.get('00')
@@ -114,9 +123,12 @@ export async function checkPsbtLayout(bytes: Uint8Array, pause: Pause = () => un
   } catch (error) {
     throw refuse(`global map: the unsigned transaction does not parse (${(error as Error).message})`)
   }
+  const inputMaps: MapRange[] = []
   for (let i = 0; i < counts.inputs; i++) {
     await pause()
+    const start = cursor.offset
     readMap(cursor, inputKeys, `input ${i}`)
+    inputMaps.push({ start, end: cursor.offset - 1 })
   }
   for (let i = 0; i < counts.outputs; i++) {
     await pause()
@@ -125,4 +137,5 @@ export async function checkPsbtLayout(bytes: Uint8Array, pause: Pause = () => un
   if (cursor.offset !== bytes.length) {
     throw refuse(`${bytes.length - cursor.offset} bytes of extra data after the PSBT`)
   }
+  return { inputMaps }
 }
