@@ -2,15 +2,9 @@ import { fork } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { base58, base64 } from '@scure/base'
+import { base58 } from '@scure/base'
 import { beginCell } from '@ton/core'
-import { psbtFromUnsignedTransaction } from '../src/bip122/psbt/build.js'
-import {
-  serializeTransaction,
-  type Transaction,
-  transactionId,
-  txidToHash,
-} from '../src/bip122/transaction/transaction.js'
+import { manyInputPsbt } from '../test/bip122/manyInputPsbt.js'
 import { typedDataBatch } from '../test/eip155/typedDataBatch.js'
 import { solanaTransfer } from './solanaTransfer.js'
 
@@ -146,49 +140,18 @@ export async function run(): Promise<void> {
   const { account } = await signingNamespace.wallet.chain(bip.BIP122_REGTEST)
   const payment = await account.address(84, 0, 0)
   const taproot = await account.address(86, 0, 0)
-  // One small parent per input (its own txid).
-  const parentOf = (owner: typeof payment, i: number): Transaction => ({
-    version: 2,
-    locktime: 0,
-    inputs: [
-      {
-        txid: new Uint8Array(32).fill(9),
-        vout: i,
-        sequence: 0xffffffff,
-        scriptSig: new Uint8Array(0),
-        witness: [],
-      },
-    ],
-    outputs: [{ script: owner.scriptPubKey, value: 10_000n }],
-  })
-  // Built from an unsigned transaction (bitcoinjs' addInput with witnessUtxo is quadratic: minutes at 3000).
-  const psbtOf = (owner: typeof payment, inputs: number) => {
-    const withParents = owner.addressType !== 'p2tr'
-    const parents = Array.from({ length: inputs }, (_, i) => parentOf(owner, i))
-    const psbt = psbtFromUnsignedTransaction({
-      version: 2,
-      locktime: 0,
-      inputs: parents.map((parent) => ({
-        txid: txidToHash(transactionId(parent)),
-        vout: 0,
-        sequence: 0xfffffffd,
-        scriptSig: new Uint8Array(0),
-        witness: [],
-      })),
-      outputs: [{ script: owner.scriptPubKey, value: BigInt(inputs) * 9_000n }],
-    })
-    for (const [i, parent] of parents.entries()) {
-      psbt.updateInput(i, {
-        witnessUtxo: { script: owner.scriptPubKey, value: 10_000n },
-        ...(withParents ? { nonWitnessUtxo: serializeTransaction(parent) } : {}),
-      })
-    }
-    return base64.encode(psbt.toBuffer())
-  }
+  // P2WPKH inputs carry their parent (the signing-only wallet's amount proof), P2TR ones their spent output.
   const signPsbt = (owner: typeof payment, inputs: number) => {
-    const psbt = psbtOf(owner, inputs)
-    const signInputs = Array.from({ length: inputs }, (_, index) => ({ address: owner.address, index }))
-    return () => answer(signer, bip.BIP122_REGTEST, 'signPsbt', { account: account.id, psbt, signInputs })
+    const withParents = owner.addressType !== 'p2tr'
+    const params = manyInputPsbt({
+      account: account.id,
+      owners: [owner],
+      count: inputs,
+      seed: 9,
+      parents: withParents,
+      witnessUtxo: true,
+    })
+    return () => answer(signer, bip.BIP122_REGTEST, 'signPsbt', params)
   }
   // The chain starts only when the sendTransfer row runs (funding 3000 coins takes a while), in a child
   // process: its signature checks must count neither as a block of ours nor in our CPU time.

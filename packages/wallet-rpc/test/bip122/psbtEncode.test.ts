@@ -42,7 +42,9 @@ const inputArbitrary = fc.record({
 
 const script = Uint8Array.of(0x00, 0x14, ...new Uint8Array(20).fill(7))
 
-function psbtOf(inputs: fc.RecordValue<typeof inputArbitrary>[]): bitcoin.Psbt {
+type InputCase = typeof inputArbitrary extends fc.Arbitrary<infer T> ? T : never
+
+function psbtOf(inputs: InputCase[]): bitcoin.Psbt {
   const psbt = new bitcoin.Psbt()
   for (const input of inputs) {
     const parent = new bitcoin.Transaction()

@@ -2,15 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { BIP122_REGTEST } from '../../src/bip122/chains.js'
 import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
 import { bip122 } from '../../src/bip122/namespace.js'
-import { psbtFromUnsignedTransaction } from '../../src/bip122/psbt/build.js'
-import {
-  serializeTransaction,
-  type Transaction,
-  transactionId,
-  txidToHash,
-} from '../../src/bip122/transaction/transaction.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
+import { manyInputPsbt } from '../bip122/manyInputPsbt.js'
 import { typedDataBatch } from '../eip155/typedDataBatch.js'
 
 /**
@@ -42,40 +36,7 @@ function wallet() {
 async function signPsbtParams(namespace: ReturnType<typeof bip122>, count: number, seed: number) {
   const { account } = await namespace.wallet.chain(BIP122_REGTEST)
   const owners = await Promise.all(Array.from({ length: 5 }, (_, i) => account.address(84, 0, i)))
-  const parents: Transaction[] = Array.from({ length: count }, (_, i) => ({
-    version: 2,
-    locktime: 0,
-    inputs: [
-      {
-        txid: new Uint8Array(32).fill(seed),
-        vout: i,
-        sequence: 0,
-        scriptSig: new Uint8Array(0),
-        witness: [],
-      },
-    ],
-    outputs: [{ script: owners[i % 5]!.scriptPubKey, value: BigInt(10_000 + i) }],
-  }))
-  const psbt = psbtFromUnsignedTransaction({
-    version: 2,
-    locktime: 0,
-    inputs: parents.map((parent) => ({
-      txid: txidToHash(transactionId(parent)),
-      vout: 0,
-      sequence: 0xfffffffd,
-      scriptSig: new Uint8Array(0),
-      witness: [],
-    })),
-    outputs: [{ script: owners[0]!.scriptPubKey, value: BigInt(count) * 9_000n }],
-  })
-  parents.forEach((parent, i) => {
-    psbt.updateInput(i, { nonWitnessUtxo: serializeTransaction(parent) })
-  })
-  return {
-    account: account.id,
-    psbt: psbt.toBase64(),
-    signInputs: parents.map((_, index) => ({ address: owners[index % 5]!.address, index })),
-  }
+  return manyInputPsbt({ account: account.id, owners, count, seed, parents: true, witnessUtxo: false })
 }
 
 const typedData = (entries: number, salt: string) =>
