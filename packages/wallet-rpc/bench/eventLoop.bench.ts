@@ -1,5 +1,8 @@
 import { fork } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector'
 import { loadavg } from 'node:os'
+import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { base58 } from '@scure/base'
@@ -56,6 +59,29 @@ export async function longestBlock(
   tick()
   loopDelay.disable()
   return { total, longestWall, loopDelayMax: loopDelay.max / 1e6 }
+}
+
+/**
+ * With EVENT_LOOP_PROFILE=dir, a V8 CPU profile of the measured run only (no setup, no warm-up), written to
+ * dir/<request>.cpuprofile for DevTools or `node --cpu-prof`'s tools.
+ */
+async function profiled<T>(name: string, measured: () => Promise<T>): Promise<T> {
+  const folder = process.env.EVENT_LOOP_PROFILE
+  if (!folder) return measured()
+  const session = new Session()
+  session.connect()
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    )
+  await post('Profiler.enable')
+  await post('Profiler.start')
+  const result = await measured()
+  const { profile } = (await post('Profiler.stop')) as { profile: unknown }
+  session.disconnect()
+  mkdirSync(folder, { recursive: true })
+  writeFileSync(join(folder, `${name.replace(/[^\w]+/g, '-')}.cpuprofile`), JSON.stringify(profile))
+  return result
 }
 
 const built = <T>(path: string): Promise<T> => import(new URL(`../dist/${path}`, import.meta.url).href)
@@ -258,7 +284,7 @@ export async function run(): Promise<void> {
       const rawStart = { wall: now(), cpu: cpuNow() }
       raw()
       const rawSpan = { wall: now() - rawStart.wall, cpu: cpuNow() - rawStart.cpu }
-      const { total, longestWall, loopDelayMax } = await longestBlock(run)
+      const { total, longestWall, loopDelayMax } = await profiled(name, () => longestBlock(run))
       // OVER only when the loop really was blocked (wall time) more than 50 ms.
       const verdict = longestWall <= 50 ? 'OK' : 'OVER'
       const ratio = oneSignature
