@@ -30,6 +30,8 @@ export type Eip155Env = {
   gasMarginPercent: number
   /** EIP-5792 batches: where they are kept, and how many calls one may hold. */
   calls: CallsSettings
+  /** The wallet's `onError` hook (set when the namespace is attached): failures a request's answer cannot carry. */
+  report: (error: unknown) => void
 }
 
 /** The configured chain of a request (the router only dispatches chains the namespace lists). */

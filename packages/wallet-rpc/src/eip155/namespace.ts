@@ -65,6 +65,7 @@ export function eip155(options: Eip155Options): Namespace {
     nonces: new NonceManager(),
     gasMarginPercent,
     calls: { store: options.calls?.store ?? memoryCallsStore(), maxCalls, inFlight: new Set() },
+    report: () => {},
   }
 
   const signTypedDataMethod = signTypedData(env)
@@ -99,6 +100,9 @@ export function eip155(options: Eip155Options): Namespace {
     chains: servedChains,
     methods,
     events: ['chainChanged', 'accountsChanged'],
+    attach(host) {
+      env.report = host.onError
+    },
     async accounts(chainId) {
       return chains.has(chainId) ? [...(await options.keys.addresses())] : []
     },

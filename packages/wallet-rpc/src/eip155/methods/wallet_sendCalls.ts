@@ -54,7 +54,13 @@ export const sendCalls = (env: Eip155Env) =>
     async execute(context, plan: CallsPlan): Promise<SendCallsResult> {
       try {
         const record = await send(env, context, plan)
-        await env.calls.store.put(record)
+        try {
+          await env.calls.store.put(record)
+        } catch (error) {
+          // The calls went out: an error answer would invite the dapp to send them again. Only the
+          // wallet's own status lookups miss the batch (5730); the dapp's caip345 hashes still track it.
+          env.report(new Error(`batch ${record.id} was sent but could not be stored: ${String(error)}`))
+        }
         return {
           id: record.id,
           capabilities: { caip345: { caip2: context.chainId, transactionHashes: record.transactionHashes } },

@@ -58,6 +58,34 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
     expect((await minedReceipt(prague().chain, next)).status).toBe('success')
   })
 
+  it('a batch store that fails after the broadcast: the sent batch is still answered (no retry sends it twice), the failure goes to onError', async () => {
+    const from = devAccounts[4]
+    const wallet = harness({
+      keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [4] }),
+      chains: [{ chainId: prague().anvil.chainId, provider: httpProvider(prague().anvil.url) }],
+      calls: {
+        store: {
+          get: () => undefined,
+          put: () => Promise.reject(new Error('disk full')),
+        },
+      },
+    })
+    const sent = await wallet.result<Sent>('wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        chainId: prague().hexChainId,
+        from,
+        atomicRequired: false,
+        calls: [{ to: recipient, value: '0x7' }],
+      },
+    ])
+    const [hash] = sent.capabilities.caip345.transactionHashes
+    expect((await minedReceipt(prague().chain, hash!)).status).toBe('success')
+    expect(wallet.errors.map(String)).toEqual([
+      expect.stringMatching(/batch .* was sent but could not be stored: .*disk full/),
+    ])
+  })
+
   it("one site cannot read or show another site's batch: 5730, as for an unknown id", async () => {
     const from = devAccounts[6]
     const shown: unknown[] = []
