@@ -1,4 +1,3 @@
-import { WalletKit } from '@reown/walletkit'
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import { deployLiveToken, devMnemonic, liveTokenAt } from '@wallet-rpc/pay-sandbox'
 import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
@@ -7,14 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
 import { eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
-import {
-  attachWalletKit,
-  type SessionApprovalAnswer,
-  type SessionProposalReview,
-  type WalletKitAdapter,
-} from '../../src/walletkit/index.js'
-import { closeSdkClients, type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
-import { connectShop, inFiveMinutes, paidTo, type ShopDapps } from './payAtConnect.js'
+import type { SessionApprovalAnswer } from '../../src/walletkit/index.js'
+import { type LocalRelay, startLocalRelay } from './localRelay.js'
+import { inFiveMinutes, paidTo, type ShopWallet, startShopWallet } from './payAtConnect.js'
 
 /**
  * Pay at connect between the real SDKs: a dapp's `SignClient.connect({ walletPay })` (sign-client 2.25) over the
@@ -28,14 +22,10 @@ const payer = mnemonicToAccount(devMnemonic).address
 let anvil: AnvilInstance
 let relay: LocalRelay
 let wallet: WalletRpc
-let walletKit: InstanceType<typeof WalletKit>
-let adapter: WalletKitAdapter
+let shop: ShopWallet
 let chain: PublicClient
 let token: `0x${string}`
 const reviews: Review[] = []
-const proposals: SessionProposalReview[] = []
-const adapterErrors: unknown[] = []
-const dapps: ShopDapps = []
 let answer: SessionApprovalAnswer = true
 
 beforeAll(async () => {
@@ -54,42 +44,30 @@ beforeAll(async () => {
       return true
     },
   })
-  walletKit = await WalletKit.init({
-    core: relayCore(relay, 'wallet'),
-    metadata: { name: 'Test Wallet', description: '', url: 'https://wallet.example', icons: [] },
-  })
-  adapter = attachWalletKit(walletKit, wallet, {
-    approveSession: (proposal) => {
-      proposals.push(proposal)
-      return answer
+  shop = await startShopWallet(
+    relay,
+    wallet,
+    {
+      // Read from the chain: the token contract's own symbol() and decimals().
+      assetInfo: async (asset) => {
+        const address = /\/erc20:(0x[0-9a-fA-F]{40})$/.exec(asset)?.[1]
+        if (address === undefined) return undefined
+        const { symbol, decimals } = await liveTokenAt(anvil.url, address)
+        return { symbol, decimals }
+      },
     },
-    onError: (error) => adapterErrors.push(error),
-    // Read from the chain: the token contract's own symbol() and decimals().
-    assetInfo: async (asset) => {
-      const address = /\/erc20:(0x[0-9a-fA-F]{40})$/.exec(asset)?.[1]
-      if (address === undefined) return undefined
-      const { symbol, decimals } = await liveTokenAt(anvil.url, address)
-      return { symbol, decimals }
-    },
-  })
+    () => answer,
+  )
 }, 120_000)
 
 afterAll(async () => {
-  adapter?.detach()
-  await wallet?.close()
-  await closeSdkClients([...dapps, walletKit])
+  await shop?.close()
   await relay?.close()
   await anvil?.stop()
 })
 
 const connectWith = (walletPay: unknown) =>
-  connectShop(
-    relay,
-    walletKit,
-    dapps,
-    { eip155: { chains: [chainId], methods: ['eth_sendTransaction'], events: [] } },
-    walletPay,
-  )
+  shop.connect({ eip155: { chains: [chainId], methods: ['eth_sendTransaction'], events: [] } }, walletPay)
 
 describe('connect({ walletPay }) paid on anvil', () => {
   it('pays the ERC-20 option: the review decodes 2.5 USDC from the chain, the transfer is mined', async () => {
@@ -113,7 +91,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
       ],
     }
     const session = await connectWith(offer)
-    const review = proposals.at(-1)?.requests?.walletPay
+    const review = shop.proposals.at(-1)?.requests?.walletPay
     expect(review?.options.map((option) => [option.display, option.unpayable])).toEqual([
       ['16 (minor units)', 'paying on solana at connect is not offered'],
       ['2.5 USDC', undefined],
@@ -138,7 +116,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
     // The payment went through eth_sendTransaction's own review, tagged with the proposal.
     expect(reviews.at(-1)).toMatchObject({
       method: 'eth_sendTransaction',
-      context: { 'session proposal': String(proposals.at(-1)?.id) },
+      context: { 'session proposal': String(shop.proposals.at(-1)?.id) },
     })
   })
 
@@ -169,7 +147,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
     })
     expect(paidTo(expired)).toBeUndefined()
     expect(expired.namespaces.eip155?.accounts).toHaveLength(1)
-    expect(proposals.at(-1)?.requests?.walletPay?.refused).toMatch(/expired at/)
+    expect(shop.proposals.at(-1)?.requests?.walletPay?.refused).toMatch(/expired at/)
     const garbage = await connectWith({
       version: '1.0.0',
       expiry: inFiveMinutes(),
@@ -180,7 +158,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
       ],
     })
     expect(paidTo(garbage)).toBeUndefined()
-    expect(proposals.at(-1)?.requests?.walletPay?.options.map((option) => option.unpayable)).toEqual([
+    expect(shop.proposals.at(-1)?.requests?.walletPay?.options.map((option) => option.unpayable)).toEqual([
       'amount is not a 0x-hex quantity',
       'asset "eip155/erc20" is not a CAIP-19 asset id',
       'the recipient is on eip155:1, the asset on eip155:31337',
@@ -201,7 +179,7 @@ describe('connect({ walletPay }) paid on anvil', () => {
       })
       expect(paidTo(session)).toBeUndefined()
       expect(session.namespaces.eip155?.accounts).toHaveLength(1)
-      expect(proposals.at(-1)?.requests?.walletPay?.pays).toBe(0)
+      expect(shop.proposals.at(-1)?.requests?.walletPay?.pays).toBe(0)
     } finally {
       answer = true
     }
@@ -209,6 +187,6 @@ describe('connect({ walletPay }) paid on anvil', () => {
   })
 
   it('reported no SDK failure', () => {
-    expect(adapterErrors).toEqual([])
+    expect(shop.adapterErrors).toEqual([])
   })
 })

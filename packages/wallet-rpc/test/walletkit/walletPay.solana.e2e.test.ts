@@ -1,4 +1,3 @@
-import { WalletKit } from '@reown/walletkit'
 import { lamports } from '@solana/kit'
 import { type SolanaLocalChain, startSolanaLocal } from '@wallet-rpc/devchains/solanaLocal'
 import { createSplMint } from '@wallet-rpc/devchains/splToken'
@@ -12,14 +11,9 @@ import {
   solanaLocalnet,
   solanaRpc,
 } from '../../src/solana/index.js'
-import {
-  attachWalletKit,
-  type SessionProposalReview,
-  type WalletKitAdapter,
-} from '../../src/walletkit/index.js'
 import { mnemonic, ours } from '../solana/helpers.js'
-import { closeSdkClients, type LocalRelay, relayCore, startLocalRelay } from './localRelay.js'
-import { connectShop, inFiveMinutes, paidTo, type ShopDapps } from './payAtConnect.js'
+import { type LocalRelay, startLocalRelay } from './localRelay.js'
+import { inFiveMinutes, paidTo, type ShopWallet, startShopWallet } from './payAtConnect.js'
 
 /**
  * Pay at connect on solana between the real SDKs: a dapp's `SignClient.connect({ walletPay })` (sign-client
@@ -36,14 +30,10 @@ const mintAddress = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'
 let chain: SolanaLocalChain
 let relay: LocalRelay
 let wallet: WalletRpc
-let walletKit: InstanceType<typeof WalletKit>
-let adapter: WalletKitAdapter
+let shop: ShopWallet
 let payer: string
 let mint: ReturnType<typeof createSplMint>
 const reviews: Review[] = []
-const proposals: SessionProposalReview[] = []
-const adapterErrors: unknown[] = []
-const dapps: ShopDapps = []
 
 beforeAll(async () => {
   ;[chain, relay] = await Promise.all([startSolanaLocal(), startLocalRelay()])
@@ -60,36 +50,18 @@ beforeAll(async () => {
   chain.svm.airdrop(ours(0), lamports(10_000_000_000n))
   mint = createSplMint(chain, { address: mintAddress, decimals: 6 })
   mint.fund(payer, 100_000_000n)
-  walletKit = await WalletKit.init({
-    core: relayCore(relay, 'wallet'),
-    metadata: { name: 'Test Wallet', description: '', url: 'https://wallet.example', icons: [] },
-  })
-  adapter = attachWalletKit(walletKit, wallet, {
-    approveSession: (proposal) => {
-      proposals.push(proposal)
-      return true
-    },
-    onError: (error) => adapterErrors.push(error),
-    payments: [solanaConnectPayments({ providers })],
-  })
+  shop = await startShopWallet(relay, wallet, { payments: [solanaConnectPayments({ providers })] })
 }, 120_000)
 
 afterAll(async () => {
-  adapter?.detach()
-  await wallet?.close()
-  await closeSdkClients([...dapps, walletKit])
+  await shop?.close()
   await relay?.close()
   await chain?.stop()
 })
 
 const connectWith = (walletPay: unknown) =>
-  connectShop(
-    relay,
-    walletKit,
-    dapps,
-    {
-      solana: { chains: [chainId], methods: ['solana_signAndSendTransaction'], events: [] },
-    },
+  shop.connect(
+    { solana: { chains: [chainId], methods: ['solana_signAndSendTransaction'], events: [] } },
     walletPay,
   )
 const lamportsOf = (address: string) => chain.svm.getBalance(address as never) ?? 0n
@@ -115,7 +87,7 @@ describe('connect({ walletPay }) paid on litesvm', () => {
     }
     expect(mint.balance(tokenMerchant)).toBe(0n)
     const session = await connectWith(offer)
-    const review = proposals.at(-1)?.requests?.walletPay
+    const review = shop.proposals.at(-1)?.requests?.walletPay
     expect(review?.options.map((option) => [option.display, option.decimals, option.unpayable])).toEqual([
       ['2.5', 6, undefined],
     ])
@@ -136,7 +108,7 @@ describe('connect({ walletPay }) paid on litesvm', () => {
     // The payment went through solana_signAndSendTransaction's own review, tagged with the proposal.
     expect(reviews.at(-1)).toMatchObject({
       method: 'solana_signAndSendTransaction',
-      context: { 'session proposal': String(proposals.at(-1)?.id) },
+      context: { 'session proposal': String(shop.proposals.at(-1)?.id) },
     })
   })
 
@@ -155,7 +127,7 @@ describe('connect({ walletPay }) paid on litesvm', () => {
         { asset: `${chainId}/slip44:501`, amount: '0x989680', recipient: `${chainId}:${merchant}` },
       ],
     })
-    const review = proposals.at(-1)?.requests?.walletPay
+    const review = shop.proposals.at(-1)?.requests?.walletPay
     expect(review?.options.map((option) => [option.display, option.unpayable])).toEqual([
       ['0.000000000000000001 native', 'the wallet does not serve eth_sendTransaction'],
       ['0.01 SOL', undefined],
@@ -176,7 +148,7 @@ describe('connect({ walletPay }) paid on litesvm', () => {
     })
     expect(paidTo(expired)).toBeUndefined()
     expect(expired.namespaces.solana?.accounts).toHaveLength(1)
-    expect(proposals.at(-1)?.requests?.walletPay?.refused).toMatch(/expired at/)
+    expect(shop.proposals.at(-1)?.requests?.walletPay?.refused).toMatch(/expired at/)
     const unpayable = await connectWith({
       version: '1.0.0',
       expiry: inFiveMinutes(),
@@ -189,7 +161,7 @@ describe('connect({ walletPay }) paid on litesvm', () => {
     })
     expect(paidTo(unpayable)).toBeUndefined()
     expect(unpayable.namespaces.solana?.accounts).toHaveLength(1)
-    expect(proposals.at(-1)?.requests?.walletPay?.options.map((option) => option.unpayable)).toEqual([
+    expect(shop.proposals.at(-1)?.requests?.walletPay?.options.map((option) => option.unpayable)).toEqual([
       `${merchant} is not a token mint (owner 11111111111111111111111111111111)`,
       'asset type nft is not slip44:501 or token',
       'the recipient is not a base58 address',
@@ -199,7 +171,7 @@ describe('connect({ walletPay }) paid on litesvm', () => {
 
   it('sends nothing when the payment fails its simulation (more tokens than the payer holds); the session settles', async () => {
     const sent = chain.sent.length
-    const errors = adapterErrors.length
+    const errors = shop.adapterErrors.length
     const session = await connectWith({
       version: '1.0.0',
       expiry: inFiveMinutes(),
@@ -214,13 +186,13 @@ describe('connect({ walletPay }) paid on litesvm', () => {
     expect(paidTo(session)).toBeUndefined()
     expect(session.namespaces.solana?.accounts).toHaveLength(1)
     expect(chain.sent.length).toBe(sent)
-    expect(adapterErrors.slice(errors).map(String)).toEqual([
+    expect(shop.adapterErrors.slice(errors).map(String)).toEqual([
       expect.stringMatching(/connect-time payment .* on solana:localnet not done/),
     ])
-    adapterErrors.splice(errors)
+    shop.adapterErrors.splice(errors)
   })
 
   it('reported no other failure', () => {
-    expect(adapterErrors).toEqual([])
+    expect(shop.adapterErrors).toEqual([])
   })
 })
