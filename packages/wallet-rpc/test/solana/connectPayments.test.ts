@@ -7,9 +7,8 @@ import { describe, expect, it } from 'vitest'
 import { associatedTokenAccount, isOnEd25519Curve } from '../../src/solana/associatedToken.js'
 import { solanaConnectPayments } from '../../src/solana/connectPayments.js'
 import { decodeBase64 } from '../../src/solana/encoding.js'
-import type { SolanaChainProvider } from '../../src/solana/provider.js'
 import { decodeTransaction } from '../../src/solana/transaction.js'
-import { ours, someBlockhash, stranger } from './helpers.js'
+import { mintData, ours, paymentReads, someBlockhash, stranger } from './helpers.js'
 
 const tokenProgram = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 const token2022Program = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
@@ -78,34 +77,10 @@ describe('associatedTokenAccount, against @solana-program/token', () => {
   })
 })
 
-/** A provider that only serves the two reads a payment needs. */
-function reads(accounts: Record<string, { owner: string; data: Uint8Array }>): SolanaChainProvider {
-  const unused = () => Promise.reject(new Error('not used'))
-  return {
-    isBlockhashValid: unused,
-    getBalances: unused,
-    getTokenBalances: unused,
-    getNonce: unused,
-    getLookupTable: unused,
-    simulate: unused,
-    send: unused,
-    getLatestBlockhash: async () => someBlockhash,
-    getAccountInfo: async (key) =>
-      Object.hasOwn(accounts, key) ? { ...accounts[key]!, lamports: 1_000_000n } : undefined,
-  }
-}
-
-const mintData = (decimals: number) => {
-  const data = new Uint8Array(82)
-  data[44] = decimals
-  data[45] = 1
-  return data
-}
-
 describe('solanaConnectPayments', () => {
   const payments = solanaConnectPayments({
     providers: {
-      [chainId]: reads({
+      [chainId]: paymentReads({
         [usdc]: { owner: tokenProgram, data: mintData(6) },
         [stranger]: { owner: '11111111111111111111111111111111', data: new Uint8Array() },
       }),

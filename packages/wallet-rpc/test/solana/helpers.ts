@@ -15,7 +15,13 @@ import {
 import { getTransferSolInstruction } from '@solana-program/system'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
-import { type SolanaNamespaceOptions, solana, solanaKeys, solanaMainnet } from '../../src/solana/index.js'
+import {
+  type SolanaChainProvider,
+  type SolanaNamespaceOptions,
+  solana,
+  solanaKeys,
+  solanaMainnet,
+} from '../../src/solana/index.js'
 
 /** The BIP-39 test mnemonic (all "abandon" … "about"). */
 export const mnemonic =
@@ -141,4 +147,31 @@ export function harness(
       return response.result as T
     },
   }
+}
+
+/** A provider that only serves the two reads a connect-time payment needs (`solanaConnectPayments`). */
+export function paymentReads(
+  accounts: Record<string, { owner: string; data: Uint8Array }>,
+): SolanaChainProvider {
+  const unused = () => Promise.reject(new Error('not used'))
+  return {
+    isBlockhashValid: unused,
+    getBalances: unused,
+    getTokenBalances: unused,
+    getNonce: unused,
+    getLookupTable: unused,
+    simulate: unused,
+    send: unused,
+    getLatestBlockhash: async () => someBlockhash,
+    getAccountInfo: async (key) =>
+      Object.hasOwn(accounts, key) ? { ...accounts[key]!, lamports: 1_000_000n } : undefined,
+  }
+}
+
+/** An initialized SPL mint account's data with these decimals. */
+export const mintData = (decimals: number) => {
+  const data = new Uint8Array(82)
+  data[44] = decimals
+  data[45] = 1
+  return data
 }

@@ -2,10 +2,10 @@ import type { SessionTypes } from '@walletconnect/types'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { solanaConnectPayments } from '../../src/solana/connectPayments.js'
-import type { SolanaChainProvider } from '../../src/solana/provider.js'
 import { planAuthentication } from '../../src/walletkit/proposalRequests/authentication.js'
 import { parseAuthentication } from '../../src/walletkit/proposalRequests/parseAuthentication.js'
 import { planWalletPay } from '../../src/walletkit/proposalRequests/walletPay.js'
+import { mintData, paymentReads } from '../solana/helpers.js'
 
 /**
  * The proposal's `requests.authentication` is dapp input: whatever it holds, parsing answers a request or a
@@ -135,24 +135,9 @@ describe('parseAuthentication / planAuthentication on any input', () => {
 describe('planWalletPay on any input (eip155 and solana options)', () => {
   const payer = 'GsbwXfJraMomNxBcjYLcG3mxkBUiyWXAB32fGbSMQRdW'
   const mint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
-  const mintData = new Uint8Array(82)
-  mintData[44] = 6
-  mintData[45] = 1
-  const unused = () => Promise.reject(new Error('not used'))
-  const provider: SolanaChainProvider = {
-    isBlockhashValid: unused,
-    getBalances: unused,
-    getTokenBalances: unused,
-    getNonce: unused,
-    getLookupTable: unused,
-    simulate: unused,
-    send: unused,
-    getLatestBlockhash: async () => 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k',
-    getAccountInfo: async (address) =>
-      address === mint
-        ? { owner: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', lamports: 1n, data: mintData }
-        : undefined,
-  }
+  const provider = paymentReads({
+    [mint]: { owner: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', data: mintData(6) },
+  })
   const sources = { payments: [solanaConnectPayments({ providers: { 'solana:localnet': provider } })] }
   const payNamespaces: SessionTypes.Namespaces = {
     ...namespaces,
