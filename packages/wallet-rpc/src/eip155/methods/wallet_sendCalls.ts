@@ -1,19 +1,21 @@
 import { randomBytes } from '@noble/hashes/utils.js'
 import * as v from 'valibot'
-import type { Hex, TransactionSerializable } from 'viem'
+import type { Address, Hex, TransactionSerializable } from 'viem'
 import { UserRejectedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { type BatchTransaction, type CallsPlan, planCalls } from '../calls/plan.js'
 import { sendCallsRequestSchema } from '../calls/request.js'
 import type { StoredCalls } from '../calls/store.js'
 import { signSelfAuthorization } from '../eip7702/authorization.js'
+import { readDelegation } from '../eip7702/delegation.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
-import { UpgradeRejectedError } from '../errors.js'
+import { AtomicityNotSupportedError, UpgradeRejectedError } from '../errors.js'
 import type { Eip155Signer } from '../keys.js'
+import type { ChainAccess } from '../provider.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
 import type { SendCallsResult } from '../types.js'
-import { bytesToHex } from '../viemUtils.js'
+import { bytesToHex, isAddressEqual } from '../viemUtils.js'
 
 export type { SendCallsResult } from '../types.js'
 
@@ -83,6 +85,7 @@ async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): P
   const { mode } = plan
   const transactions = mode.kind === 'atomic' ? [mode.transaction] : mode.transactions
   const upgrade = mode.kind === 'atomic' && mode.upgrade
+  if (mode.kind === 'atomic' && !upgrade) await assertStillDelegated(access, plan.from, mode.delegate)
   const range = await env.nonces.reserveRange(
     nonceKey(plan.chainId, plan.from),
     () => access.pendingNonce(plan.from),
@@ -148,6 +151,24 @@ async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): P
       sentAt: context.clock(),
     }
   }
+}
+
+/**
+ * A batch reviewed for an account already delegated to the wallet's delegate carries no authorization: if the
+ * account was re-delegated (or undelegated) since the review, `execute` would run other code (or nothing, and
+ * the batch would look confirmed). Read again right before signing; an upgrading batch sets the delegate itself.
+ */
+async function assertStillDelegated(access: ChainAccess, account: Address, delegate: Address) {
+  const now = await readDelegation(access, account)
+  if (now.status === 'delegated' && isAddressEqual(now.delegate, delegate)) return
+  const found =
+    now.status === 'delegated'
+      ? `delegated to ${now.delegate}`
+      : `${now.status === 'none' ? 'no' : 'contract'} code`
+  throw new AtomicityNotSupportedError(
+    `the account's delegation changed after the review: it now has ${found}, not the delegate ${delegate}; nothing was sent`,
+    { extra: { rule: 'eip7702.delegation_changed', severity: 'danger' } },
+  )
 }
 
 function serializable(

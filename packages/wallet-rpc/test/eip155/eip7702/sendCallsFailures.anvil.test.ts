@@ -86,6 +86,40 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
     ])
   })
 
+  it('an account whose delegation changes between review and signing: the reviewed atomic batch is not sent', async () => {
+    const from = devAccounts[2]
+    const designator = (delegate: string) => `0xef0100${delegate.slice(2).toLowerCase()}`
+    const foreign = '0x63c0c19a282a1B52b07dD5a65b58948A07DAE32B'
+    // Ready: already delegated to the wallet's delegate, so the batch carries no authorization.
+    await prague().rpc('anvil_setCode', [from, designator(prague().delegate)])
+    for (const changed of [designator(foreign), '0x']) {
+      const wallet = prague().wallet([2], {
+        // Meanwhile, elsewhere: the same key re-delegates the account, or takes its delegation away.
+        approve: async () => {
+          await prague().rpc('anvil_setCode', [from, changed])
+          return true
+        },
+      })
+      const start = await prague().chain.getTransactionCount({ address: from })
+      const error = errorOf(
+        await wallet.call('wallet_sendCalls', [
+          {
+            version: '2.0.0',
+            chainId: prague().hexChainId,
+            from,
+            atomicRequired: true,
+            calls: [{ to: recipient, value: '0x5' }],
+          },
+        ]),
+      )
+      expect(wallet.reviews).toHaveLength(1)
+      expect(error.code).toBe(5760)
+      expect(error.data).toMatchObject({ rule: 'eip7702.delegation_changed', severity: 'danger' })
+      expect(await prague().chain.getTransactionCount({ address: from, blockTag: 'pending' })).toBe(start)
+      await prague().rpc('anvil_setCode', [from, designator(prague().delegate)])
+    }
+  })
+
   it("one site cannot read or show another site's batch: 5730, as for an unknown id", async () => {
     const from = devAccounts[6]
     const shown: unknown[] = []
