@@ -111,6 +111,27 @@ describe('parseAuthentication / planAuthentication on any input', () => {
     },
   )
 
+  it.each([
+    ['app.example.com', 'https://app.example.com', []],
+    ['app.example.com', 'http://localhost:3000', ['ton_proof.domain_mismatch']],
+    ['localhost', 'http://localhost:3000', []],
+    ['localhost:3000', 'http://localhost:3000', []],
+    // The SDK sends the hostname only; a port, when named, must be the site's.
+    ['app.example.com:8443', 'https://app.example.com', ['ton_proof.domain_mismatch']],
+    ['app.example.com:443', 'https://app.example.com', []],
+  ] as const)('ton_proof for %s asked by %s: the connect-time dangers %j', (domain, origin, codes) => {
+    const tonAccount = 'ton:-239:0:' + 'ab'.repeat(32)
+    const plan = planAuthentication(
+      [{ domain, chains: ['ton:-239'], nonce: '', uri: 'ton_proof', ttl: 0, statement: 'payload' }],
+      { ton: { accounts: [tonAccount], methods: ['ton_proof'], events: [] } },
+      [{ name: 'ton', chains: ['ton:-239'], methods: ['ton_proof'], events: [] }],
+      { origin, validation: 'VALID' },
+      now,
+    )
+    expect(plan.reviews[0]?.refused).toBeUndefined()
+    expect(plan.reviews[0]?.warnings.map((warning) => warning.code)).toEqual(codes)
+  })
+
   it('names the chains it will not sign on, and why', () => {
     const plan = planAuthentication(
       [{ ...good, chains: ['eip155:1', 'eip155:5', 'bip122:000000000019d6689c085ae165831e93', 'ton:-239'] }],

@@ -318,7 +318,7 @@ function connectWarnings(
   if (request.tonProof) {
     // The SDK sends the hostname only; a port, when named, must be the site's.
     const claimed = parseAuthority(request.domain)
-    if (claimed?.host !== origin.host) {
+    if (claimed?.host !== origin.host || (claimed.port !== undefined && claimed.port !== origin.port)) {
       danger('domain_mismatch', `This proof is for ${quoted(request.domain)}, but ${origin.text} asks.`)
     }
     return warnings
