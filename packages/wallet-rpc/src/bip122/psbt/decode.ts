@@ -2,17 +2,18 @@ import { Psbt } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../../core/errors.js'
 import { nextTurn, type Pause, timeSlicer } from '../../core/yielding.js'
 import { defaultPsbtLimits, type PsbtLimits } from '../policy.js'
-import { concatBytes, equalBytes, toHex } from '../transaction/bytes.js'
+import { ByteWriter, concatBytes, equalBytes, toHex } from '../transaction/bytes.js'
 import type { Prevout } from '../transaction/sighash.js'
 import {
   parseTransaction,
+  serializeTransaction,
   type Transaction,
   type TxOutput,
   transactionOutputs,
 } from '../transaction/transaction.js'
 import { decodeBase64 } from './base64.js'
 import { useOurEccInBitcoinjs } from './eccLib.js'
-import { checkPsbtLayout, type MapRange } from './layout.js'
+import { checkPsbtLayout, type MapRange, type PsbtLayout } from './layout.js'
 
 export type PsbtInput = Psbt['data']['inputs'][number]
 
@@ -50,15 +51,16 @@ export async function decodePsbt(
   if (bytes.length < psbtMagic.length || !equalBytes(bytes.subarray(0, 5), psbtMagic)) {
     throw new InvalidParamsError('not a PSBT (missing the psbt\\xff magic)', { path: 'psbt' })
   }
-  const { inputMaps } = await checkPsbtLayout(bytes, pause)
+  const layout = await checkPsbtLayout(bytes, pause)
+  const { inputMaps } = layout
   await pause()
   let psbt: Psbt
   try {
-    psbt = Psbt.fromBuffer(bytes)
+    psbt = await parseInSlices(bytes, layout)
   } catch (error) {
     throw new InvalidParamsError(`invalid PSBT: ${(error as Error).message}`, { path: 'psbt' })
   }
-  await nextTurn() // bitcoinjs' parse is one block; the next step starts in a fresh slice
+  await nextTurn()
   const version = psbt.data.globalMap.unknownKeyVals?.find((kv) => kv.key.length === 1 && kv.key[0] === 0xfb)
   if (version?.value.some((byte) => byte !== 0)) {
     throw new InvalidParamsError('only PSBT version 0 is supported', { path: 'psbt' })
@@ -103,6 +105,50 @@ export async function decodePsbt(
     }
   }
   return { psbt, bytes, inputMaps, tx, prevouts, prevoutSources }
+}
+
+/** Input maps per bitcoinjs parse: a few ms each, well under a slice. */
+const inputsPerParse = 250
+
+/**
+ * bitcoinjs' parse of the whole PSBT is one block (tens of ms at 3000 inputs with parents), so it parses
+ * the global and output maps with empty input maps first, then the input maps a slice at a time, each in
+ * a PSBT of its own around the same inputs (BIP-174 input maps do not depend on one another or on the
+ * outputs), with a turn of the event loop between slices. The decoded PSBT is the one a single parse gives.
+ */
+async function parseInSlices(bytes: Uint8Array, layout: PsbtLayout): Promise<Psbt> {
+  const { globalMap, inputMaps, outputMapsStart } = layout
+  if (inputMaps.length <= inputsPerParse) return Psbt.fromBuffer(bytes)
+  const magic = bytes.subarray(0, 5)
+  const psbt = Psbt.fromBuffer(
+    concatBytes(
+      bytes.subarray(0, globalMap.end),
+      new Uint8Array(inputMaps.length),
+      bytes.subarray(outputMapsStart),
+    ),
+  )
+  const unsigned = psbt.data.globalMap.unsignedTx.toBuffer()
+  const { version, locktime, inputs } = parseTransaction(unsigned)
+  for (let first = 0; first < inputMaps.length; first += inputsPerParse) {
+    await nextTurn()
+    const slice = inputMaps.slice(first, first + inputsPerParse)
+    const sliceTx = serializeTransaction(
+      { version, locktime, inputs: inputs.slice(first, first + inputsPerParse), outputs: [] },
+      { witness: false },
+    )
+    const writer = new ByteWriter(sliceTx.length + 16)
+    writer.bytes(magic).compactSize(1).u8(0x00).varBytes(sliceTx).u8(0x00) // global map: the unsigned tx
+    const parsed = Psbt.fromBuffer(
+      concatBytes(
+        writer.finish(),
+        bytes.subarray(slice[0]!.start, slice.at(-1)!.end + 1), // the slice's input maps, as sent
+      ),
+    )
+    parsed.data.inputs.forEach((input, index) => {
+      psbt.data.inputs[first + index] = input
+    })
+  }
+  return psbt
 }
 
 /**

@@ -104,16 +104,20 @@ function readMap(cursor: Cursor, rules: Record<number, KeyRule>, where: string):
 /** Where an input's key-value map lies in the PSBT: from its first key to its 0x00 terminator (excluded). */
 export type MapRange = { start: number; end: number }
 
+/** Where the maps lie: the global map (terminator included), each input map, and where the output maps start. */
+export type PsbtLayout = { globalMap: MapRange; inputMaps: MapRange[]; outputMapsStart: number }
+
 /**
- * Checks the layout of a PSBT whose 5 magic bytes are already verified, pausing between maps; gives each
- * input map's range (psbt/encode.ts writes our entries into those maps without re-encoding the rest).
+ * Checks the layout of a PSBT whose 5 magic bytes are already verified, pausing between maps; gives where
+ * the maps lie (decode.ts parses the input maps in slices, encode.ts writes our entries into them).
  */
 export async function checkPsbtLayout(
   bytes: Uint8Array,
   pause: Pause = () => undefined,
-): Promise<{ inputMaps: MapRange[] }> {
+): Promise<PsbtLayout> {
   const cursor = new Cursor(bytes, 5)
   const global = readMap(cursor, globalKeys, 'global map')
+  const globalMap = { start: 5, end: cursor.offset }
   const unsigned = global.get('00')
   if (unsigned === undefined) throw refuse('global map: no unsigned transaction')
   let counts: { inputs: number; outputs: number }
@@ -130,6 +134,7 @@ export async function checkPsbtLayout(
     readMap(cursor, inputKeys, `input ${i}`)
     inputMaps.push({ start, end: cursor.offset - 1 })
   }
+  const outputMapsStart = cursor.offset
   for (let i = 0; i < counts.outputs; i++) {
     await pause()
     readMap(cursor, outputKeys, `output ${i}`)
@@ -137,5 +142,5 @@ export async function checkPsbtLayout(
   if (cursor.offset !== bytes.length) {
     throw refuse(`${bytes.length - cursor.offset} bytes of extra data after the PSBT`)
   }
-  return { inputMaps }
+  return { globalMap, inputMaps, outputMapsStart }
 }
