@@ -122,7 +122,7 @@ async function parseInSlices(bytes: Uint8Array, layout: PsbtLayout): Promise<Psb
   const magic = bytes.subarray(0, 5)
   const psbt = Psbt.fromBuffer(
     concatBytes(
-      bytes.subarray(0, globalMap.end),
+      bytes.subarray(0, globalMap.end + 1),
       new Uint8Array(inputMaps.length),
       bytes.subarray(outputMapsStart),
     ),

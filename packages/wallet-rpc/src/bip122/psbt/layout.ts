@@ -104,7 +104,7 @@ function readMap(cursor: Cursor, rules: Record<number, KeyRule>, where: string):
 /** Where an input's key-value map lies in the PSBT: from its first key to its 0x00 terminator (excluded). */
 export type MapRange = { start: number; end: number }
 
-/** Where the maps lie: the global map (terminator included), each input map, and where the output maps start. */
+/** Where the maps lie: the global map, each input map, and where the output maps start. */
 export type PsbtLayout = { globalMap: MapRange; inputMaps: MapRange[]; outputMapsStart: number }
 
 /**
@@ -117,7 +117,7 @@ export async function checkPsbtLayout(
 ): Promise<PsbtLayout> {
   const cursor = new Cursor(bytes, 5)
   const global = readMap(cursor, globalKeys, 'global map')
-  const globalMap = { start: 5, end: cursor.offset }
+  const globalMap = { start: 5, end: cursor.offset - 1 }
   const unsigned = global.get('00')
   if (unsigned === undefined) throw refuse('global map: no unsigned transaction')
   let counts: { inputs: number; outputs: number }
