@@ -86,9 +86,29 @@ export async function planCalls(
     )
   const from = await fromOf(env, request.from)
   const id = request.id ?? newId()
-  if (env.calls.inFlight.has(id) || (await env.calls.store.get(id)) !== undefined)
+  if (env.calls.inFlight.has(id))
     throw new DuplicateCallsIdError(`a batch with id ${id} was already submitted`)
+  // Claimed before the next await, so a concurrent request with this id gets 5720; given back here when
+  // planning fails, else by the method's `abandon` or `execute`.
+  env.calls.inFlight.add(id)
+  try {
+    if ((await env.calls.store.get(id)) !== undefined)
+      throw new DuplicateCallsIdError(`a batch with id ${id} was already submitted`)
+    return await fillCalls(env, request, { chain, from, id, atomicRequired })
+  } catch (error) {
+    env.calls.inFlight.delete(id)
+    throw error
+  }
+}
 
+/** The chain reads, the transactions and the review of a checked batch. */
+async function fillCalls(
+  env: Eip155Env,
+  request: SendCallsRequest,
+  batch: { chain: ChainConfig; from: Address; id: string; atomicRequired: boolean },
+): Promise<{ review: ReviewDraft; plan: CallsPlan }> {
+  const { chain, from, id, atomicRequired } = batch
+  const caip2 = `eip155:${chain.chainId}`
   const suffix = dataSuffixOf(request.capabilities)
   const calls: Call[] = request.calls.map((call) => ({
     to: call.to!,

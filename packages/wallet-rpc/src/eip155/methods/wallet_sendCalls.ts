@@ -39,9 +39,8 @@ export const sendCalls = (env: Eip155Env) =>
   defineMethod({
     params: sendCallsParams,
     async plan(context, [request]) {
-      const planned = await planCalls(env, context, request, () => bytesToHex(randomBytes(32)))
-      env.calls.inFlight.add(planned.plan.id)
-      return planned
+      // planCalls holds the id in `inFlight` from its duplicate check on.
+      return planCalls(env, context, request, () => bytesToHex(randomBytes(32)))
     },
     abandon(_context, plan: CallsPlan) {
       env.calls.inFlight.delete(plan.id)

@@ -120,6 +120,31 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
     }
   })
 
+  it('two concurrent batches with one id: one is sent, the other answers 5720 before its review', async () => {
+    const from = devAccounts[3]
+    const wallet = prague().wallet([3], { delegate: false })
+    const batch = (value: string) =>
+      wallet.call('wallet_sendCalls', [
+        {
+          version: '2.0.0',
+          id: 'checkout-7',
+          chainId: prague().hexChainId,
+          from,
+          atomicRequired: false,
+          calls: [{ to: recipient, value }],
+        },
+      ])
+    const start = await prague().chain.getTransactionCount({ address: from })
+    const answers = await Promise.all([batch('0x1'), batch('0x2')])
+    const sent = answers.filter((answer) => 'result' in answer)
+    expect(sent).toHaveLength(1)
+    expect(errorOf(answers.find((answer) => 'error' in answer)!).code).toBe(5720)
+    expect(wallet.reviews).toHaveLength(1)
+    const [hash] = (sent[0]!.result as Sent).capabilities.caip345.transactionHashes
+    expect((await minedReceipt(prague().chain, hash!)).status).toBe('success')
+    expect(await prague().chain.getTransactionCount({ address: from })).toBe(start + 1)
+  })
+
   it("one site cannot read or show another site's batch: 5730, as for an unknown id", async () => {
     const from = devAccounts[6]
     const shown: unknown[] = []
