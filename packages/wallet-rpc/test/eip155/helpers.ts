@@ -116,7 +116,10 @@ export async function minedReceipt(
  * anvil 1.7.1's automine can leave a transaction that reaches it while a block is being mined in its queued
  * pool although its nonce is the account's next (foundry-rs/foundry#10122): the pool checked it against the
  * state before that block and never looks again, so it and every later transaction of the account wait
- * forever. Measured under load: 4 of 270 rounds of 50 concurrent sends from one account stalled so.
+ * forever. Measured under load: 4 of 270 rounds of 50 concurrent sends from one account stalled so. Its pool
+ * also does not know that a self-sponsored EIP-7702 authorization uses the sender's nonce + 1: a send at
+ * nonce + 2 made while that type-4 is pending stays queued after it mines (geth's pool re-checks its queue
+ * at every new block); rawType4.anvil.test.ts needs the repair for that every time.
  * The repair takes the account's transactions out of the pool (`anvil_removePoolTransactions`; anvil's
  * `anvil_dropTransaction` reaches only ready ones) and sends the same signed bytes again in nonce order, so
  * the pool checks them afresh; the hashes stay the same. It runs only when the node queues a transaction at
