@@ -105,7 +105,12 @@ export type StoredCalls = {
  * Records hold transaction hashes and addresses only, never a key or a signature.
  */
 export type CallsStore = {
-  get(id: string): Promise<StoredCalls | undefined> | StoredCalls | undefined
+  /**
+   * The batch `id` the site `origin` sent (undefined: a request without an origin). The default store keeps
+   * each origin's ids apart, so one site can neither take nor detect another's; a store that ignores `origin`
+   * keeps ids unique across sites (another site's id then answers 5720, and only its own site reads it).
+   */
+  get(id: string, origin: string | undefined): Promise<StoredCalls | undefined> | StoredCalls | undefined
   put(record: StoredCalls): Promise<void> | void
 }
 
@@ -113,7 +118,10 @@ export type CallsSettings = {
   store: CallsStore
   /** Most calls in one batch (5740 above it). */
   maxCalls: number
-  /** Ids of batches planned or being sent, so two concurrent requests with one id cannot both go out. */
+  /**
+   * `callsKey`s of batches planned or being sent, so two concurrent requests of one site with one id cannot
+   * both go out.
+   */
   inFlight: Set<string>
 }
 

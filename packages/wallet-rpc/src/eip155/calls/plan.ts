@@ -20,6 +20,7 @@ import type { Fees, TransactionRequest } from '../transaction/request.js'
 import { decodeKnownCall } from '../transaction/review.js'
 import { formatEther, formatGwei } from '../viemUtils.js'
 import type { SendCallsRequest } from './request.js'
+import { callsKey } from './store.js'
 
 /** One transaction of a batch, filled except for its nonce (reserved after approval). */
 export type BatchTransaction = { to: Address; value: bigint; data: Hex; gas: bigint }
@@ -86,17 +87,19 @@ export async function planCalls(
     )
   const from = await fromOf(env, request.from)
   const id = request.id ?? newId()
-  if (env.calls.inFlight.has(id))
+  // Ids are the site's own: another site's batch with the same id is no duplicate (and not revealed).
+  const key = callsKey(context.origin, id)
+  if (env.calls.inFlight.has(key))
     throw new DuplicateCallsIdError(`a batch with id ${id} was already submitted`)
   // Claimed before the next await, so a concurrent request with this id gets 5720; given back here when
   // planning fails, else by the method's `abandon` or `execute`.
-  env.calls.inFlight.add(id)
+  env.calls.inFlight.add(key)
   try {
-    if ((await env.calls.store.get(id)) !== undefined)
+    if ((await env.calls.store.get(id, context.origin)) !== undefined)
       throw new DuplicateCallsIdError(`a batch with id ${id} was already submitted`)
     return await fillCalls(env, request, { chain, from, id, atomicRequired })
   } catch (error) {
-    env.calls.inFlight.delete(id)
+    env.calls.inFlight.delete(key)
     throw error
   }
 }

@@ -15,7 +15,7 @@ export const getCallsStatusParams = v.strictTuple([callsIdSchema])
 
 /** The stored batch, for the site that sent it only: to any other it is unknown (5730), as ids are guessable. */
 export async function storedCalls(env: Eip155Env, context: RequestContext, id: string): Promise<StoredCalls> {
-  const record = await env.calls.store.get(id)
+  const record = await env.calls.store.get(id, context.origin)
   if (record === undefined || record.origin !== context.origin || !env.chains.has(`eip155:${record.chainId}`))
     throw new UnknownCallsIdError(`no batch with id ${id}`)
   return record

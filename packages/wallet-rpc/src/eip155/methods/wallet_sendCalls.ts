@@ -5,7 +5,7 @@ import { UserRejectedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { type BatchTransaction, type CallsPlan, planCalls } from '../calls/plan.js'
 import { sendCallsRequestSchema } from '../calls/request.js'
-import type { StoredCalls } from '../calls/store.js'
+import { callsKey, type StoredCalls } from '../calls/store.js'
 import { signSelfAuthorization } from '../eip7702/authorization.js'
 import { readDelegation } from '../eip7702/delegation.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey, signerOf } from '../env.js'
@@ -42,8 +42,8 @@ export const sendCalls = (env: Eip155Env) =>
       // planCalls holds the id in `inFlight` from its duplicate check on.
       return planCalls(env, context, request, () => bytesToHex(randomBytes(32)))
     },
-    abandon(_context, plan: CallsPlan) {
-      env.calls.inFlight.delete(plan.id)
+    abandon(context, plan: CallsPlan) {
+      env.calls.inFlight.delete(callsKey(context.origin, plan.id))
     },
     rejection(_context, plan: CallsPlan) {
       if (plan.mode.kind !== 'atomic' || !plan.mode.upgrade || !plan.atomicRequired)
@@ -67,7 +67,7 @@ export const sendCalls = (env: Eip155Env) =>
           capabilities: { caip345: { caip2: context.chainId, transactionHashes: record.transactionHashes } },
         }
       } finally {
-        env.calls.inFlight.delete(plan.id)
+        env.calls.inFlight.delete(callsKey(context.origin, plan.id))
       }
     },
   })

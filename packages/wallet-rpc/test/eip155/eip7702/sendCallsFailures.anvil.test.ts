@@ -185,5 +185,39 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
     })
     expect((await ask('https://dapp.example', 'wallet_showCallsStatus', ['order-1'])).result).toBeNull()
     expect(shown).toHaveLength(1)
+    // Ids are each site's own: another site's 'order-1' is a batch of its own, neither refused (which would
+    // tell it the id was used) nor mixed with the first; the first site's id stays taken for itself.
+    const theirs = await ask('https://evil.example', 'wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        id: 'order-1',
+        chainId: prague().hexChainId,
+        from,
+        atomicRequired: false,
+        calls: [{ to: recipient, value: '0x2' }],
+      },
+    ])
+    const theirHashes = (theirs.result as Sent).capabilities.caip345.transactionHashes
+    expect(theirHashes).not.toEqual(hashes)
+    await minedReceipt(prague().chain, theirHashes[0]!)
+    const statusOf = async (origin: string) =>
+      (
+        (await ask(origin, 'wallet_getCallsStatus', ['order-1'])).result as {
+          receipts: { transactionHash: Hex }[]
+        }
+      ).receipts[0]?.transactionHash
+    expect(await statusOf('https://dapp.example')).toBe(hashes[0])
+    expect(await statusOf('https://evil.example')).toBe(theirHashes[0])
+    const again = await ask('https://dapp.example', 'wallet_sendCalls', [
+      {
+        version: '2.0.0',
+        id: 'order-1',
+        chainId: prague().hexChainId,
+        from,
+        atomicRequired: false,
+        calls: [{ to: recipient, value: '0x3' }],
+      },
+    ])
+    expect(errorOf(again).code).toBe(5720)
   })
 })
