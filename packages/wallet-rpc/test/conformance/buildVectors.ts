@@ -528,6 +528,8 @@ const prague = {
   hex: '0x7a6a',
   account2: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
 }
+const pragueSource =
+  'EIP-5792 (atomic capability, 5750 Rejected upgrade); EIP-7702 (eips.ethereum.org/EIPS/eip-7702: set-code transaction; a self-sponsored authorization uses nonce + 1); ERC-7821 execute(bytes32 mode, bytes executionData), batch mode 0x01; delegate: OpenZeppelin Contracts 5.x executor (packages/devchains/src/eip7702Executor.ts)'
 const sendCallsCase = (name: string, params: unknown, code: number, keys: 'fixed' | 'any' = 'fixed') => ({
   name,
   keys,
@@ -563,6 +565,7 @@ total += write({
       keys: 'fixed',
       wallet: { account: 2 },
       chain: 'anvil-prague',
+      source: pragueSource,
       request: {
         chainId: prague.chain,
         method: 'wallet_getCapabilities',
@@ -603,6 +606,7 @@ total += write({
       name: 'two calls, atomic, on a chain with a delegate: one type-4 transaction upgrading the account and executing both',
       keys: 'fixed',
       chain: 'anvil-prague',
+      source: pragueSource,
       request: {
         chainId: prague.chain,
         method: 'wallet_sendCalls',
@@ -626,6 +630,7 @@ total += write({
       keys: 'fixed',
       wallet: { account: 1, approve: 'none' },
       chain: 'anvil-prague',
+      source: pragueSource,
       request: {
         chainId: prague.chain,
         method: 'wallet_sendCalls',

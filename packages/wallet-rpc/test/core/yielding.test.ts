@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { nextTurn, timeSlicer } from '../../src/core/yielding.js'
 import { harness, kitTransaction, ours } from '../solana/helpers.js'
+import { countTurns } from './countTurns.js'
 
 /**
  * Long requests give the event loop turns (core/yielding.ts) without changing what they answer: the
@@ -19,18 +20,13 @@ describe('yielding', () => {
   it('a time slicer with no budget pauses every time, and the loop still sees every item in order', async () => {
     const pause = timeSlicer(0)
     const seen: number[] = []
-    let turns = 0
-    const probe = () => {
-      turns++
-      if (seen.length < 5) setImmediate(probe)
-    }
-    setImmediate(probe)
+    const stopCounting = countTurns()
     for (let i = 0; i < 5; i++) {
       await pause()
       seen.push(i)
     }
     expect(seen).toEqual([0, 1, 2, 3, 4])
-    expect(turns).toBeGreaterThan(1)
+    expect(stopCounting()).toBeGreaterThan(1)
   })
 
   it('solana_signAllTransactions side by side: the same answers as one after the other, other tasks run meanwhile', async () => {
@@ -44,18 +40,12 @@ describe('yielding', () => {
     const expectedSecond = await alone.result('solana_signAllTransactions', { transactions: second })
 
     const together = harness({ policy: { maxTransactions: 1000 } })
-    let turns = 0
-    let done = false
-    const probe = () => {
-      turns++
-      if (!done) setImmediate(probe)
-    }
-    setImmediate(probe)
+    const stopCounting = countTurns()
     const [a, b] = await Promise.all([
       together.result('solana_signAllTransactions', { transactions: first }),
       together.result('solana_signAllTransactions', { transactions: second }),
     ])
-    done = true
+    const turns = stopCounting()
     expect(a).toEqual(expectedFirst)
     expect(b).toEqual(expectedSecond)
     expect(turns).toBeGreaterThan(1)

@@ -6,6 +6,7 @@ import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
 import { manyInputPsbt } from '../bip122/manyInputPsbt.js'
 import { typedDataBatch } from '../eip155/typedDataBatch.js'
+import { countTurns } from './countTurns.js'
 
 /**
  * signPsbt (decoding, parents, analysis, signing, encoding) and eth_signTypedData_v4 (struct hashing) give
@@ -55,17 +56,11 @@ describe('large requests side by side answer what they answer alone', () => {
     for (const [chainId, method, params] of requests) expected.push(await alone.call(chainId, method, params))
 
     const together = wallet()
-    let turns = 0
-    let done = false
-    const probe = () => {
-      turns++
-      if (!done) setImmediate(probe)
-    }
-    setImmediate(probe)
+    const stopCounting = countTurns()
     const answers = await Promise.all(
       requests.map(([chainId, method, params]) => together.call(chainId, method, params)),
     )
-    done = true
+    const turns = stopCounting()
     expect(answers).toEqual(expected)
     // The two PSBTs are different requests with different answers: nothing was mixed between them.
     expect(answers[0]).not.toEqual(answers[1])

@@ -15,6 +15,18 @@ type Sent = { id: string; capabilities: { caip345: { transactionHashes: Hex[] } 
 
 const recipient = '0x00000000000000000000000000000000000b0f01'
 
+/** `wallet_sendCalls` params: `from` pays `recipient` each value in turn, not atomically unless `fields` say so. */
+const batchParams = (from: Hex, values: string[], fields: Record<string, unknown> = {}) => [
+  {
+    version: '2.0.0',
+    chainId: prague().hexChainId,
+    from,
+    atomicRequired: false,
+    calls: values.map((value) => ({ to: recipient, value })),
+    ...fields,
+  },
+]
+
 describe('wallet_sendCalls failures on anvil (prague)', () => {
   it('a provider that answers another hash for the first of three calls: error, and the two unsent nonces are given back', async () => {
     const from = devAccounts[5]
@@ -36,17 +48,7 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
       chains: [{ chainId: prague().anvil.chainId, provider: lying }],
     })
     const start = await prague().chain.getTransactionCount({ address: from })
-    const error = errorOf(
-      await wallet.call('wallet_sendCalls', [
-        {
-          version: '2.0.0',
-          chainId: prague().hexChainId,
-          from,
-          atomicRequired: false,
-          calls: [1, 2, 3].map((value) => ({ to: recipient, value: `0x${value}` })),
-        },
-      ]),
-    )
+    const error = errorOf(await wallet.call('wallet_sendCalls', batchParams(from, ['0x1', '0x2', '0x3'])))
     expect((error.data as { reason: string }).reason).toMatch(
       /^provider returned hash 0x[0-9a-f]{64}, expected 0x/,
     )
@@ -70,15 +72,7 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
         },
       },
     })
-    const sent = await wallet.result<Sent>('wallet_sendCalls', [
-      {
-        version: '2.0.0',
-        chainId: prague().hexChainId,
-        from,
-        atomicRequired: false,
-        calls: [{ to: recipient, value: '0x7' }],
-      },
-    ])
+    const sent = await wallet.result<Sent>('wallet_sendCalls', batchParams(from, ['0x7']))
     const [hash] = sent.capabilities.caip345.transactionHashes
     expect((await minedReceipt(prague().chain, hash!)).status).toBe('success')
     expect(wallet.errors.map(String)).toEqual([
@@ -102,15 +96,7 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
       })
       const start = await prague().chain.getTransactionCount({ address: from })
       const error = errorOf(
-        await wallet.call('wallet_sendCalls', [
-          {
-            version: '2.0.0',
-            chainId: prague().hexChainId,
-            from,
-            atomicRequired: true,
-            calls: [{ to: recipient, value: '0x5' }],
-          },
-        ]),
+        await wallet.call('wallet_sendCalls', batchParams(from, ['0x5'], { atomicRequired: true })),
       )
       expect(wallet.reviews).toHaveLength(1)
       expect(error.code).toBe(5760)
@@ -124,16 +110,7 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
     const from = devAccounts[3]
     const wallet = prague().wallet([3], { delegate: false })
     const batch = (value: string) =>
-      wallet.call('wallet_sendCalls', [
-        {
-          version: '2.0.0',
-          id: 'checkout-7',
-          chainId: prague().hexChainId,
-          from,
-          atomicRequired: false,
-          calls: [{ to: recipient, value }],
-        },
-      ])
+      wallet.call('wallet_sendCalls', batchParams(from, [value], { id: 'checkout-7' }))
     const start = await prague().chain.getTransactionCount({ address: from })
     const answers = await Promise.all([batch('0x1'), batch('0x2')])
     const sent = answers.filter((answer) => 'result' in answer)
@@ -162,16 +139,11 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
         request: { id: nextId++, jsonrpc: '2.0', method, params },
         ...(origin === undefined ? {} : { origin }),
       }) as Promise<Record<string, unknown>>
-    const sent = await ask('https://dapp.example', 'wallet_sendCalls', [
-      {
-        version: '2.0.0',
-        id: 'order-1',
-        chainId: prague().hexChainId,
-        from,
-        atomicRequired: false,
-        calls: [{ to: recipient, value: '0x1' }],
-      },
-    ])
+    const sent = await ask(
+      'https://dapp.example',
+      'wallet_sendCalls',
+      batchParams(from, ['0x1'], { id: 'order-1' }),
+    )
     const hashes = (sent.result as Sent).capabilities.caip345.transactionHashes
     await minedReceipt(prague().chain, hashes[0]!)
     for (const stranger of ['https://evil.example', undefined]) {
@@ -187,16 +159,11 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
     expect(shown).toHaveLength(1)
     // Ids are each site's own: another site's 'order-1' is a batch of its own, neither refused (which would
     // tell it the id was used) nor mixed with the first; the first site's id stays taken for itself.
-    const theirs = await ask('https://evil.example', 'wallet_sendCalls', [
-      {
-        version: '2.0.0',
-        id: 'order-1',
-        chainId: prague().hexChainId,
-        from,
-        atomicRequired: false,
-        calls: [{ to: recipient, value: '0x2' }],
-      },
-    ])
+    const theirs = await ask(
+      'https://evil.example',
+      'wallet_sendCalls',
+      batchParams(from, ['0x2'], { id: 'order-1' }),
+    )
     const theirHashes = (theirs.result as Sent).capabilities.caip345.transactionHashes
     expect(theirHashes).not.toEqual(hashes)
     await minedReceipt(prague().chain, theirHashes[0]!)
@@ -208,16 +175,11 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
       ).receipts[0]?.transactionHash
     expect(await statusOf('https://dapp.example')).toBe(hashes[0])
     expect(await statusOf('https://evil.example')).toBe(theirHashes[0])
-    const again = await ask('https://dapp.example', 'wallet_sendCalls', [
-      {
-        version: '2.0.0',
-        id: 'order-1',
-        chainId: prague().hexChainId,
-        from,
-        atomicRequired: false,
-        calls: [{ to: recipient, value: '0x3' }],
-      },
-    ])
+    const again = await ask(
+      'https://dapp.example',
+      'wallet_sendCalls',
+      batchParams(from, ['0x3'], { id: 'order-1' }),
+    )
     expect(errorOf(again).code).toBe(5720)
   })
 })
