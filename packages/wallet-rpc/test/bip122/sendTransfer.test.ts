@@ -5,7 +5,7 @@ import * as bitcoin from 'bitcoinjs-lib'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
 import { singleKey } from '../../src/bip122/keys/singleKey.js'
-import type { KeyProvider } from '../../src/bip122/types.js'
+import type { ChainProvider, KeyProvider } from '../../src/bip122/types.js'
 import { foreignParty, type Harness, mnemonic, network, startHarness, withHarness } from './psbtFixture.js'
 
 // The test's own P2TR addresses (bitcoinjs keeps its secp256k1 backend process-global).
@@ -395,6 +395,43 @@ describe('sendTransfer: keys and static wallets', () => {
       expect(signed).toEqual(['ecdsa 84/0/0'])
     })
   })
+
+  for (const addressType of ['p2wpkh', 'p2tr'] as const) {
+    it(`a key provider's invalid ${addressType} signature is caught before broadcast; nothing is sent, the coin is released`, async () => {
+      const inner = singleKey({
+        privateKey: sha256(new TextEncoder().encode(`faulty ${addressType}`)),
+        addressType,
+      })
+      let faulty = true
+      // A faulty signer: a well-formed signature of another digest (the last byte flipped).
+      const other = (hash: Uint8Array) => Uint8Array.from(hash, (byte, i) => (i === 31 ? byte ^ 1 : byte))
+      const keys: KeyProvider = {
+        ...inner,
+        signEcdsa: (path, hash) => inner.signEcdsa(path, faulty ? other(hash) : hash),
+        signTaproot: (path, hash, aux) => inner.signTaproot(path, faulty ? other(hash) : hash, aux),
+      }
+      let broadcasts = 0
+      const provider = (real: ChainProvider): ChainProvider => ({
+        ...real,
+        broadcast: (raw) => {
+          broadcasts++
+          return real.broadcast(raw)
+        },
+      })
+      await withHarness({ keys, provider }, async (wallet) => {
+        wallet.chain.fund(wallet.accountId, 50_000)
+        const refused = await transfer('10000', {}, wallet)
+        expect(refused.error?.data).toMatchObject({
+          reason: 'the key provider produced an invalid signature; nothing was sent',
+        })
+        expect(broadcasts).toBe(0)
+        faulty = false
+        const sent = await transfer('10000', {}, wallet)
+        expect(sent.error).toBeUndefined()
+        expect(broadcasts).toBe(1)
+      })
+    })
+  }
 
   for (const addressType of ['p2wpkh', 'p2tr'] as const) {
     it(`static ${addressType} wallet: spends its one address, change back to it (it has no other)`, async () => {

@@ -140,7 +140,22 @@ function verifiesInput(
     )
   }
   const compact = derToCompact(signature.signature.subarray(0, -1))
-  return compact !== undefined && ecc.verify(digest, signature.publicKey, compact, true)
+  return compact !== undefined && ecc.verify(digest, uncompressed(signature.publicKey), compact, true)
+}
+
+/**
+ * The uncompressed form of a public key, once per key object (an address's key is one object): verifying
+ * against it skips the square root that decompression costs on every call (about a tenth of a verification
+ * with tiny-secp256k1).
+ */
+const uncompressedKeys = new WeakMap<Uint8Array, Uint8Array>()
+function uncompressed(publicKey: Uint8Array): Uint8Array {
+  let point = uncompressedKeys.get(publicKey)
+  if (point === undefined) {
+    point = ecc.pointCompress(publicKey, false)
+    uncompressedKeys.set(publicKey, point)
+  }
+  return point
 }
 
 /** The final scriptSig and witness that spend an input of ours with its signature. */
