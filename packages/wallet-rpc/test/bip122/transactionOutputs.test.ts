@@ -22,7 +22,13 @@ function fullRead(bytes: Uint8Array): { hash: Uint8Array; outputs: Transaction['
 
 function quickRead(bytes: Uint8Array) {
   try {
-    return transactionOutputs(bytes)
+    const read = transactionOutputs(bytes)
+    // Every output, and nothing past the last.
+    expect(read.output(read.outputCount)).toBeUndefined()
+    return {
+      hash: read.hash,
+      outputs: Array.from({ length: read.outputCount }, (_, vout) => read.output(vout)),
+    }
   } catch {
     return 'throws'
   }
@@ -80,6 +86,9 @@ describe('transactionOutputs reads a parent as parseTransaction + transactionId 
     tx.addOutput(Uint8Array.of(0x51), 5000n)
     const read = transactionOutputs(tx.toBuffer())
     expect(read.hash).toEqual(txidToHash(tx.getId()))
-    expect(read.outputs).toEqual([{ value: 5000n, script: Uint8Array.of(0x51) }])
+    expect(read.outputCount).toBe(1)
+    expect(read.output(0)).toEqual({ value: 5000n, script: Uint8Array.of(0x51) })
+    expect(read.output(1)).toBeUndefined()
+    expect(read.output(-1)).toBeUndefined()
   })
 })

@@ -80,7 +80,7 @@ export async function decodePsbt(
   const prevouts: (Prevout | undefined)[] = []
   const prevoutSources: DecodedPsbt['prevoutSources'] = []
   // Inputs often spend several outputs of one parent: each parent is read and hashed once per txid.
-  const parents = new Map<string, { bytes: Uint8Array; outputs: TxOutput[] }>()
+  const parents = new Map<string, Parent>()
   for (const [index, input] of psbt.data.inputs.entries()) {
     await pause()
     const outpoint = tx.inputs[index]!
@@ -151,6 +151,9 @@ async function parseInSlices(bytes: Uint8Array, layout: PsbtLayout): Promise<Psb
   return psbt
 }
 
+/** A parent transaction already checked against its txid: its bytes, and its outputs read on demand. */
+type Parent = { bytes: Uint8Array; output: (vout: number) => TxOutput | undefined }
+
 /**
  * The output `outpoint` spends, from the input's parent transaction, which must hash to the outpoint's
  * txid. A parent already checked for an earlier input is reused when the bytes are the same (comparing
@@ -158,7 +161,7 @@ async function parseInSlices(bytes: Uint8Array, layout: PsbtLayout): Promise<Psb
  * witnesses under the same txid).
  */
 function parentOutput(
-  parents: Map<string, { bytes: Uint8Array; outputs: TxOutput[] }>,
+  parents: Map<string, Parent>,
   bytes: Uint8Array,
   outpoint: Transaction['inputs'][number],
   index: number,
@@ -177,10 +180,10 @@ function parentOutput(
         path: 'psbt',
       })
     }
-    parent = { bytes, outputs: read.outputs }
+    parent = { bytes, output: read.output }
     parents.set(txid, parent)
   }
-  const output = parent.outputs[outpoint.vout]
+  const output = parent.output(outpoint.vout)
   if (!output)
     throw new InvalidParamsError(`input ${index}: nonWitnessUtxo has no output ${outpoint.vout}`, {
       path: 'psbt',

@@ -103,11 +103,17 @@ export function parseTransaction(bytes: Uint8Array): Transaction {
 
 /**
  * The txid (internal byte order) and the outputs of a serialized transaction, with the checks
- * `parseTransaction` makes, but building nothing else: inputs and witnesses are stepped over, and the txid
- * is the hash of the bytes themselves (their witness-free parts for a BIP-144 serialization), not of a
- * re-serialization (the same bytes: every length is canonical). What a parent transaction is read for.
+ * `parseTransaction` makes, but building nothing else: inputs and witnesses are stepped over, outputs are
+ * decoded only when asked for (a parent is read for one or a few of its outputs), and the txid is the hash
+ * of the bytes themselves (their witness-free parts for a BIP-144 serialization), not of a re-serialization
+ * (the same bytes: every length is canonical). What a parent transaction is read for.
  */
-export function transactionOutputs(bytes: Uint8Array): { hash: Uint8Array; outputs: TxOutput[] } {
+export function transactionOutputs(bytes: Uint8Array): {
+  hash: Uint8Array
+  outputCount: number
+  /** Output `vout`, or undefined past the last. */
+  output(vout: number): TxOutput | undefined
+} {
   if (bytes.length > maxTransactionBytes) throw new RangeError('transaction too large')
   const reader = new ByteReader(bytes)
   reader.skip(4) // version
@@ -127,10 +133,11 @@ export function transactionOutputs(bytes: Uint8Array): { hash: Uint8Array; outpu
   }
   const outputCount = reader.compactSize()
   if (outputCount > reader.remaining / 9) throw new RangeError('output count exceeds data')
-  const outputs: TxOutput[] = []
+  const outputStarts = new Uint32Array(outputCount)
   for (let i = 0; i < outputCount; i++) {
-    const value = reader.u64()
-    outputs.push({ value, script: reader.subarray(reader.compactSize()) })
+    outputStarts[i] = reader.offset
+    reader.skip(8) // value
+    reader.skip(reader.compactSize()) // script
   }
   const bodyEnd = reader.offset
   if (segwit) {
@@ -148,7 +155,17 @@ export function transactionOutputs(bytes: Uint8Array): { hash: Uint8Array; outpu
   const hash = segwit
     ? sha256d(bytes.subarray(0, 4), bytes.subarray(bodyStart, bodyEnd), bytes.subarray(bytes.length - 4))
     : sha256d(bytes)
-  return { hash, outputs }
+  return {
+    hash,
+    outputCount,
+    output(vout) {
+      if (!Number.isInteger(vout) || vout < 0 || vout >= outputCount) return undefined
+      const output = new ByteReader(bytes)
+      output.skip(outputStarts[vout]!)
+      const value = output.u64()
+      return { value, script: output.subarray(output.compactSize()) }
+    },
+  }
 }
 
 /** The transaction id in display (reversed) hex. */
