@@ -96,7 +96,9 @@ export async function createAccount(options: AccountOptions): Promise<AccountSta
     const cached = byIndex.get(key)
     if (cached) return cached
     const keyPath = { purpose, coinType: chain.coinType, account: keys.account, change, index }
-    const publicKey = await keys.publicKey(keyPath)
+    // Our own copy: the address, its scripts and the signature check's cached key (sign.ts) must not change
+    // if the key provider later reuses the array it returned.
+    const publicKey = Uint8Array.from(await keys.publicKey(keyPath))
     if (publicKey.length !== 33 || !ecc.isPoint(publicKey))
       throw new Error('key provider gave an invalid public key')
     const addressType = typeOfPurpose[purpose]

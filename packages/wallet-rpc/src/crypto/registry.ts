@@ -117,7 +117,9 @@ export function secp256k1PassesKnownAnswers(ecc: Secp256k1): boolean {
       toHex(ecc.signSchnorr(two, one, new Uint8Array(32))) === known.schnorr &&
       generator !== null &&
       ecc.verify(two, generator, signature) &&
-      !ecc.verify(one, generator, signature)
+      !ecc.verify(one, generator, signature) &&
+      // bip122 verifies its own signatures against uncompressed keys (no square root per check).
+      ecc.verify(two, ecc.pointCompress(generator, false), signature)
     )
   } catch {
     return false
