@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { bytesToHex, getAddress, hashTypedData, type TypedDataDefinition } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { fastTypedDataDigest, typedDataDigest, typedDataDigestYielding } from '../../src/eip155/eip712.js'
+import { timeSlicer } from '../../src/core/yielding.js'
+import { fastTypedDataDigest, typedDataDigest } from '../../src/eip155/eip712.js'
 
 /**
  * Our EIP-712 encoder against viem's `hashTypedData` (the reference the namespace used before, itself
@@ -201,13 +202,20 @@ describe('typedDataDigest (eip712.ts) against viem hashTypedData', () => {
                 message: breakOne(definition.message, seed, replacement),
               } as TypedDataDefinition)
             : definition
+          // Slices of 0 ms: a turn of the event loop between every two structs.
           let yielded: string
           try {
-            yielded = bytesToHex(await typedDataDigestYielding(input))
+            const digest = await fastTypedDataDigest(input, timeSlicer(0))
+            yielded = digest === undefined ? 'viem' : bytesToHex(digest)
           } catch {
             yielded = 'refused'
           }
-          expect(yielded).toBe(outcome(() => bytesToHex(typedDataDigest(input))))
+          expect(yielded).toBe(
+            outcome(() => {
+              const digest = fastTypedDataDigest(input)
+              return digest === undefined ? 'viem' : bytesToHex(digest)
+            }),
+          )
         },
       ),
       { numRuns: 400 },

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import type { Address, Hex, TypedDataDefinition } from 'viem'
 import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
+import { timeSlicer } from '../../core/yielding.js'
 import { signTypedDataDigest } from '../account.js'
 import { chainOf, type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { addressSchema } from '../schemas.js'
@@ -37,11 +38,16 @@ export const signTypedData = (env: Eip155Env) =>
       const chain = chainOf(env, context)
       const { definition, digest, digestBytes } = await checkTypedData(input, '1', chain.chainId)
       const risks = await typedDataRiskWarnings(definition, address, chain.access)
+      // Reviewing 20,000 values takes Hermes' interpreter ~20 ms: a turn after it, if so, before the router
+      // bounds the review and signs.
+      const pause = timeSlicer()
+      const items = [...typedDataItems(definition), item('Digest', digest)]
+      await pause()
       return {
         review: {
           account: address,
           title: 'Sign typed data',
-          items: [...typedDataItems(definition), item('Digest', digest)],
+          items,
           warnings: [...permitWarnings(definition), ...risks],
         },
         plan: { address, definition, digest: digestBytes } satisfies Plan,

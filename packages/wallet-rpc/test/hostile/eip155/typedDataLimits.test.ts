@@ -1,3 +1,4 @@
+import { hashTypedData, type TypedDataDefinition } from 'viem'
 import { describe, expect, it } from 'vitest'
 import type { Review } from '../../../src/core/review.js'
 import { createWalletRpc } from '../../../src/createWalletRpc.js'
@@ -70,6 +71,40 @@ describe('eth_signTypedData limits', () => {
     const lines = JSON.stringify(reviews[0]!.items).split('"label"').length - 1
     expect(lines).toBeLessThanOrEqual(202)
     expect(JSON.stringify(reviews[0]!.items)).toMatch(/more lines \(the review shows 200\)/)
+  })
+
+  // A number where a string belongs: viem hashes it (as the number's hex), our encoder hands it to viem, which
+  // hashes in one block. 5 values besides the amounts: the domain, its name, the message, label, amounts.
+  const unusual = (amounts: number) => ({
+    types: {
+      EIP712Domain: [{ name: 'name', type: 'string' }],
+      Batch: [
+        { name: 'label', type: 'string' },
+        { name: 'amounts', type: 'uint256[]' },
+      ],
+    },
+    primaryType: 'Batch',
+    domain: { name: 'batch' },
+    message: { label: 12345, amounts: Array.from({ length: amounts }, (_, i) => String(i)) },
+  })
+
+  it('typed data viem must hash is signed up to its own limit, with viem digest, and refused past it', async () => {
+    const { rpc, reviews } = wallet()
+    const atLimit = unusual(typedDataLimits.maxValuesForViem - 5)
+    const signed = await rpc.handle(request(5, atLimit))
+    expect(signed).toHaveProperty('result')
+    expect(reviews[0]!.items).toContainEqual(
+      expect.objectContaining({
+        label: 'Digest',
+        value: hashTypedData(atLimit as unknown as TypedDataDefinition),
+      }),
+    )
+
+    const refused = await rpc.handle(request(6, unusual(typedDataLimits.maxValuesForViem - 4)))
+    expect(refused).toMatchObject({
+      error: { code: -32602, data: { path: '1', reason: expect.stringContaining('the usual way') } },
+    })
+    expect(reviews).toHaveLength(1)
   })
 
   it('too many types or fields are refused', async () => {
