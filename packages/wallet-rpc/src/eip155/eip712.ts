@@ -79,8 +79,12 @@ export function fastTypedDataDigest(
   if (primaryType !== 'EIP712Domain' && !Object.hasOwn(types, primaryType)) return undefined
   const encoder = new Encoder(types)
   if (pause === undefined) return digestOf(encoder, definition)
-  const message = primaryType === 'EIP712Domain' ? undefined : definition.message
-  return encoder.hashStructsFirst(primaryType, message, pause).then(
+  // The domain may declare arrays and structs too: hashed ahead like the message.
+  const ahead = async () => {
+    await encoder.hashStructsFirst('EIP712Domain', definition.domain ?? {}, pause)
+    if (primaryType !== 'EIP712Domain') await encoder.hashStructsFirst(primaryType, definition.message, pause)
+  }
+  return ahead().then(
     () => digestOf(encoder, definition),
     (error) => {
       if (error === deferToViem) return undefined
@@ -141,16 +145,13 @@ class Encoder {
       const element = type.slice(0, type.lastIndexOf('['))
       const nested = element.endsWith(']') || Object.hasOwn(this.types, element)
       const hasher = keccak_256.create()
-      const word = new Uint8Array(32)
-      for (let index = 0; index < value.length; index++) {
-        const entry = value[index]
-        if (nested) await this.hashStructsFirst(element, entry, pause)
-        word.fill(0)
-        this.encodeField(element, entry, word, 0)
-        hasher.update(word)
-        // A clock read every 16 small elements (a struct's own fields paused above), and an await only for a
-        // turn: one per element cost Hermes' interpreter more than the element.
-        const turn = (index & 15) === 15 ? pause() : undefined
+      // 16 elements at a time (a struct element's own fields pause above): a clock read, and an await only for
+      // a turn, per element cost Hermes' interpreter more than the element.
+      for (let from = 0; from < value.length; from += 16) {
+        const to = Math.min(from + 16, value.length)
+        if (nested) for (let i = from; i < to; i++) await this.hashStructsFirst(element, value[i], pause)
+        this.hashElements(hasher, element, value, from, to)
+        const turn = pause()
         if (turn) await turn
       }
       this.remember(value, type, hasher.digest())
@@ -161,6 +162,22 @@ class Encoder {
       await this.hashStructsFirst(field.type, (value as Record<string, unknown>)[field.name], pause)
     await pause()
     this.remember(value, type, this.hashStruct(type, value))
+  }
+
+  /** Feeds elements [from, to) of an array of `element` to an array's hash, one 32-byte word each. */
+  private hashElements(
+    hasher: ReturnType<typeof keccak_256.create>,
+    element: string,
+    value: readonly unknown[],
+    from: number,
+    to: number,
+  ): void {
+    const word = new Uint8Array(32)
+    for (let i = from; i < to; i++) {
+      word.fill(0) // some encodings write only part of the word
+      this.encodeField(element, value[i], word, 0)
+      hasher.update(word)
+    }
   }
 
   private remember(value: object, type: string, hash: Uint8Array): void {
@@ -240,10 +257,9 @@ class Encoder {
         out.set(known, at)
         return
       }
-      const element = type.slice(0, type.lastIndexOf('['))
-      const words = new Uint8Array(32 * value.length)
-      for (let i = 0; i < value.length; i++) this.encodeField(element, value[i], words, 32 * i)
-      out.set(keccak_256(words), at)
+      const hasher = keccak_256.create()
+      this.hashElements(hasher, type.slice(0, type.lastIndexOf('[')), value, 0, value.length)
+      out.set(hasher.digest(), at)
       return
     }
     if (type === 'address') {

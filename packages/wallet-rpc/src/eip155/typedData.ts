@@ -33,9 +33,10 @@ export const typedDataLimits = {
   maxArrayLength: 1024,
   maxValues: 20_000,
   /**
-   * Typed data holding a value our encoder does not read (a number for a string, a bad checksum, …) is
-   * hashed or refused by viem, in one block that grows with the values: past this many it is refused
-   * instead (about 1 ms in Node, 30 ms in Hermes' interpreter; 20,000 values took viem 207 ms in Node).
+   * Typed data holding a type or value our encoder does not read (`uint` for `uint256`, a number for a string,
+   * a bad checksum, …) is hashed or refused by viem, in one block that grows with the values: past this many
+   * (counted as the limits count them) it is refused instead (about 1 ms in Node, 30 ms in Hermes'
+   * interpreter; 20,000 values took viem 207 ms in Node).
    */
   maxValuesForViem: 100,
 }
@@ -184,22 +185,22 @@ export async function checkTypedData(
     domain,
     message: typedData.message,
   } as unknown as TypedDataDefinition
-  let digestBytes: Uint8Array
+  let digestBytes: Uint8Array | undefined
   try {
-    const fast = await fastTypedDataDigest(definition, pause)
-    if (fast === undefined && values > typedDataLimits.maxValuesForViem) {
-      throw new InvalidParamsError(
-        `typed data of more than ${typedDataLimits.maxValuesForViem} values must spell every value the usual way (a string for string, 0x hex for bytes, an EIP-55 or lower-case address, an integer in range as a number or a decimal or 0x string); one of its values is not (limit)`,
-        { path },
-      )
-    }
-    digestBytes = fast ?? hexToBytes(viemHashTypedData(definition))
+    digestBytes = await fastTypedDataDigest(definition, pause)
+    if (digestBytes === undefined && values <= typedDataLimits.maxValuesForViem)
+      digestBytes = hexToBytes(viemHashTypedData(definition))
   } catch (error) {
-    if (error instanceof InvalidParamsError) throw error
     // viem's validation (ranges, sizes, checksums, unknown types) and malformed nesting alike.
     const short = (error as { shortMessage?: unknown } | null)?.shortMessage
     const reason = typeof short === 'string' ? short : 'typed data does not match its types'
     throw new InvalidParamsError(reason, { path })
+  }
+  if (digestBytes === undefined) {
+    throw new InvalidParamsError(
+      `typed data of more than ${typedDataLimits.maxValuesForViem} values must use only what the wallet's own encoder reads: standard type names (uint256, not uint) and values spelled the usual way (a string for string, 0x hex for bytes, an EIP-55 or lower-case address, an integer in range as a number or a decimal or 0x string) (limit)`,
+      { path },
+    )
   }
   // The caller builds the review next (thousands of values on a slow VM): a turn first if this slice is spent.
   await pause()

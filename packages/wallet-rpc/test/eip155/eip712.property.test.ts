@@ -222,6 +222,59 @@ describe('typedDataDigest (eip712.ts) against viem hashTypedData', () => {
     )
   })
 
+  it('long arrays, hashed ahead 16 elements at a time, and one array object shared by fields of two types: viem digest', async () => {
+    const word = fc.bigInt({ min: 0n, max: 2n ** 60n })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(word, { maxLength: 60 }),
+        fc.array(
+          fc.record({
+            v: word,
+            tags: fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 20 }),
+          }),
+          {
+            maxLength: 40,
+          },
+        ),
+        fc.array(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 20 }), { maxLength: 20 }),
+        async (shared, items, grid) => {
+          const input = {
+            types: {
+              EIP712Domain: [
+                { name: 'name', type: 'string' },
+                { name: 'salts', type: 'uint256[]' },
+              ],
+              Item: [
+                { name: 'v', type: 'uint64' },
+                { name: 'tags', type: 'bytes32[]' },
+              ],
+              Main: [
+                { name: 'a', type: 'uint256[]' },
+                { name: 'b', type: 'uint256[]' },
+                { name: 'c', type: 'int256[]' },
+                { name: 'items', type: 'Item[]' },
+                { name: 'grid', type: 'uint8[][]' },
+              ],
+            },
+            primaryType: 'Main',
+            domain: { name: 'arrays', salts: shared },
+            message: {
+              a: shared,
+              b: shared,
+              c: shared,
+              items: items.map(({ v, tags }) => ({ v, tags: tags.map(hexOf) })),
+              grid,
+            },
+          } as unknown as TypedDataDefinition
+          const yielded = await fastTypedDataDigest(input, timeSlicer(0))
+          expect(yielded && bytesToHex(yielded)).toBe(hashTypedData(input))
+          expect(bytesToHex(typedDataDigest(input))).toBe(hashTypedData(input))
+        },
+      ),
+      { numRuns: 150 },
+    )
+  })
+
   it('caches type hashes without mixing types up (same name, different fields)', () => {
     const a = {
       ...mail.typedData,
