@@ -41,7 +41,7 @@ export const typedDataLimits = {
   maxValuesForViem: 100,
 }
 
-function assertWithinLimits(typedData: v.InferOutput<typeof typedDataSchema>, path: string): void {
+function assertTypeLimits(typedData: v.InferOutput<typeof typedDataSchema>, path: string): void {
   const typeNames = Object.keys(typedData.types)
   if (typeNames.length > typedDataLimits.maxTypes)
     throw new InvalidParamsError(`more than ${typedDataLimits.maxTypes} types (limit)`, {
@@ -150,7 +150,7 @@ export async function checkTypedData(
   const typedData = parsed.output
   // One slicer for the whole check: the walk and the hashing share its time slices.
   const pause = timeSlicer()
-  assertWithinLimits(typedData, path)
+  assertTypeLimits(typedData, path)
   const values = await checkValues(typedData, path, pause)
   if (!Object.hasOwn(typedData.types, 'EIP712Domain')) {
     throw new InvalidParamsError('types.EIP712Domain is required (wallets disagree on how to infer it)', {
