@@ -9,6 +9,7 @@ import { base58 } from '@scure/base'
 import { beginCell } from '@ton/core'
 import { manyInputPsbt } from '../test/bip122/manyInputPsbt.js'
 import { typedDataBatch } from '../test/eip155/typedDataBatch.js'
+import { measure, type Sample } from './measure.js'
 import { solanaTransfer } from './solanaTransfer.js'
 
 /**
@@ -21,18 +22,14 @@ import { solanaTransfer } from './solanaTransfer.js'
 const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const now = () => performance.now()
-/** This process's CPU time, ms: unlike wall time, not stretched when other jobs share the cores. */
-const cpuNow = () => {
-  const { user, system } = process.cpuUsage()
-  return (user + system) / 1000
-}
 
-type Span = { wall: number; cpu: number }
-
-async function cpuOf(task: () => unknown): Promise<number> {
-  const start = cpuNow()
-  await task()
-  return cpuNow() - start
+/**
+ * `task`'s wall and CPU time in ms (bench/measure.ts, one call; CPU, unlike wall time, is not stretched when
+ * other jobs share the cores).
+ */
+async function spanOf(task: () => unknown): Promise<Sample> {
+  const { wall, cpu } = await measure(1, task)
+  return { wall: wall / 1000, cpu: cpu / 1000 }
 }
 
 /**
@@ -46,7 +43,7 @@ async function cpuOf(task: () => unknown): Promise<number> {
  */
 export async function longestBlock(
   task: () => Promise<unknown>,
-): Promise<{ total: Span; longestWall: number; loopDelayMax: number }> {
+): Promise<{ total: Sample; longestWall: number; loopDelayMax: number }> {
   let longestWall = 0
   let last = now()
   let done = false
@@ -59,9 +56,7 @@ export async function longestBlock(
   const loopDelay = monitorEventLoopDelay({ resolution: 1 })
   loopDelay.enable()
   setTimeout(tick, 1)
-  const start = { wall: now(), cpu: cpuNow() }
-  await task()
-  const total = { wall: now() - start.wall, cpu: cpuNow() - start.cpu }
+  const total = await spanOf(task)
   done = true
   tick()
   loopDelay.disable()
@@ -354,9 +349,9 @@ export async function run(): Promise<void> {
       name: 'sendTransfer, 1450 coins (raw: 1450 signatures + 1450 verifications + its chain reads)',
       run: sendTransfer('14300000'),
       raw: async () => {
-        const signing = await cpuOf(rawEcdsa(1450))
-        const verifying = await cpuOf(rawEcdsaVerify(1450))
-        const reading = await cpuOf(() => recording.replayReads())
+        const signing = (await spanOf(rawEcdsa(1450))).cpu
+        const verifying = (await spanOf(rawEcdsaVerify(1450))).cpu
+        const reading = (await spanOf(() => recording.replayReads())).cpu
         rawParts = { signing, verifying, reading }
       },
       warmUp: async () => {
@@ -385,13 +380,9 @@ export async function run(): Promise<void> {
       await testCase.chain?.idle()
       const { longestWall, loopDelayMax } = await longestBlock(run)
       await testCase.chain?.reset()
-      const start = { wall: now(), cpu: cpuNow() }
-      await profiled(name, run)
-      const total = { wall: now() - start.wall, cpu: cpuNow() - start.cpu }
+      const total = await spanOf(() => profiled(name, run))
       await testCase.chain?.idle()
-      const rawStart = { wall: now(), cpu: cpuNow() }
-      await raw()
-      const rawSpan = { wall: now() - rawStart.wall, cpu: cpuNow() - rawStart.cpu }
+      const rawSpan = await spanOf(raw)
       const awaitingBroadcast = testCase.chain?.broadcastWall() ?? 0
       const own = total.wall - awaitingBroadcast
       // OVER only when the loop really was blocked (wall time) more than 50 ms.
