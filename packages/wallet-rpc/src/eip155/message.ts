@@ -2,6 +2,7 @@ import type { Address, SignableMessage } from 'viem'
 import type { RequestContext } from '../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../core/review.js'
 import { signInSection, signInWarnings } from '../core/signIn.js'
+import { hasHiddenCharacters } from '../core/text.js'
 import { decodeUtf8, decodeUtf8Strict } from '../core/utf8.js'
 import { isData } from './schemas.js'
 import { looksLikeSiwe, parseSiweMessage, type SiweMessage } from './siwe.js'
@@ -82,11 +83,7 @@ function bindingsOf(context: RequestContext, signer: Address, signIn: SiweMessag
   }
 }
 
-// Control characters other than tab/newline/carriage return would hide or reorder what the user reads.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/
-
 function printableText(bytes: Uint8Array): string | undefined {
   const text = decodeUtf8Strict(bytes)
-  return text === undefined || controlCharacters.test(text) ? undefined : text
+  return text === undefined || hasHiddenCharacters(text) ? undefined : text
 }

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import { InvalidParamsError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewWarning } from '../../core/review.js'
+import { hasHiddenCharacters } from '../../core/text.js'
 import { bip137Signature, bitcoinMessageHash } from '../message/bip137.js'
 import {
   type Bip322Sighash,
@@ -120,14 +121,6 @@ function bip322Sighash(owner: AccountAddress): Bip322Sighash {
 }
 
 const previewLimit = 2000
-/**
- * What can hide or disguise the signed text: controls other than tab/LF/CR, bidi marks and overrides,
- * zero-width and other invisible format characters, line/paragraph separators, and lone surrogates (signed
- * as U+FFFD, so the bytes differ from the text).
- */
-const hiddenCharacters =
-  /(?![\t\n\r])\p{Cc}|[\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]|\p{Cs}/u
-
 function reviewOf(
   account: Account,
   owner: AccountAddress,
@@ -136,7 +129,7 @@ function reviewOf(
   byteLength: number,
 ): ReviewDraft {
   const warnings: ReviewWarning[] = []
-  if (hiddenCharacters.test(message)) {
+  if (hasHiddenCharacters(message)) {
     warnings.push({
       code: 'message.hidden_characters',
       severity: 'caution',

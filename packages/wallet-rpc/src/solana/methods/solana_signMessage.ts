@@ -3,6 +3,7 @@ import { PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { signInSection, signInWarnings } from '../../core/signIn.js'
+import { hasHiddenCharacters } from '../../core/text.js'
 import { decodeUtf8, decodeUtf8Strict } from '../../core/utf8.js'
 import { ownedSigner, type SolanaWallet } from '../context.js'
 import { decodeBase58, encodeBase58, encodeBase64, parseAddress } from '../encoding.js'
@@ -101,22 +102,6 @@ function readShortVec(bytes: Uint8Array, offset: number): { value: number; next:
     }
   }
   return undefined
-}
-
-function hasHiddenCharacters(text: string): boolean {
-  for (const char of text) {
-    const code = char.codePointAt(0)!
-    if (code === 0x09 || code === 0x0a || code === 0x0d) continue
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true
-    if (
-      (code >= 0x200b && code <= 0x200f) ||
-      (code >= 0x202a && code <= 0x202e) ||
-      (code >= 0x2066 && code <= 0x2069)
-    ) {
-      return true
-    }
-  }
-  return false
 }
 
 function messageItems(message: Uint8Array): { items: ReviewItem[]; warnings: ReviewWarning[] } {
