@@ -26,9 +26,10 @@ export type HandleInput = {
   expiryTimestamp?: number
   /**
    * The WalletConnect session topic the request came on: with the request's id it is the request's identity
-   * (ids are unique within a session), so a repeat replays the first answer (core/journal.ts).
+   * (ids are unique within a session), so a repeat replays the first answer (core/journal.ts). The same key
+   * as WalletKit's event of that topic and id.
    */
-  topic?: string
+  sessionTopic?: string
   /**
    * The request's identity when the caller has one of its own (the pay client: payment and action). A repeat of
    * the key replays what the first request did; the same key with other params is refused. Without a key or a
@@ -118,7 +119,7 @@ function toEnvelope(input: unknown): Envelope {
     expiresAtMs: expiryOf(input.expiryTimestamp),
     context: contextOf(input.context),
     warnings: warningsOf(input.warnings),
-    key: keyOf(input.requestKey, input.topic, id),
+    key: keyOf(input.requestKey, input.sessionTopic, id),
   }
 }
 
@@ -157,7 +158,7 @@ function keyOf(requestKey: unknown, topic: unknown, id: string | number): string
   }
   if (topic === undefined) return undefined
   if (typeof topic !== 'string' || topic.length === 0 || topic.length > maxKeyLength)
-    throw new InvalidRequestError(`topic must be a string of 1 to ${maxKeyLength} characters`)
+    throw new InvalidRequestError(`the session topic must be a string of 1 to ${maxKeyLength} characters`)
   return `wc:${topic}:${typeof id === 'number' ? id : JSON.stringify(id)}`
 }
 
