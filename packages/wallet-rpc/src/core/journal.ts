@@ -67,8 +67,10 @@ export type JournalRecord = {
   keepUntil: number
   /** What the plan fixed before anything was signed (coins, seqno). */
   fixed?: JsonValue
-  /** What `execute` recorded before broadcasting: the exact signed bytes and their ids. */
+  /** What `execute` recorded before broadcasting: the exact signed bytes. */
   signed?: JsonValue
+  /** Their txids, hashes or signatures. */
+  ids?: string[]
   /** The provider's answer to the broadcast. */
   broadcast?: JsonValue
   /** The result answered (state `answered`). */
@@ -81,8 +83,12 @@ export type JournalRecord = {
  * `broadcast` never throws (the effect already happened; the signed record suffices to replay it).
  */
 export type Effects = {
-  /** `record` is stored as JSON (bigints as decimal strings, bytes as hex, as in answers). */
-  signed(record: unknown): Promise<void>
+  /**
+   * `record` (what `sends.resend` needs) is stored as JSON (bigints as decimal strings, bytes as hex, as in
+   * answers); `ids` are the signed transactions' txids, hashes or signatures, which an answer names when the
+   * bytes cannot be sent again.
+   */
+  signed(record: unknown, ids: readonly string[]): Promise<void>
   broadcast(answer: unknown): Promise<void>
 }
 
@@ -119,11 +125,12 @@ export class RequestKeyReusedError extends InvalidRequestError {
 export const defaultKeepMs = 7 * 24 * 3600_000
 /** Kept this long past the request's expiry: a redelivery racing the expiry still finds it. */
 export const keepMarginMs = 24 * 3600_000
-/** Past this many records, the oldest answered ones are pruned even before they expire. */
+/** Past this many requests, the answered ones expiring first are pruned early. */
 export const maxJournalRecords = 10_000
 const pruneEveryMs = 10 * 60_000
 const storagePrefix = 'wallet-rpc:journal:'
-const states: readonly JournalState[] = ['approved', 'signed', 'broadcast', 'answered']
+/** The steps, furthest first (a record's storage key ends with its step). */
+const states: readonly JournalState[] = ['answered', 'broadcast', 'signed', 'approved']
 
 /**
  * SHA-256 over method, chain id and params as canonical JSON (object keys sorted): a redelivery of the same
@@ -163,24 +170,36 @@ export class RequestJournal {
     this.#report = report
   }
 
-  /** The record for `key`, or undefined; throws JournalUnavailableError when the store fails or holds garbage. */
+  /**
+   * What the journal holds for `key`: its furthest step (answered, else signed, else approved), or undefined;
+   * throws JournalUnavailableError when the store fails or holds garbage there.
+   */
   async read(key: string): Promise<JournalRecord | undefined> {
-    let stored: unknown
-    try {
-      stored = await this.storage.getItem(storageKeyOf(key))
-    } catch (error) {
-      throw new JournalUnavailableError('the store could not be read', { cause: error })
+    const base = storageKeyOf(key)
+    for (const step of states) {
+      let stored: unknown
+      try {
+        stored = await this.storage.getItem(`${base}:${step}`)
+      } catch (error) {
+        throw new JournalUnavailableError('the store could not be read', { cause: error })
+      }
+      if (stored === undefined || stored === null) continue
+      if (!isRecord(stored) || stored.key !== key)
+        throw new JournalUnavailableError('the store holds an unreadable record for this request')
+      return stored
     }
-    if (stored === undefined || stored === null) return undefined
-    if (!isRecord(stored) || stored.key !== key)
-      throw new JournalUnavailableError('the store holds an unreadable record for this request')
-    return stored
+    return undefined
   }
 
-  /** Writes `record` and waits until the store says it is kept; throws JournalUnavailableError otherwise. */
+  /**
+   * Writes `record` under its step's own key and waits until the store says it is kept; throws
+   * JournalUnavailableError otherwise. Each step has its own key so that no write ever replaces the record of
+   * signed bytes: WalletConnect's Node storage replaces a value by deleting its file and writing it anew, and a
+   * crash in between must not lose what was signed.
+   */
   async write(record: JournalRecord): Promise<void> {
     try {
-      await this.storage.setItem(storageKeyOf(record.key), record)
+      await this.storage.setItem(`${storageKeyOf(record.key)}:${record.state}`, record)
     } catch (error) {
       throw new JournalUnavailableError('the store could not be written', { cause: error })
     }
@@ -196,16 +215,16 @@ export class RequestJournal {
   }
 
   /**
-   * Removes the records past their `keepUntil`, then, while more than `maxJournalRecords` remain, the answered
-   * ones that would expire first (a record with signed bytes not yet answered stays until it expires).
-   * Returns how many went.
+   * Removes the records past their `keepUntil`, then, while more than `maxJournalRecords` requests remain, the
+   * answered ones that would expire first (a request with signed bytes not yet answered stays until it
+   * expires). Returns how many stored records went.
    */
   async prune(): Promise<number> {
     const now = this.#clock()
     const keys = (await this.storage.getKeys()).filter((key) => key.startsWith(storagePrefix))
-    const answered: { key: string; keepUntil: number }[] = []
+    /** Per request (storage key without its step): its live records' keys, and its answer's keepUntil. */
+    const requests = new Map<string, { keys: string[]; answeredUntil?: number }>()
     let removed = 0
-    let kept = 0
     for (const key of keys) {
       const stored = await this.storage.getItem(key)
       if (!isRecord(stored) || stored.keepUntil <= now) {
@@ -213,14 +232,19 @@ export class RequestJournal {
         removed++
         continue
       }
-      kept++
-      if (stored.state === 'answered') answered.push({ key, keepUntil: stored.keepUntil })
+      const request = key.slice(0, key.lastIndexOf(':'))
+      const entry = requests.get(request) ?? { keys: [] }
+      entry.keys.push(key)
+      if (stored.state === 'answered') entry.answeredUntil = stored.keepUntil
+      requests.set(request, entry)
     }
-    if (kept > maxJournalRecords) {
-      answered.sort((a, b) => a.keepUntil - b.keepUntil)
-      for (const { key } of answered.slice(0, kept - maxJournalRecords)) {
-        await this.storage.removeItem(key)
-        removed++
+    if (requests.size > maxJournalRecords) {
+      const answered = [...requests.values()]
+        .filter((entry) => entry.answeredUntil !== undefined)
+        .sort((a, b) => a.answeredUntil! - b.answeredUntil!)
+      for (const entry of answered.slice(0, requests.size - maxJournalRecords)) {
+        for (const key of entry.keys) await this.storage.removeItem(key)
+        removed += entry.keys.length
       }
     }
     return removed
@@ -235,6 +259,7 @@ export class RequestJournal {
   }
 }
 
+/** The request's storage key, without its step: a hash, so any request key is a safe key for every store. */
 function storageKeyOf(key: string): string {
   return `${storagePrefix}${bytesToHex(sha256(utf8ToBytes(key))).slice(0, 40)}`
 }

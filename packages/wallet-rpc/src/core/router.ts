@@ -13,6 +13,7 @@ import {
   InternalError,
   MethodNotFoundError,
   PolicyRefusedError,
+  ProviderError,
   UserRejectedError,
   WalletRpcError,
 } from './errors.js'
@@ -209,12 +210,38 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       const { method, context } = methodOf(envelope)
       if (method.sends !== undefined && record.signed !== undefined) {
         // Sent again as signed, even past the request's expiry: the user approved it and it may be on chain.
-        const result = toJsonSafe(await method.sends.resend(context, record.signed)) as JsonValue
+        const signed = record.signed
+        const result = toJsonSafe(
+          await untilSent(envelope, record, () => method.sends!.resend(context, signed)),
+        ) as JsonValue
         await recordAnswer(run, { ...record, state: 'answered', result })
         return result
       }
     }
     return dispatch(envelope, run)
+  }
+
+  /**
+   * The recorded bytes sent again. A chain that cannot be reached is tried again while the dapp still waits (until
+   * the request's expiry, backing off to 15 s), since an error would tell it the payment failed while it may be
+   * on chain; a request without an expiry is tried once. The final error names what was signed.
+   */
+  async function untilSent(envelope: Envelope, record: JournalRecord, resend: () => Promise<unknown>) {
+    for (let wait = 1000; ; wait = Math.min(wait * 2, 15_000)) {
+      try {
+        return await resend()
+      } catch (error) {
+        if (envelope.expiresAtMs === undefined || clock() + wait >= envelope.expiresAtMs) {
+          const signed = record.ids ?? []
+          throw new ProviderError(
+            `the approved request was signed and may already be on chain (${signed.join(', ')}); it could not be sent again: ${reasonOf(error)}`,
+            { data: { reason: reasonOf(error), signed }, cause: error },
+          )
+        }
+        reportError(error)
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
+    }
   }
 
   /** The answer is kept for repeats; failing to keep it is reported, the request still answered. */
@@ -297,8 +324,8 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
   /** The journal steps `execute` reports, each written over the record before the method goes on. */
   function effectsOf(run: JournalRun, record: JournalRecord): Effects {
     return {
-      async signed(signed) {
-        run.written = { signed: toJsonSafe(signed) as JsonValue }
+      async signed(signed, ids) {
+        run.written = { signed: toJsonSafe(signed) as JsonValue, ids: [...ids] }
         await run.journal.write({ ...record, ...run.written, state: 'signed' })
       },
       async broadcast(answer) {
@@ -398,6 +425,13 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
   }
 }
 
+/** A failure's reason as a dapp may read it: ours as we wrote it, anything else generic (it may hold a URL). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof WalletRpcError)) return 'provider request failed'
+  const reason = (error.data as { reason?: unknown } | undefined)?.reason
+  return typeof reason === 'string' ? reason : error.shortMessage
+}
+
 /** One keyed request's journal, as the router goes through it. */
 type JournalRun = {
   key: string
@@ -406,7 +440,7 @@ type JournalRun = {
   /** Why the journal could not be read, when it could not: anything that signs is then refused. */
   unreadable?: unknown
   /** What `execute` recorded so far (signed bytes, the broadcast's answer), kept in the answered record. */
-  written?: Pick<JournalRecord, 'signed' | 'broadcast'>
+  written?: Pick<JournalRecord, 'signed' | 'ids' | 'broadcast'>
 }
 
 /** The method's review with the caller's warnings (HandleInput `warnings`), each replacing one of its code. */

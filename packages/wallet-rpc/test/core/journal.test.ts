@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { Clock } from '../../src/core/clock.js'
+import { ProviderError } from '../../src/core/errors.js'
 import {
   defaultKeepMs,
   type JournalRecord,
@@ -284,7 +285,28 @@ describe('the request journal: one approval, one effect', () => {
     const { wallet } = walletOn(chain, walletDefault)
     await wallet.handle(send({ sessionTopic: 'a' }), { journal: walletKitStorage })
     expect(await walletDefault.getKeys()).toEqual([])
-    expect(await walletKitStorage.getKeys()).toHaveLength(1)
+    expect(await walletKitStorage.getKeys()).toHaveLength(4)
+  })
+
+  it('writes each step under a key of its own, so no write ever replaces the record of signed bytes', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const setItem = storage.setItem
+    const written: string[] = []
+    storage.setItem = (key, value) => {
+      written.push(key)
+      return setItem(key, value)
+    }
+    const { wallet } = walletOn(chain, storage)
+    await wallet.handle(send({ sessionTopic: 'a' }))
+    expect(written.map((key) => key.split(':').at(-1))).toEqual([
+      'approved',
+      'signed',
+      'broadcast',
+      'answered',
+    ])
+    expect(new Set(written).size).toBe(4)
+    expect(written.every((key) => /^wallet-rpc:journal:[0-9a-f]{40}:[a-z]+$/.test(key))).toBe(true)
   })
 
   it('keeps records no secret: only the request, the signed bytes and the answer', async () => {
@@ -292,19 +314,71 @@ describe('the request journal: one approval, one effect', () => {
     const storage = memoryStorage()
     const { wallet } = walletOn(chain, storage)
     await wallet.handle(send({ sessionTopic: 'a' }))
-    const [[, record]] = (await storage.getEntries()) as [[string, JournalRecord]]
-    expect(record).toMatchObject({
+    const records = (await storage.getEntries<JournalRecord>()).map(([, record]) => record)
+    const answered = records.find((record) => record.state === 'answered')
+    expect(answered).toMatchObject({
       v: 1,
       key: 'wc:a:1',
       method: 'fake_send',
       chainId: 'fake:1',
-      state: 'answered',
       fixed: { to: 'bob' },
       signed: { raw: 'bob:1000:nonce0' },
+      ids: ['tx(bob:1000:nonce0)'],
       broadcast: { id: 'tx(bob:1000:nonce0)' },
       result: { id: 'tx(bob:1000:nonce0)' },
     })
-    expect(record.keepUntil).toBe(NOW + defaultKeepMs + keepMarginMs)
+    expect(answered!.keepUntil).toBe(NOW + defaultKeepMs + keepMarginMs)
+    expect(Object.keys(answered!).sort()).toEqual([
+      'broadcast',
+      'chainId',
+      'fixed',
+      'ids',
+      'keepUntil',
+      'key',
+      'method',
+      'paramsHash',
+      'result',
+      'signed',
+      'state',
+      'v',
+    ])
+  })
+
+  it('answers an error naming the signed transaction when it cannot be sent again (the chain unreachable after a restart)', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    chain.onAccept(() => {
+      throw new Error('killed')
+    })
+    await walletOn(chain, storage).wallet.handle(send({ sessionTopic: 't' }))
+    chain.onAccept(undefined)
+    const { namespace } = createSendingNamespace(chain)
+    const unreachable = createWalletRpc({
+      namespaces: [
+        {
+          ...namespace,
+          methods: {
+            ...namespace.methods,
+            fake_send: {
+              ...namespace.methods.fake_send!,
+              sends: {
+                resend: () => Promise.reject(new ProviderError('connect ECONNREFUSED 127.0.0.1:8545')),
+              },
+            },
+          },
+        },
+      ],
+      approve: () => true,
+      journal: storage,
+    })
+    const answer = await unreachable.handle(send({ sessionTopic: 't' }))
+    expect(answer).toMatchObject({
+      error: {
+        code: -32603,
+        data: { reason: 'connect ECONNREFUSED 127.0.0.1:8545', signed: ['tx(bob:1000:nonce0)'] },
+      },
+    })
+    expect(chain.effects()).toBe(1)
   })
 })
 
@@ -331,8 +405,7 @@ describe('RequestJournal.prune', () => {
     await storage.setItem('wc@2:core:keychain', { kept: true })
     await writer.write(record('old', NOW - 1))
     await writer.write(record('live', NOW + 1, 'signed'))
-    const [garbageKey] = (await storage.getKeys()).filter((key) => key.startsWith('wallet-rpc:journal:'))
-    await storage.setItem(`${garbageKey!.slice(0, -4)}ffff`, 'garbage')
+    await storage.setItem(`wallet-rpc:journal:${'f'.repeat(40)}:answered`, 'garbage')
     expect(await journal.prune()).toBe(2)
     expect(await journal.read('live')).toMatchObject({ state: 'signed' })
     expect(await journal.read('old')).toBeUndefined()

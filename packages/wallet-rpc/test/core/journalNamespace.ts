@@ -78,7 +78,7 @@ export function createSendingNamespace(chain: FakeChain) {
         async execute(_context, plan, effects) {
           const raw = `${plan.to}:${plan.amount}:nonce${chain.nextNonce()}`
           signatures.push(raw)
-          await effects.signed({ raw })
+          await effects.signed({ raw }, [`tx(${raw})`])
           const id = chain.broadcast(raw)
           await effects.broadcast({ id })
           return { id }

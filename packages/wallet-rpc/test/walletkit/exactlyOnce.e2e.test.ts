@@ -37,7 +37,7 @@ const TON_TESTNET = 'ton:-3'
 /** Bound for each step that waits on another process (a start under load is the slowest: a few seconds). */
 const stepMs = 30_000
 
-type Crash = 'after-broadcast' | 'before-broadcast' | 'respond-fails'
+type Crash = 'after-broadcast' | 'before-broadcast' | 'respond-fails' | 'answer-write'
 /** One line the wallet process reported (exactlyOnceWallet.ts). */
 type Line = { event: string; [field: string]: unknown }
 
@@ -148,7 +148,11 @@ describe('exactly once with the real WalletKit on its files, a dapp SignClient, 
     expect.soft(run.answer, "the dapp's answer").toBe(keccak256(signedBytes!))
     // The restarted wallet broadcast exactly the bytes signed before the crash, as WalletKit's storage kept them.
     expect(broadcasts(run.second).map((line) => line.bytes)).toEqual([signedBytes])
-    expect(run.journalAtCrash).toMatchObject([{ method: 'eth_sendTransaction', state: 'signed' }])
+    // The approval and the signed bytes, each under its own key (no write replaces the signed record).
+    expect(run.journalAtCrash.map((record) => (record as { state: string }).state).sort()).toEqual([
+      'approved',
+      'signed',
+    ])
     await expectOneTransaction(run.answer, nonce, recipient)
   })
 
@@ -236,6 +240,84 @@ describe('exactly once with the real WalletKit on its files, a dapp SignClient, 
   })
 })
 
+// Two windows found by reproducing them here (both failed before the journal kept each step under its own key
+// and named the signed transaction when it cannot be sent again).
+describe('the narrow windows', { timeout: 150_000 }, () => {
+  it("a SIGKILL while WalletKit's Node storage writes the answer (its files are replaced by unlink, then write): still one transaction", async () => {
+    const recipient = '0x00000000000000000000000000000000000e0004'
+    const nonce = await ethNonce()
+    const run = await throughCrash<Hex>('answer-write', ethChain(), 'eth_sendTransaction', [
+      { from: ethAccount, to: recipient, value: toHex(parseEther('0.001')) },
+    ])
+    expect(run.exit).toEqual({ code: null, signal: 'SIGKILL' })
+    expect(await ethNonce(), 'transactions sent').toBe(nonce + 1)
+    expect(await eth.getBalance({ address: recipient }), 'wei received').toBe(parseEther('0.001'))
+    expect(run.prompts, 'prompts').toEqual(['eth_sendTransaction'])
+  })
+
+  it('the chain unreachable when the wallet restarts after a broadcast: the wallet keeps trying while the dapp waits, and answers the hash once it is back', async () => {
+    const recipient = '0x00000000000000000000000000000000000e0005'
+    const nonce = await ethNonce()
+    const gate = await startGate(anvil.url)
+    try {
+      const run = throughCrash<Hex>(
+        'after-broadcast',
+        ethChain(),
+        'eth_sendTransaction',
+        [{ from: ethAccount, to: recipient, value: toHex(parseEther('0.001')) }],
+        undefined,
+        { ANVIL_URL: gate.url },
+      )
+      // Down for the restart and a few seconds more (the wallet retries with backoff), then back.
+      await gate.refusedAtLeast(1, stepMs)
+      gate.open()
+      const { answer, prompts } = await run
+      await expectOneTransaction(answer, nonce, recipient)
+      expect(prompts).toEqual(['eth_sendTransaction'])
+    } finally {
+      await gate.close()
+    }
+  })
+})
+
+/**
+ * A TCP gate in front of a node: while closed it drops every connection (the chain unreachable), once opened it
+ * forwards them.
+ */
+async function startGate(target: string) {
+  const { createServer, connect } = await import('node:net')
+  const { hostname, port } = new URL(target)
+  let isOpen = false
+  let refused = 0
+  const server = createServer((socket) => {
+    if (!isOpen) {
+      refused++
+      socket.destroy()
+      return
+    }
+    const upstream = connect(Number(port), hostname)
+    socket.pipe(upstream).pipe(socket)
+    upstream.on('error', () => socket.destroy())
+    socket.on('error', () => upstream.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address() as { port: number }
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    open: () => {
+      isOpen = true
+    },
+    async refusedAtLeast(count: number, timeoutMs: number) {
+      const deadline = Date.now() + timeoutMs
+      while (refused < count) {
+        if (Date.now() > deadline) throw new Error('the restarted wallet never tried the chain')
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
 const ethChain = () => `eip155:${anvil.chainId}`
 /** The wallet account's next nonce, counting the node's pending transactions: how many it ever sent. */
 const ethNonce = () => eth.getTransactionCount({ address: ethAccount, blockTag: 'pending' })
@@ -252,6 +334,7 @@ async function throughCrash<T>(
   method: string,
   params: unknown,
   whileDown?: (first: WalletProcess) => Promise<void>,
+  restartEnv: Record<string, string> = {},
 ): Promise<{
   answer: T
   exit: Exit
@@ -273,9 +356,12 @@ async function throughCrash<T>(
   )) as Line & { id: number }
   const exit = await within(first.exited, stepMs, `the wallet process to end at ${crash}`, first)
   await whileDown?.(first)
-  const second = startWallet({})
+  const second = startWallet(restartEnv)
   const outcome = await within(answer, stepMs, `the dapp's answer after the restart`, second)
-  if ('error' in outcome) throw new Error(`the dapp got an error: ${JSON.stringify(outcome.error)}`)
+  if ('error' in outcome) {
+    await second.stop()
+    throw new Error(`the dapp got an error: ${JSON.stringify(outcome.error)}`)
+  }
   await second.next(
     (line) => line.event === 'respond' && line.id === id,
     'the restarted wallet to report its answer',

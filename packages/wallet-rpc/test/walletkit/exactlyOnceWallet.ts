@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs'
+import { promises as fsPromises, writeSync } from 'node:fs'
 import { WalletKit } from '@reown/walletkit'
 import { Core } from '@walletconnect/core'
 import type { ICore } from '@walletconnect/types'
@@ -38,12 +38,29 @@ const TON_TESTNET = 'ton:-3'
 
 const env = process.env
 const crash = env.CRASH
-if (crash !== undefined && !['after-broadcast', 'before-broadcast', 'respond-fails'].includes(crash))
+if (
+  crash !== undefined &&
+  !['after-broadcast', 'before-broadcast', 'respond-fails', 'answer-write'].includes(crash)
+)
   throw new Error(`unknown CRASH ${crash}`)
 
 /** Synchronous, so a line written just before SIGKILL is not lost in a stream buffer. */
 function report(line: Record<string, unknown>): void {
   writeSync(1, `${JSON.stringify(line)}\n`)
+}
+
+// WalletConnect's Node storage (unstorage fs-lite) replaces a value by unlinking its file, then writing it anew:
+// `answer-write` dies in between, when the journal replaces the signed record of a request by its answer.
+if (crash === 'answer-write') {
+  const writeFile = fsPromises.writeFile
+  fsPromises.writeFile = (async (path: string, data: string, ...rest: unknown[]) => {
+    if (String(path).includes('/wallet-rpc/journal/') && String(data).includes('"answered"')) {
+      report({ event: 'crash', point: crash, path: String(path) })
+      process.kill(process.pid, 'SIGKILL')
+      await new Promise(() => {})
+    }
+    return (writeFile as (...args: unknown[]) => Promise<void>)(path, data, ...rest)
+  }) as typeof fsPromises.writeFile
 }
 
 const core = new Core({

@@ -312,8 +312,11 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         }
         const raw = serializeTransaction(signed)
         const expected = transactionId(signed)
-        await effects.signed({ raw: toHex(raw), txid: expected } satisfies SignedBitcoinTransaction)
+        await effects.signed({ raw: toHex(raw), txid: expected } satisfies SignedBitcoinTransaction, [
+          expected,
+        ])
         txid = await broadcastOnce(plan.provider, raw, expected)
+        await effects.broadcast({ txid })
       } catch (error) {
         book.release(plan.hold)
         throw error

@@ -151,8 +151,9 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       // Our own txid, from our own serializer, is the one the provider must echo.
       const expected = transactionId(parseTransaction(raw))
       const answer = { psbt: await encodePsbt(psbt), txid: expected }
-      await effects.signed({ raw: toHex(raw), ...answer } satisfies SignedBitcoinTransaction)
+      await effects.signed({ raw: toHex(raw), ...answer } satisfies SignedBitcoinTransaction, [expected])
       await broadcastOnce(plan.provider!, raw, expected)
+      await effects.broadcast({ txid: expected })
       wallet.afterBroadcast(plan.chainId, expected)
       return answer
     },

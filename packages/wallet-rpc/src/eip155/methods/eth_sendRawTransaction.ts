@@ -11,7 +11,7 @@ import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
 import { readSignedTransactions, resendTransactions, type SignedTransactions } from '../transaction/resend.js'
 import { transactionReview } from '../transaction/review.js'
-import { getAddress, isAddressEqual, parseTransaction } from '../viemUtils.js'
+import { getAddress, isAddressEqual, keccak256, parseTransaction } from '../viemUtils.js'
 
 /**
  * `eth_sendRawTransaction [raw]`: decode, recover the sender, refuse a chainId other than the request's
@@ -169,8 +169,9 @@ export const sendRawTransaction = (env: Eip155Env) =>
     },
     async execute(context, plan: Plan, effects): Promise<Hex> {
       const chain = chainOf(env, context)
-      await effects.signed(signedOf(chain.chainId, plan))
+      await effects.signed(signedOf(chain.chainId, plan), [keccak256(plan.raw)])
       const returned = await accessOf(chain).sendRawTransaction(plan.raw)
+      await effects.broadcast({ hash: returned })
       // Accepted with this nonce (and its self-sponsored authorization's) even if the reported hash is wrong.
       if (plan.ours)
         env.nonces.observe(nonceKey(chain.chainId, plan.sender), plan.nonce, plan.authorizationNonce)

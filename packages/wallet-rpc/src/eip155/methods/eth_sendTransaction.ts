@@ -8,6 +8,7 @@ import { planTransactionRequest } from '../transaction/plan.js'
 import { type TransactionDraft, transactionRequestSchema } from '../transaction/request.js'
 import { readSignedTransactions, resendTransactions, type SignedTransactions } from '../transaction/resend.js'
 import { signDraft } from '../transaction/sign.js'
+import { keccak256 } from '../viemUtils.js'
 
 /**
  * `eth_sendTransaction [tx]`: fill, review, sign, record the signed transaction in the request journal,
@@ -29,8 +30,10 @@ export const sendTransaction = (env: Eip155Env) =>
           chainId: draft.chainId,
           transactions: [{ raw, from: draft.from, nonce, ours: true }],
         }
-        await effects.signed(signed)
-        return { nonce, raw, returned: await access.sendRawTransaction(raw) }
+        await effects.signed(signed, [keccak256(raw)])
+        const returned = await access.sendRawTransaction(raw)
+        await effects.broadcast({ hash: returned })
+        return { nonce, raw, returned }
       })
       // The provider accepted something with this nonce, so it counts as used even if the hash is wrong
       // (a no-op for a nonce the manager reserved; a dapp-given one moves the manager past it).

@@ -17,7 +17,7 @@ import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
 import { readSignedTransactions, resendTransactions, type SignedTransactions } from '../transaction/resend.js'
 import type { SendCallsResult } from '../types.js'
-import { bytesToHex, isAddressEqual } from '../viemUtils.js'
+import { bytesToHex, isAddressEqual, keccak256 } from '../viemUtils.js'
 
 export type { SendCallsResult } from '../types.js'
 
@@ -162,7 +162,10 @@ async function send(
       })),
       extra: { id: plan.id, atomic: mode.kind === 'atomic' },
     }
-    await effects.signed(signed)
+    await effects.signed(
+      signed,
+      raws.map((raw) => keccak256(raw)),
+    )
   } catch (error) {
     range.settle(0)
     throw error
@@ -190,6 +193,7 @@ async function send(
   }
   // All sent; an upgrade's authorization used the nonce after the transaction's.
   range.settle(range.count)
+  await effects.broadcast({ hashes })
   return record(hashes, nonces, 0)
 
   function record(transactionHashes: Hex[], sentNonces: number[], unsent: number): StoredCalls {

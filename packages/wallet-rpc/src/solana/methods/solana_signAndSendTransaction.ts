@@ -73,8 +73,10 @@ export const solana_signAndSendTransaction = (wallet: SolanaWallet) =>
         signature: encodeBase58(signed.signatures[0]!),
         options: plan.options,
       }
-      await effects.signed(recorded)
-      return sendChecked(wallet.providers[context.chainId]!, recorded)
+      await effects.signed(recorded, [recorded.signature])
+      const answer = await sendChecked(wallet.providers[context.chainId]!, recorded)
+      await effects.broadcast(answer)
+      return answer
     },
 
     sends: {

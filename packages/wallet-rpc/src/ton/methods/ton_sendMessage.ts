@@ -294,7 +294,7 @@ const signedMessageSchema = v.object({
 })
 
 /** Broadcasts once; a hash the chain reports must be the message's own (or its normalized one). */
-async function sendChecked(provider: TonChainProvider, signed: SignedMessage): Promise<void> {
+async function sendChecked(provider: TonChainProvider, signed: SignedMessage): Promise<{ hash?: string }> {
   const { hash } = await readProvider('broadcasting the message', () =>
     provider.sendBoc(new Uint8Array(Buffer.from(signed.boc, 'base64'))),
   )
@@ -303,6 +303,7 @@ async function sendChecked(provider: TonChainProvider, signed: SignedMessage): P
       `the chain reported message hash ${hash.toLowerCase()}, expected ${signed.hashes[1]}`,
     )
   }
+  return hash === undefined ? {} : { hash }
 }
 
 export type TonSendMessageOptions = {
@@ -391,8 +392,8 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
         seqno: plan.seqno,
         validUntil,
       }
-      await effects.signed(signed)
-      await sendChecked(plan.provider, signed)
+      await effects.signed(signed, signed.hashes)
+      await effects.broadcast(await sendChecked(plan.provider, signed))
       return answerOf(context, signed.boc)
     },
 
