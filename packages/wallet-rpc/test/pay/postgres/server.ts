@@ -15,14 +15,13 @@ import { describe, expect, it } from 'vitest'
  */
 
 export function postgresBin(): string | undefined {
-  if (process.env.POSTGRES_BIN !== undefined) return process.env.POSTGRES_BIN
+  const complete = (bin: string) => existsSync(join(bin, 'postgres')) && existsSync(join(bin, 'initdb'))
+  if (process.env.POSTGRES_BIN !== undefined)
+    return complete(process.env.POSTGRES_BIN) ? process.env.POSTGRES_BIN : undefined
   const root = '/usr/lib/postgresql'
   if (!existsSync(root)) return undefined
   const versions = readdirSync(root)
-    .filter(
-      (name) =>
-        existsSync(join(root, name, 'bin', 'postgres')) && existsSync(join(root, name, 'bin', 'initdb')),
-    )
+    .filter((name) => complete(join(root, name, 'bin')))
     .sort((a, b) => Number(b) - Number(a))
   return versions[0] === undefined ? undefined : join(root, versions[0], 'bin')
 }
