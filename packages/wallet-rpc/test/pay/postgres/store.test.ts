@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
 import fc from 'fast-check'
 import pg from 'pg'
@@ -426,6 +427,12 @@ describe('options, identifiers, retries (no server needed)', () => {
     expect(ddl).toContain('CREATE TABLE IF NOT EXISTS "billing"."hooks_payments"')
     expect(webhookStoreMigration()).toContain('"public"."wallet_rpc_webhook_payments"')
     expect(webhookStoreMigration()).not.toContain('CREATE SCHEMA')
+  })
+
+  it('the DDL in src/pay/README.md is webhookStoreMigration() with the default names, verbatim', () => {
+    const readme = readFileSync(new URL('../../../src/pay/README.md', import.meta.url), 'utf8')
+    const block = /The DDL \(`webhookStoreMigration\(\)`, default names\):\n\n```sql\n([^`]*)```/.exec(readme)
+    expect(block?.[1]).toBe(webhookStoreMigration())
   })
 
   it('exactly one of pool and connectionString; a pg Client given as the pool is refused, naming the fix', async () => {
