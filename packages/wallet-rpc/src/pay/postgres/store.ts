@@ -12,6 +12,7 @@ import {
   type PGliteLike,
   type PgPoolLike,
   type Query,
+  type SqlRow,
 } from './database.js'
 import { type WebhookStoreNames, type WebhookStoreTables, webhookStoreTables } from './schema.js'
 
@@ -95,14 +96,17 @@ export function postgresWebhookStore(options: PostgresWebhookStoreOptions): Post
 
   let prepared: Promise<Database> | undefined
   const ready = () => {
-    prepared ??= open().then(async (db) => {
-      await prepare(db, tables, options.createTables ?? true)
-      return db
-    })
-    // A failure (the database not up yet) is not remembered: the next call tries again.
-    prepared.catch(() => {
-      prepared = undefined
-    })
+    if (prepared === undefined) {
+      const attempt = open().then(async (db) => {
+        await prepare(db, tables, options.createTables ?? true)
+        return db
+      })
+      prepared = attempt
+      // A failure (the database not up yet) is not remembered: the next call tries again.
+      attempt.catch(() => {
+        if (prepared === attempt) prepared = undefined
+      })
+    }
     return prepared
   }
 
@@ -185,17 +189,11 @@ export function postgresWebhookStore(options: PostgresWebhookStoreOptions): Post
       return deleted
     },
     payment: async (paymentId) => {
-      const rows = await withRetry((db) =>
+      const [row] = await withRetry((db) =>
         db.query(`SELECT highest_version, fulfilment FROM ${payments} WHERE payment_id = $1`, [paymentId]),
       )
-      const row = rows[0]
-      const highestVersion = row?.highest_version
-      return {
-        ...(highestVersion === null || highestVersion === undefined
-          ? {}
-          : { highestVersion: Number(highestVersion) }),
-        fulfilment: row?.fulfilment === 'claimed' || row?.fulfilment === 'done' ? row.fulfilment : 'none',
-      }
+      const { highestVersion, fulfilment } = paymentOf(row)
+      return { ...(highestVersion === undefined ? {} : { highestVersion }), fulfilment: fulfilment ?? 'none' }
     },
     close: async () => {
       const db = database
@@ -235,12 +233,7 @@ async function recordIn(
       `SELECT highest_version, fulfilment, claim_event, lease_until FROM ${payments} WHERE payment_id = $1 FOR UPDATE`,
       [paymentId],
     )
-    payment = {
-      highestVersion: numberOrUndefined(row?.highest_version),
-      fulfilment: row?.fulfilment === 'claimed' || row?.fulfilment === 'done' ? row.fulfilment : undefined,
-      claimEvent: typeof row?.claim_event === 'string' ? row.claim_event : undefined,
-      leaseUntil: numberOrUndefined(row?.lease_until),
-    }
+    payment = paymentOf(row)
   }
   // ON CONFLICT DO UPDATE … WHERE: a remembered id is left alone (no row returned: seen), an expired one is
   // overwritten (returned: new). The conflicting row is locked either way, so two transactions inserting the
@@ -334,6 +327,16 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 
 const numberOrUndefined = (value: unknown): number | undefined =>
   value === null || value === undefined ? undefined : Number(value)
+
+/** A payments row as the driver returns it (pg gives bigint as text; PGlite as a number). */
+function paymentOf(row: SqlRow | undefined): PaymentRow {
+  return {
+    highestVersion: numberOrUndefined(row?.highest_version),
+    fulfilment: row?.fulfilment === 'claimed' || row?.fulfilment === 'done' ? row.fulfilment : undefined,
+    claimEvent: typeof row?.claim_event === 'string' ? row.claim_event : undefined,
+    leaseUntil: numberOrUndefined(row?.lease_until),
+  }
+}
 
 function checkRequest(request: WebhookRecordRequest): void {
   if (typeof request.eventId !== 'string' || typeof request.claimToken !== 'string')
