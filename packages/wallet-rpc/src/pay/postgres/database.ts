@@ -92,7 +92,7 @@ export function databaseOf(pool: PgPoolLike | PGliteLike, ownsPool: boolean): Da
       try {
         return (await client.query(text, values)).rows
       } catch (error) {
-        // A statement error leaves the connection usable; a lost connection is dropped by pg on its own.
+        // An error with a SQLSTATE leaves the connection usable; anything else may have broken it: not reused.
         if (isConnectionError(error)) broken = error as Error
         throw error
       } finally {
