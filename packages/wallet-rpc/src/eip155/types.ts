@@ -109,6 +109,9 @@ export type CallsStore = {
    * The batch `id` the site `origin` sent (undefined: a request without an origin). The default store keeps
    * each origin's ids apart, so one site can neither take nor detect another's; a store that ignores `origin`
    * keeps ids unique across sites (another site's id then answers 5720, and only its own site reads it).
+   * `origin` is as the transport reported it; the default store compares origins in one spelling (case, a
+   * default port and a trailing `/` do not make another site), and so does the wallet when it checks the
+   * record's own `origin`.
    */
   get(id: string, origin: string | undefined): Promise<StoredCalls | undefined> | StoredCalls | undefined
   put(record: StoredCalls): Promise<void> | void
