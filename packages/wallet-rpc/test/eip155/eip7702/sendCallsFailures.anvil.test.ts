@@ -214,4 +214,21 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
       5730,
     )
   })
+
+  it('a batch whose values exceed the balance: -32602 tx.insufficient_funds naming both, before any estimate or review', async () => {
+    const from = devAccounts[7]
+    for (const delegate of [true, false]) {
+      const wallet = prague().wallet([7], { delegate })
+      const error = errorOf(
+        await wallet.call('wallet_sendCalls', batchParams(from, ['0x1', `0x${(10n ** 22n).toString(16)}`])),
+      )
+      expect(error).toMatchObject({ code: -32602, data: { rule: 'tx.insufficient_funds' } })
+      expect((error.data as { reason: string }).reason).toMatch(
+        new RegExp(
+          `^insufficient funds: the calls send 10000\\.000000000000000001 ETH, but ${from} holds [0-9.]+ ETH$`,
+        ),
+      )
+      expect(wallet.reviews).toEqual([])
+    }
+  })
 })
