@@ -389,8 +389,6 @@ function callsReview(
     })
   }
   if (batch.foreign !== undefined) warnings.push(batch.foreign)
-  items.push(...callTreeItems(tree, symbol))
-  warnings.push(...callTreeWarnings(tree))
   if (batch.suffix !== undefined) items.push(item('Data suffix (ERC-8021)', batch.suffix))
   const maxFee = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
   items.push(
@@ -403,10 +401,14 @@ function callsReview(
         )
       : item('Gas price', `${formatGwei(fees.gasPrice)} gwei`),
   )
+  // What the batch does, before the calls it is made of: a batch of many (nested) calls must not push its
+  // balance changes and approvals past the lines a review shows.
   if (batch.simulatedSection !== undefined) {
     items.push(...batch.simulatedSection.items)
     warnings.push(...batch.simulatedSection.warnings)
   }
+  items.push(...callTreeItems(tree, symbol))
+  warnings.push(...callTreeWarnings(tree))
   return {
     account: from,
     title: `Send ${count} call${count === 1 ? '' : 's'}${mode.kind === 'atomic' ? ' (one atomic transaction)' : ''}`,
