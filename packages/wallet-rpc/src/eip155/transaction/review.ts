@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { delegationWarnings } from '../eip7702/delegation.js'
 import type { ChainConfig } from '../env.js'
 import { erc20Abi } from '../erc20Abi.js'
 import {
@@ -101,7 +102,7 @@ function permit2Expiry(seconds: number): string {
 export async function reviewTransaction(title: string, chain: ChainConfig, draft: TransactionDraft) {
   const erc20 = draft.to !== undefined && decodeKnownCall(draft.data)?.erc20Amount !== undefined
   const { access, simulation } = chain
-  const [token, nextNonce, simulated] = await Promise.all([
+  const [token, nextNonce, simulated, delegation] = await Promise.all([
     // Shared (cached) with the simulation's reads, so a token is asked once.
     erc20 && access
       ? tokenMetadata(access, draft.to!, simulation ?? defaultSimulationOptions).then(knownMetadata)
@@ -109,8 +110,10 @@ export async function reviewTransaction(title: string, chain: ChainConfig, draft
     // The account's next nonce, for the review: a failed read only leaves it out.
     access ? access.pendingNonce(draft.from).catch(() => undefined) : undefined,
     access && simulation ? reviewSimulation(access, draft, chain.nativeSymbol, simulation) : undefined,
+    delegationWarnings(chain, draft.from),
   ])
   const review = transactionReview(title, chain, draft, token, nextNonce)
+  review.warnings.push(...delegation)
   if (simulated !== undefined) {
     review.items.push(...simulated.items)
     review.warnings.push(...simulated.warnings)
