@@ -4,6 +4,7 @@
  * before, so no import path breaks.
  */
 import type { Address, Hex, LocalAccount } from 'viem'
+import type { ReviewWarning } from '../core/review.js'
 
 // ---------------------------------------------------------------------------------------------------------
 // keys.ts
@@ -178,6 +179,11 @@ export type AddChainRequest = {
   blockExplorerUrls: string[]
   /** The requesting dapp's origin, as the transport verified it. */
   origin: string | undefined
+  /**
+   * What the wallet should tell its user before adding the chain: `chain.name_mismatch` (`caution`) when the
+   * name claims another well-known chain than the id (chain 0x2105 named "Ethereum Mainnet").
+   */
+  warnings: ReviewWarning[]
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -189,6 +195,7 @@ export type WatchAssetRequest = {
   address: Address
   symbol: string
   decimals: number
+  /** The dapp's image for the token: an http(s) URL or a `data:image/…` URL, never another scheme. */
   image: string | undefined
   origin: string | undefined
 }
