@@ -339,14 +339,10 @@ describe('typed-data reviews', () => {
   ])(
     'EIP-3009 %s: a caution naming amount, token, recipient and validity, as a Permit gets one',
     async (primaryType, who) => {
+      const { types, domain } = erc2612Permit(0n)
       const typedData = {
         types: {
-          EIP712Domain: [
-            { name: 'name', type: 'string' },
-            { name: 'version', type: 'string' },
-            { name: 'chainId', type: 'uint256' },
-            { name: 'verifyingContract', type: 'address' },
-          ],
+          EIP712Domain: types.EIP712Domain,
           [primaryType]: [
             { name: 'from', type: 'address' },
             { name: 'to', type: 'address' },
@@ -357,7 +353,8 @@ describe('typed-data reviews', () => {
           ],
         },
         primaryType,
-        domain: { name: 'USD Coin', version: '2', chainId: 1, verifyingContract: token },
+        // USDC's domain, as its Permit's.
+        domain,
         message: {
           from: owner,
           to: router,

@@ -1,4 +1,3 @@
-import type { SessionTypes } from '@walletconnect/types'
 import { createEncodedRecap } from '@walletconnect/utils'
 import fc from 'fast-check'
 import { stringToHex } from 'viem/utils'
@@ -10,6 +9,14 @@ import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
 import { attachWalletKit } from '../../src/walletkit/index.js'
 import { planAuthentication } from '../../src/walletkit/proposalRequests/authentication.js'
+import {
+  signInAccount as account,
+  good,
+  namespaces,
+  now,
+  proposer,
+  supported,
+} from './authenticationFixtures.js'
 import { fakeEthereum } from './fakeNamespaces.js'
 import { FakeWalletKit } from './fakeWalletKit.js'
 import { appKitNamespaces, NOW_SECONDS, proposalEvent, verified } from './fixtures.js'
@@ -19,23 +26,6 @@ import { appKitNamespaces, NOW_SECONDS, proposalEvent, verified } from './fixtur
  * signed (no control, bidi or invisible characters; no javascript:-like URIs), what a ReCap grants is listed
  * and flagged, a post-dated sign-in is a danger, and a proposal whose requests cannot even be read is answered.
  */
-const now = Date.parse('2026-11-26T12:00:00Z')
-const account = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
-const good = {
-  domain: 'app.example.com',
-  chains: ['eip155:1'],
-  nonce: 'abcdefgh1',
-  aud: 'https://app.example.com/login',
-  version: '1',
-  type: 'caip122',
-  iat: '2026-11-26T11:59:00Z',
-  statement: 'Sign in.',
-}
-const namespaces: SessionTypes.Namespaces = {
-  eip155: { accounts: [`eip155:1:${account}`], methods: ['personal_sign'], events: [] },
-}
-const supported = [{ name: 'eip155', chains: ['eip155:1'], methods: ['personal_sign'], events: [] }]
-const proposer = { origin: 'https://app.example.com', validation: 'VALID' as const }
 const tonAccount = `ton:-239:0:${'ab'.repeat(32)}`
 const tonPlan = (payload: string) =>
   planAuthentication(

@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module'
 import fc from 'fast-check'
 import {
   concatHex,
   createPublicClient,
   custom,
-  encodeDeployData,
   encodeFunctionData,
   erc20Abi,
   getAddress,
@@ -32,25 +30,11 @@ import { devAccounts, devMnemonic, pragueChainPerFile } from './pragueChain.js'
 const prague = pragueChainPerFile()
 const recipient = '0x000000000000000000000000000000000000dEaD'
 const spender = '0x5E0dE10000000000000000000000000000000001'
-type Artifact = { abi: unknown[]; bytecode: Hex }
-const tokenArtifact = createRequire(import.meta.url)(
-  '@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json',
-) as Artifact
 
 let token: Hex
 
 beforeAll(async () => {
-  const hash = (await prague().rpc('eth_sendTransaction', [
-    {
-      from: devAccounts[3],
-      data: encodeDeployData({
-        abi: tokenArtifact.abi,
-        bytecode: tokenArtifact.bytecode,
-        args: ['Self Token', 'SLF', 10n ** 24n, devAccounts[3]],
-      }),
-    },
-  ])) as Hex
-  token = (await minedReceipt(prague().chain, hash)).contractAddress as Hex
+  token = await prague().deployToken('Self Token', 'SLF', devAccounts[3])
 }, 60_000)
 
 const approve = (who: string, amount: bigint) => ({
