@@ -130,18 +130,25 @@ export const addEthereumChain = (
       try {
         served = await provider.request({ method: 'eth_chainId', params: [] })
       } catch (error) {
-        throw new PolicyRefusedError(`the RPC URL did not answer eth_chainId: ${(error as Error).message}`, {
-          rule: 'chain.rpc_unreachable',
-        })
+        // The RPC's own words (a third party's): one bounded, printable line.
+        throw new PolicyRefusedError(
+          `the RPC URL did not answer eth_chainId: ${printableLine(String((error as Error)?.message), 200)}`,
+          {
+            rule: 'chain.rpc_unreachable',
+          },
+        )
       }
       if (
         typeof served !== 'string' ||
         !/^0x[0-9a-fA-F]{1,16}$/.test(served) ||
         Number(BigInt(served)) !== chainId
       )
-        throw new PolicyRefusedError(`the RPC URL serves chain ${String(served)}, not ${chain.chainId}`, {
-          rule: 'chain.rpc_mismatch',
-        })
+        throw new PolicyRefusedError(
+          `the RPC URL serves chain ${printableLine(String(served), 80)}, not ${chain.chainId}`,
+          {
+            rule: 'chain.rpc_mismatch',
+          },
+        )
       return { review: null, plan: { request, provider } }
     },
     async execute(_context, { request, provider }: Plan): Promise<null> {

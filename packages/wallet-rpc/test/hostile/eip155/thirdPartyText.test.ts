@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import fc from 'fast-check'
@@ -105,6 +106,40 @@ describe('wallet_addEthereumChain', () => {
       }),
       { numRuns: 300 },
     )
+  })
+
+  it("the RPC's own words, when it fails or answers another chain, reach the dapp as one bounded printable line", async () => {
+    const hostile = `0x1\u202e${'\u0007x'.repeat(3000)}`
+    const server = createHttpServer((request, response) => {
+      request.resume()
+      request.on('end', () => {
+        response.setHeader('content-type', 'application/json')
+        response.end(
+          request.url === '/error'
+            ? JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: hostile } })
+            : JSON.stringify({ jsonrpc: '2.0', id: 1, result: hostile }),
+        )
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as { port: number }
+      const w = wallet()
+      for (const [path, rule] of [
+        ['/error', 'chain.rpc_unreachable'],
+        ['/', 'chain.rpc_mismatch'],
+      ] as const) {
+        const error = errorOf(
+          await w.call('wallet_addEthereumChain', chain({ rpcUrls: [`http://127.0.0.1:${port}${path}`] })),
+        )
+        expect(error).toMatchObject({ code: -32602, data: { rule } })
+        const { reason } = error.data as { reason: string }
+        expect(hasHiddenCharacters(reason) || /[\t\n\r]/.test(reason)).toBe(false)
+        expect(reason.length).toBeLessThan(2500)
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   describe('a name that claims another chain than its id', () => {
