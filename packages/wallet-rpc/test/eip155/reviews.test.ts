@@ -375,6 +375,30 @@ describe('typed-data reviews', () => {
     },
   )
 
+  it('a string with a bidi override or a control character is shown written out, with a caution', async () => {
+    const { types, domain } = erc2612Permit(0n)
+    const review = await reviewOf('eth_signTypedData_v4', [
+      owner,
+      {
+        types: { EIP712Domain: types.EIP712Domain, Order: [{ name: 'item', type: 'string' }] },
+        primaryType: 'Order',
+        domain: { ...domain, name: 'Shop\u0007' },
+        message: { item: 'invoice \u202egpj.exe' },
+      },
+    ])
+    const shown = JSON.stringify(review.items)
+    expect(shown).toContain('{"label":"item","value":"invoice \\\\u{202E}gpj.exe"}')
+    expect(shown).toContain('{"label":"name","value":"Shop\\\\u{7}"}')
+    expect(review.warnings).toEqual([
+      {
+        code: 'typed_data.hidden_characters',
+        severity: 'caution',
+        message:
+          'The message holds characters that hide or reorder text (in name, item); they are shown written out, as \\u{…}.',
+      },
+    ])
+  })
+
   it('a domain field EIP712Domain does not declare is not signed, so neither shown nor named', async () => {
     const permit = erc2612Permit(1000000n)
     const undeclared = {

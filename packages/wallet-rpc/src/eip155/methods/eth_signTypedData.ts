@@ -45,14 +45,28 @@ export const signTypedData = (env: Eip155Env) =>
       // Reviewing 20,000 values takes Hermes' interpreter ~20 ms: a turn after it, if so, before the router
       // bounds the review and signs.
       const pause = timeSlicer()
-      const items = [...typedDataItems(definition), item('Digest', digest)]
+      const hidden: string[] = []
+      const items = [...typedDataItems(definition, (label) => hidden.push(label)), item('Digest', digest)]
       await pause()
       return {
         review: {
           account: address,
           title: 'Sign typed data',
           items,
-          warnings: [...permitWarnings(definition), ...risks, ...delegation],
+          warnings: [
+            ...permitWarnings(definition),
+            ...risks,
+            ...delegation,
+            ...(hidden.length === 0
+              ? []
+              : [
+                  {
+                    code: 'typed_data.hidden_characters',
+                    severity: 'caution' as const,
+                    message: `The message holds characters that hide or reorder text (in ${[...new Set(hidden)].slice(0, 5).join(', ')}); they are shown written out, as \\u{…}.`,
+                  },
+                ]),
+          ],
         },
         plan: { address, definition, digest: digestBytes } satisfies Plan,
       }
