@@ -18,6 +18,8 @@ export type CoinProtection = {
   provider: OutputAssetsProvider
   /** The contents of `outpoint` as read (every coin asked about has an entry). */
   contents(outpoint: string): CoinAssets
+  /** May a transfer spend it: it carries nothing, or only kinds the policy lets go. */
+  usable(outpoint: string): boolean
   /** Splits coins into clean ones, protected ones the policy lets the transfer spend, and held-back ones. */
   sort<T extends { key: string }>(coins: readonly T[]): { clean: T[]; allowed: T[]; heldBack: T[] }
 }
@@ -36,15 +38,16 @@ export async function protectCoins(
   )
   const contents = (outpoint: string): CoinAssets =>
     read.get(outpoint) ?? { known: false, reason: 'not asked (it appeared after the index was read)' }
+  const usable = (outpoint: string) => kindsOf(contents(outpoint)).every((kind) => spend.includes(kind))
   return {
     provider,
     contents,
+    usable,
     sort<T extends { key: string }>(list: readonly T[]) {
       const sorted: { clean: T[]; allowed: T[]; heldBack: T[] } = { clean: [], allowed: [], heldBack: [] }
       for (const coin of list) {
-        const kinds = kindsOf(contents(coin.key))
-        if (kinds.length === 0) sorted.clean.push(coin)
-        else if (kinds.every((kind) => spend.includes(kind))) sorted.allowed.push(coin)
+        if (kindsOf(contents(coin.key)).length === 0) sorted.clean.push(coin)
+        else if (usable(coin.key)) sorted.allowed.push(coin)
         else sorted.heldBack.push(coin)
       }
       return sorted

@@ -10,13 +10,7 @@ import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { decimalOrSafeInteger, hexString } from '../../core/schema.js'
 import { decodeUtf8 } from '../../core/utf8.js'
-import {
-  type CoinProtection,
-  heldBackItem,
-  protectCoins,
-  protectedRefusal,
-  reviewProtectedSpend,
-} from '../assets/transfer.js'
+import { heldBackItem, protectCoins, protectedRefusal, reviewProtectedSpend } from '../assets/transfer.js'
 import { outputScriptOf } from '../chains.js'
 import { formatFeeRate, formatSats } from '../format.js'
 import { resolvePolicy } from '../policy.js'
@@ -139,22 +133,22 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
           },
         )
       }
-      // The coins come from a discovery cached for `cacheMs`: when they cannot cover the amount and a generous
-      // fee, read the chain again once, so coins that arrived since are not answered "insufficient funds".
-      const generousFee = BigInt(Math.ceil(feeRate * 1000))
-      const utxos =
-        paymentTotal(cachedUtxos, account) >= amount + generousFee
-          ? cachedUtxos
-          : await account.refresh().then(() => account.utxos())
       // With an assets provider, what every payment coin carries is read here, before the section below that
       // selects and holds coins with no await in between; the coins are then sorted inside it.
-      const protection: CoinProtection | undefined = assets
-        ? await protectCoins(
-            assets,
-            utxos.filter((utxo) => spendsInTransfers(utxo, account)),
-            policy.assets.spend,
-          )
-        : undefined
+      const read = async (utxos: AccountUtxo[]) => {
+        const payment = utxos.filter((utxo) => spendsInTransfers(utxo, account))
+        const protection = assets ? await protectCoins(assets, payment, policy.assets.spend) : undefined
+        const usable = payment.filter((utxo) => protection?.usable(`${utxo.txid}:${utxo.vout}`) ?? true)
+        return { utxos, protection, total: usable.reduce((sum, utxo) => sum + BigInt(utxo.value), 0n) }
+      }
+      // The coins come from a discovery cached for `cacheMs`: when the ones it may spend cannot cover the amount
+      // and a generous fee, read the chain again once, so coins that arrived since (or, as the index may show,
+      // went since) are not answered "insufficient funds".
+      const generousFee = BigInt(Math.ceil(feeRate * 1000))
+      let coins = await read(cachedUtxos)
+      if (coins.total < amount + generousFee)
+        coins = await read(await account.refresh().then(() => account.utxos()))
+      const { utxos, protection } = coins
 
       // The change index is held before any await, and the coins are selected and held with no await in
       // between: concurrent transfers then never share a coin or a change address.
@@ -369,9 +363,6 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
 /** Plain transfers spend payment coins only; taproot (ordinal) coins stay put unless the wallet is static. */
 const spendsInTransfers = (utxo: AccountUtxo, account: Account) =>
   account.isStatic || utxo.owner.intention === 'payment'
-
-const paymentTotal = (utxos: readonly AccountUtxo[], account: Account) =>
-  utxos.filter((utxo) => spendsInTransfers(utxo, account)).reduce((sum, utxo) => sum + BigInt(utxo.value), 0n)
 
 function pickFeeRate(rates: Record<string, number>, target: number): number {
   const usable = Object.entries(rates)

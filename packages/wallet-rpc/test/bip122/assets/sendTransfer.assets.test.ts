@@ -6,7 +6,7 @@ import { ordServer } from '../../../src/bip122/assets/ordServer.js'
 import type { Bip122Policy } from '../../../src/bip122/policy.js'
 import type { Purpose } from '../../../src/bip122/types.js'
 import type { ReviewItem } from '../../../src/core/review.js'
-import { foreignParty, type Harness, startHarness } from '../psbtFixture.js'
+import { buildPsbt, foreignParty, type Harness, startHarness } from '../psbtFixture.js'
 
 // sendTransfer with an assets provider (ordServer over the devchains ord index) on the embedded regtest chain,
 // through the real router and esplora() provider: protected coins are never spent by a plain transfer.
@@ -199,6 +199,48 @@ describe('sendTransfer with an assets provider', () => {
       expect(world.chain.broadcastCount()).toBe(0)
     } finally {
       await world.stop()
+    }
+  })
+
+  it('a coin the index reports spent means the cached coin list is old: the chain is read again once', async () => {
+    const chain = await startBitcoinRegtest()
+    const ord = await serveOrd(chain.chain)
+    // Discoveries kept for a minute: the transfer starts from a cached coin list.
+    const h = await startHarness({ chain, assets: ordServer(ord.url), cacheMs: 60_000 })
+    const other = await startHarness({ chain })
+    try {
+      const first = await h.address(84, 0, 0)
+      const spentElsewhere = chain.chain.fund(first.address, 50_000)
+      chain.chain.fund(first.address, 20_000)
+      await h.call('getAccountAddresses', { account: h.accountId })
+      const arrived = chain.chain.fund(first.address, 60_000)
+      // The same keys in another wallet spend the 50,000 coin; the first wallet's cached list still has it.
+      const away = await other.call('signPsbt', {
+        account: other.accountId,
+        psbt: buildPsbt(
+          [
+            {
+              ...spentElsewhere,
+              script: first.scriptPubKey,
+              value: 50_000,
+              nonWitnessUtxo: chain.chain.rawTransaction(spentElsewhere.txid)!,
+            },
+          ],
+          [{ script: recipient.script, value: 49_000 }],
+        ).toBase64(),
+        signInputs: [{ address: first.address, index: 0 }],
+        broadcast: true,
+      })
+      expect(away.error).toBeUndefined()
+      chain.mine(1)
+      const response = await transfer(h, 40_000)
+      expect(response.error).toBeUndefined()
+      expect(spentBy(chain, response)).toEqual([`${arrived.txid}:${arrived.vout}`])
+    } finally {
+      await other.stop()
+      await h.stop()
+      await ord.stop()
+      await chain.stop()
     }
   })
 
