@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { bytesToHex } from '@noble/hashes/utils.js'
+import { readBody } from '../http.js'
 import type { OutputRecord, RegtestChain } from './chain.js'
 
 /**
@@ -59,7 +60,6 @@ export type OrdIndex = {
 }
 
 const nullOutpoint = `${'0'.repeat(64)}:0`
-const maxBodyBytes = 4 * 1024 * 1024
 
 export async function serveOrd(chain: RegtestChain, options: OrdServerOptions = {}): Promise<OrdIndex> {
   let indexRunes = options.indexRunes ?? true
@@ -359,15 +359,4 @@ function toJson(value: unknown): string {
 
 function send(response: ServerResponse, status: number, type: string, text: string): void {
   response.writeHead(status, { 'content-type': type }).end(text)
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  let length = 0
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    length += chunk.length
-    if (length > maxBodyBytes) throw new Error('body too large')
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }

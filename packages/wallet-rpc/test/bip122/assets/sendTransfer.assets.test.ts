@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { ordServer } from '../../../src/bip122/assets/ordServer.js'
 import type { Bip122Policy } from '../../../src/bip122/policy.js'
 import type { Purpose } from '../../../src/bip122/types.js'
-import type { ReviewItem } from '../../../src/core/review.js'
 import { buildPsbt, foreignParty, type Harness, startHarness } from '../psbtFixture.js'
+import { itemValue } from './reviewItems.js'
 
 // sendTransfer with an assets provider (ordServer over the devchains ord index) on the embedded regtest chain,
 // through the real router and esplora() provider: protected coins are never spent by a plain transfer.
@@ -56,17 +56,6 @@ function spentBy(chain: BitcoinRegtest, call: Call): string[] {
   return bitcoin.Transaction.fromBuffer(chain.chain.rawTransaction(txid)!).ins.map(
     (input) => `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`,
   )
-}
-
-const itemValue = (items: ReviewItem[], label: string): string | undefined => {
-  for (const entry of items) {
-    if (entry.label === label && 'value' in entry) return entry.value
-    if ('items' in entry) {
-      const found = itemValue(entry.items, label)
-      if (found !== undefined) return found
-    }
-  }
-  return undefined
 }
 
 const transfer = (h: Harness, amount: number) =>

@@ -11,6 +11,7 @@ import type { Bip122Policy } from '../../../src/bip122/policy.js'
 import type { Purpose } from '../../../src/bip122/types.js'
 import type { Review, ReviewItem } from '../../../src/core/review.js'
 import { buildPsbt, foreignParty, type Harness, type PsbtInputSpec, startHarness } from '../psbtFixture.js'
+import { itemValue } from './reviewItems.js'
 
 // signPsbt with an assets provider: where the inscriptions, rare sats and runes of the inputs the wallet signs
 // end up, through the real router, esplora() and ordServer() over the devchains ord index and regtest chain.
@@ -69,16 +70,6 @@ async function sign(
   return { response, review: wallet.approvals.length > before ? wallet.approvals.at(-1) : undefined }
 }
 
-function itemValue(items: ReviewItem[], label: string): string | undefined {
-  for (const entry of items) {
-    if (entry.label === label && 'value' in entry) return entry.value
-    if ('items' in entry) {
-      const found = itemValue(entry.items, label)
-      if (found !== undefined) return found
-    }
-  }
-  return undefined
-}
 const assetGroup = (review: Review) =>
   review.items.find((entry) => entry.label.startsWith('Assets (ord server')) as { items: ReviewItem[] }
 const codes = (review: Review) => review.warnings.map((warning) => `${warning.code}:${warning.severity}`)
