@@ -2,7 +2,7 @@ import { type CreateWalletRpcOptions, createRouter, type WalletRpc } from './cor
 import { activeBackends, useCrypto } from './crypto/backends.js'
 
 export type { HandleInput, SessionRequestEvent } from './core/envelope.js'
-export type { CreateWalletRpcOptions, SupportedNamespace, WalletRpc } from './core/router.js'
+export type { CreateWalletRpcOptions, HandleOptions, SupportedNamespace, WalletRpc } from './core/router.js'
 
 /**
  * The wallet's JSON-RPC handler over its namespaces, with the crypto backends it asked for. The parts:

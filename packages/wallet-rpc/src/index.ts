@@ -18,6 +18,16 @@ export {
   type WalletRpcErrorOptions,
 } from './core/errors.js'
 export type { WalletEvent, WalletEventListener } from './core/events.js'
+export {
+  type Effects,
+  type JournalRecord,
+  type JournalState,
+  JournalUnavailableError,
+  type JsonValue,
+  type KeyValueStorage,
+  memoryStorage,
+  RequestKeyReusedError,
+} from './core/journal.js'
 export type {
   JsonRpcFailure,
   JsonRpcId,
@@ -50,6 +60,7 @@ export {
   type CreateWalletRpcOptions,
   createWalletRpc,
   type HandleInput,
+  type HandleOptions,
   type SessionRequestEvent,
   type SupportedNamespace,
   type WalletRpc,

@@ -149,12 +149,15 @@ function fromSessionRequest(input: Record<string, unknown>): Envelope {
 
 const maxKeyLength = 256
 
-/** `requestKey` as given, else `wc:<topic>:<id>`: the same request has the same key in either shape. */
+/**
+ * `key:<requestKey>`, else `wc:<topic>:<id>`: the same request has the same key in either shape, and a caller's
+ * own key can never name a WalletConnect request.
+ */
 function keyOf(requestKey: unknown, topic: unknown, id: string | number): string | undefined {
   if (requestKey !== undefined) {
     if (typeof requestKey !== 'string' || requestKey.length === 0 || requestKey.length > maxKeyLength)
       throw new InvalidRequestError(`requestKey must be a string of 1 to ${maxKeyLength} characters`)
-    return requestKey
+    return `key:${requestKey}`
   }
   if (topic === undefined) return undefined
   if (typeof topic !== 'string' || topic.length === 0 || topic.length > maxKeyLength)

@@ -1,7 +1,7 @@
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { sha256 } from '../crypto/sha256.js'
 import type { Clock } from './clock.js'
-import { InvalidRequestError, WalletRpcError } from './errors.js'
+import { InvalidRequestError, type JsonRpcErrorObject, WalletRpcError } from './errors.js'
 
 /**
  * The request journal: what a keyed request has done, written before each side effect and awaited, so that a
@@ -11,9 +11,11 @@ import { InvalidRequestError, WalletRpcError } from './errors.js'
  *   plan → review → approve → approved (what the plan fixed) → sign → signed (the exact bytes and their id)
  *        → broadcast → broadcast (the provider's answer) → answered (the result)
  *
- * On a repeat: answered → the stored result; signed or broadcast → the same bytes sent again through the
- * method's `sends.resend` (never re-signed, no new nonce, no prompt); approved with nothing signed → asked again,
- * since nothing went out. No secret is ever written: signed transactions are public once broadcast.
+ * On a repeat: answered → the stored result (or the stored error of a send the chain then did not have);
+ * signed or broadcast → the same bytes sent again through the method's `sends.resend` (never re-signed, no new
+ * nonce, no prompt), or, once the request expired, only looked up (`sends.known`); approved with nothing
+ * signed → asked again, since nothing went out. No secret is ever written: signed transactions are public once
+ * broadcast.
  */
 
 /**
@@ -75,6 +77,12 @@ export type JournalRecord = {
   broadcast?: JsonValue
   /** The result answered (state `answered`). */
   result?: JsonValue
+  /**
+   * Or the error answered (state `answered`), for a request whose send failed after its bytes were signed and
+   * the chain was then found not to have them: those bytes are dead (their nonce or coins go to the next
+   * request) and must never be sent on a repeat.
+   */
+  error?: JsonRpcErrorObject
 }
 
 /**
@@ -115,7 +123,7 @@ export class RequestKeyReusedError extends InvalidRequestError {
   override name = 'RequestKeyReusedError'
   constructor() {
     super(
-      'this request id was already used for a different request in this session; nothing was signed or sent',
+      'this request id (or request key) was already used for a different request; nothing was signed or sent',
       { data: { reason: 'request key reused with other params', rule: 'journal.key_reused' } },
     )
   }
@@ -125,7 +133,7 @@ export class RequestKeyReusedError extends InvalidRequestError {
 export const defaultKeepMs = 7 * 24 * 3600_000
 /** Kept this long past the request's expiry: a redelivery racing the expiry still finds it. */
 export const keepMarginMs = 24 * 3600_000
-/** Past this many requests, the answered ones expiring first are pruned early. */
+/** Past this many requests, answered ones that hold no signed bytes are pruned early, those expiring first. */
 export const maxJournalRecords = 10_000
 const pruneEveryMs = 10 * 60_000
 const storagePrefix = 'wallet-rpc:journal:'
@@ -171,22 +179,26 @@ export class RequestJournal {
   }
 
   /**
-   * What the journal holds for `key`: its furthest step (answered, else signed, else approved), or undefined;
-   * throws JournalUnavailableError when the store fails or holds garbage there.
+   * What the journal holds for `key`: its furthest readable step (answered, broadcast, signed, approved), or
+   * undefined. A torn later step (a crash while a store truncated and wrote its file) is passed over for the
+   * signed record under it, since sending those bytes again is harmless; a torn signed record refuses, since
+   * what was signed is then unknown. Throws JournalUnavailableError when the store fails.
    */
   async read(key: string): Promise<JournalRecord | undefined> {
     const base = storageKeyOf(key)
     for (const step of states) {
       let stored: unknown
       try {
-        stored = await this.storage.getItem(`${base}:${step}`)
+        stored = await this.storage.getItem(`${base}-${step}`)
       } catch (error) {
         throw new JournalUnavailableError('the store could not be read', { cause: error })
       }
       if (stored === undefined || stored === null) continue
-      if (!isRecord(stored) || stored.key !== key)
-        throw new JournalUnavailableError('the store holds an unreadable record for this request')
-      return stored
+      if (isRecord(stored) && stored.key === key && stored.state === step) return stored
+      if (step === 'signed')
+        throw new JournalUnavailableError(
+          'the store holds an unreadable record of signed bytes for this request',
+        )
     }
     return undefined
   }
@@ -199,7 +211,7 @@ export class RequestJournal {
    */
   async write(record: JournalRecord): Promise<void> {
     try {
-      await this.storage.setItem(`${storageKeyOf(record.key)}:${record.state}`, record)
+      await this.storage.setItem(`${storageKeyOf(record.key)}-${record.state}`, record)
     } catch (error) {
       throw new JournalUnavailableError('the store could not be written', { cause: error })
     }
@@ -216,14 +228,15 @@ export class RequestJournal {
 
   /**
    * Removes the records past their `keepUntil`, then, while more than `maxJournalRecords` requests remain, the
-   * answered ones that would expire first (a request with signed bytes not yet answered stays until it
-   * expires). Returns how many stored records went.
+   * answered ones that hold no signed bytes (signatures, reads of a signing-only method), those expiring first.
+   * A request that signed something to send is kept until it expires: forgetting it early could send twice.
+   * Returns how many stored records went.
    */
   async prune(): Promise<number> {
     const now = this.#clock()
     const keys = (await this.storage.getKeys()).filter((key) => key.startsWith(storagePrefix))
-    /** Per request (storage key without its step): its live records' keys, and its answer's keepUntil. */
-    const requests = new Map<string, { keys: string[]; answeredUntil?: number }>()
+    /** Per request (storage key without its step): its live records' keys, its answer's keepUntil, whether it sent. */
+    const requests = new Map<string, { keys: string[]; answeredUntil?: number; sent: boolean }>()
     let removed = 0
     for (const key of keys) {
       const stored = await this.storage.getItem(key)
@@ -232,15 +245,16 @@ export class RequestJournal {
         removed++
         continue
       }
-      const request = key.slice(0, key.lastIndexOf(':'))
-      const entry = requests.get(request) ?? { keys: [] }
+      const request = key.slice(0, key.lastIndexOf('-'))
+      const entry = requests.get(request) ?? { keys: [], sent: false }
       entry.keys.push(key)
       if (stored.state === 'answered') entry.answeredUntil = stored.keepUntil
+      if (stored.signed !== undefined) entry.sent = true
       requests.set(request, entry)
     }
     if (requests.size > maxJournalRecords) {
       const answered = [...requests.values()]
-        .filter((entry) => entry.answeredUntil !== undefined)
+        .filter((entry) => entry.answeredUntil !== undefined && !entry.sent)
         .sort((a, b) => a.answeredUntil! - b.answeredUntil!)
       for (const entry of answered.slice(0, requests.size - maxJournalRecords)) {
         for (const key of entry.keys) await this.storage.removeItem(key)
@@ -259,7 +273,10 @@ export class RequestJournal {
   }
 }
 
-/** The request's storage key, without its step: a hash, so any request key is a safe key for every store. */
+/**
+ * The request's storage key, without its step: a hash, so any request key is a safe key for every store. The step
+ * follows after a `-`, not a `:`, which file stores (unstorage fs-lite) turn into a folder that outlives it.
+ */
 function storageKeyOf(key: string): string {
   return `${storagePrefix}${bytesToHex(sha256(utf8ToBytes(key))).slice(0, 40)}`
 }

@@ -38,13 +38,16 @@ export type Method<Params, Plan, Result> = {
    */
   execute: (context: RequestContext, plan: Plan, effects: Effects) => Promise<Result> | Result
   /**
-   * Every method that broadcasts has this: how the request journal replays it. `resend` sends the bytes
-   * `execute` recorded with `effects.signed` again ("already known" counts as sent) and answers as `execute`
-   * would; it never signs. `fixed` is what the plan fixed (coins, seqno), recorded with the approval.
+   * Every method that broadcasts has this: how the request journal replays it (core/journal.ts). `resend` sends
+   * the bytes `execute` recorded with `effects.signed` again ("already known" counts as sent) and answers as
+   * `execute` would; it never signs. `known` only looks them up: the answer when the chain has them (pending or
+   * mined), undefined when it does not; it throws when the chain cannot tell. `fixed` is what the plan fixed
+   * (coins, seqno), recorded with the approval for the wallet's own records.
    */
   sends?: {
     fixed?: (plan: Plan) => JsonValue
     resend: (context: RequestContext, signed: JsonValue) => Promise<Result>
+    known: (context: RequestContext, signed: JsonValue) => Promise<Result | undefined>
   }
   /**
    * Called instead of `execute` when a planned request will not run (refused by policy, rejected, the

@@ -11,9 +11,12 @@ import {
 import {
   ChainNotConfiguredError,
   InternalError,
+  type JsonRpcErrorObject,
   MethodNotFoundError,
   PolicyRefusedError,
   ProviderError,
+  RequestExpiredError,
+  serializeError,
   UserRejectedError,
   WalletRpcError,
 } from './errors.js'
@@ -22,6 +25,7 @@ import { refuseIfExpired, untilExpiry } from './expiry.js'
 import {
   type Effects,
   type JournalRecord,
+  JournalUnavailableError,
   type JsonValue,
   type KeyValueStorage,
   memoryStorage,
@@ -135,6 +139,9 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     return journal
   }
   const defaultStorage = options.journal ?? memoryStorage()
+  /** Set by `close()`: a resend waiting to try again stops waiting. */
+  let closed = false
+  const onClose = new Set<() => void>()
   /** Keyed requests being answered: a concurrent duplicate waits for the first and shares its answer. */
   const running = new Map<string, { paramsHash: string; answer: Promise<unknown> }>()
 
@@ -204,34 +211,43 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       run.unreadable = error
     }
     // Only a record that did something binds the key; one merely approved (nothing signed) is run afresh.
-    if (record !== undefined && record.state !== 'approved') {
-      if (record.paramsHash !== run.paramsHash) throw new RequestKeyReusedError()
-      if (record.state === 'answered') return record.result
-      const { method, context } = methodOf(envelope)
-      if (method.sends !== undefined && record.signed !== undefined) {
-        // Sent again as signed, even past the request's expiry: the user approved it and it may be on chain.
-        const signed = record.signed
-        const result = toJsonSafe(
-          await untilSent(envelope, record, () => method.sends!.resend(context, signed)),
-        ) as JsonValue
-        await recordAnswer(run, { ...record, state: 'answered', result })
-        return result
-      }
+    if (record === undefined || record.state === 'approved') return dispatch(envelope, run)
+    if (record.paramsHash !== run.paramsHash) throw new RequestKeyReusedError()
+    if (record.state === 'answered' && record.error !== undefined) throw new ReplayedError(record.error)
+    if (record.state === 'answered') return record.result
+    const { method, context } = methodOf(envelope)
+    const signed = record.signed
+    // Signed bytes that nothing can send again (another version's record, a method that lost its `sends`): refused,
+    // never signed anew.
+    if (method.sends === undefined || signed === undefined)
+      throw new JournalUnavailableError('the journal holds signed bytes this wallet cannot send again')
+    const sends = method.sends
+    let result: unknown
+    if (record.state === 'signed' && envelope.expiresAtMs !== undefined && envelope.expiresAtMs <= clock()) {
+      // Expired before anything was sent: never sent now (the dapp may have asked again meanwhile). Answered only
+      // if the chain has them anyway (a crash between the broadcast and its record).
+      result = await sends.known(context, signed).catch(() => undefined)
+      if (result === undefined) throw new RequestExpiredError()
+    } else {
+      result = await untilSent(envelope, record, () => sends.resend(context, signed))
     }
-    return dispatch(envelope, run)
+    const answer = toJsonSafe(result) as JsonValue
+    await recordAnswer(run, { ...record, state: 'answered', result: answer })
+    return answer
   }
 
   /**
    * The recorded bytes sent again. A chain that cannot be reached is tried again while the dapp still waits (until
-   * the request's expiry, backing off to 15 s), since an error would tell it the payment failed while it may be
-   * on chain; a request without an expiry is tried once. The final error names what was signed.
+   * the request's expiry, and at most two minutes: WalletKit holds the session's next requests meanwhile), backing
+   * off to 15 s; a request without an expiry is tried once. The final error names what was signed.
    */
   async function untilSent(envelope: Envelope, record: JournalRecord, resend: () => Promise<unknown>) {
+    const deadline = Math.min(envelope.expiresAtMs ?? clock(), clock() + maxResendMs)
     for (let wait = 1000; ; wait = Math.min(wait * 2, 15_000)) {
       try {
         return await resend()
       } catch (error) {
-        if (envelope.expiresAtMs === undefined || clock() + wait >= envelope.expiresAtMs) {
+        if (closed || clock() + wait >= deadline) {
           const signed = record.ids ?? []
           throw new ProviderError(
             `the approved request was signed and may already be on chain (${signed.join(', ')}); it could not be sent again: ${reasonOf(error)}`,
@@ -239,9 +255,22 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
           )
         }
         reportError(error)
-        await new Promise((resolve) => setTimeout(resolve, wait))
+        await sleepUnlessClosed(wait)
       }
     }
+  }
+
+  /** Waits `ms`, or less when the wallet closes meanwhile. */
+  function sleepUnlessClosed(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        onClose.delete(done)
+        resolve()
+      }
+      onClose.add(done)
+    })
   }
 
   /** The answer is kept for repeats; failing to keep it is reported, the request still answered. */
@@ -256,11 +285,15 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
   async function dispatch(envelope: Envelope, run?: JournalRun): Promise<unknown> {
     refuseIfExpired(envelope, clock)
     const { namespace, method, context } = methodOf(envelope)
-    assertSafeParams(envelope.params, limits)
+    // A keyed request's params were checked before they were hashed.
+    if (run === undefined) assertSafeParams(envelope.params, limits)
     const params = parseParams(method.params, envelope.params)
     const planned = await method.plan(context, params)
     const { plan } = planned
     const review = withCallerWarnings(planned.review, envelope.warnings)
+    // Whatever sends is reviewed (and so approved and recorded): never sent unasked, never without a record.
+    if (review === null && method.sends !== undefined)
+      throw new Error(`${envelope.method} planned a send without a review`)
     let effects = unrecordedEffects
     let record: JournalRecord | undefined
     if (review !== null) {
@@ -314,19 +347,47 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
         throw error
       }
     }
-    const result = await method.execute(context, plan, effects)
-    if (run === undefined || record === undefined) return result
+    if (run === undefined || record === undefined) return method.execute(context, plan, effects)
+    let result: unknown
+    try {
+      result = await method.execute(context, plan, effects)
+    } catch (error) {
+      const signed = run.written?.signed
+      if (signed === undefined || method.sends === undefined) throw error
+      // It failed after its bytes were signed (a broadcast that timed out, a provider that answered wrong): the
+      // chain says what happened. It has them: sent, answered as sent. It has not: the failure is final, and
+      // recorded, so a repeat never sends bytes whose nonce or coins the next request may take. It cannot tell:
+      // the signed record stays, and a repeat sends them again.
+      const known = await method.sends.known(context, signed).then(
+        (value) => ({ value }),
+        () => undefined,
+      )
+      if (known === undefined) throw error
+      if (known.value === undefined) {
+        await recordAnswer(run, {
+          ...record,
+          ...run.written,
+          state: 'answered',
+          error: serializeError(error),
+        })
+        throw error
+      }
+      reportError(error)
+      result = known.value
+    }
     const answer = toJsonSafe(result) as JsonValue
     await recordAnswer(run, { ...record, ...run.written, state: 'answered', result: answer })
     return answer
   }
 
-  /** The journal steps `execute` reports, each written over the record before the method goes on. */
+  /** The journal steps `execute` reports, each under its own key, before the method goes on. */
   function effectsOf(run: JournalRun, record: JournalRecord): Effects {
     return {
       async signed(signed, ids) {
-        run.written = { signed: toJsonSafe(signed) as JsonValue, ids: [...ids] }
-        await run.journal.write({ ...record, ...run.written, state: 'signed' })
+        const written = { signed: toJsonSafe(signed) as JsonValue, ids: [...ids] }
+        await run.journal.write({ ...record, ...written, state: 'signed' })
+        // Only once kept: a failure after this point is one after the bytes were signed and recorded.
+        run.written = written
       },
       async broadcast(answer) {
         run.written = { ...run.written, broadcast: toJsonSafe(answer) as JsonValue }
@@ -413,6 +474,8 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     },
 
     async close() {
+      closed = true
+      for (const wake of [...onClose]) wake()
       hub.clear()
       for (const namespace of byName.values()) {
         try {
@@ -422,6 +485,17 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
         }
       }
     },
+  }
+}
+
+/** How long a resend keeps trying a chain it cannot reach. */
+const maxResendMs = 2 * 60_000
+
+/** A failure the journal recorded, answered again as it was. */
+class ReplayedError extends WalletRpcError {
+  override name = 'ReplayedError'
+  constructor(answered: JsonRpcErrorObject) {
+    super(answered.code, answered.message, answered.data === undefined ? {} : { data: answered.data })
   }
 }
 

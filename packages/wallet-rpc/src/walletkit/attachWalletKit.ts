@@ -26,6 +26,8 @@ import type {
 
 // Enough to recognise a redelivered request or proposal; old entries are forgotten first.
 const rememberedKeys = 4096
+/** Waits before each attempt to send an answer (the relay offline for a moment). */
+const respondRetriesMs = [0, 1000, 4000]
 
 /**
  * Plugs a wallet built with `createWalletRpc()` into a `@reown/walletkit` instance.
@@ -34,8 +36,10 @@ const rememberedKeys = 4096
  *   dapp asked for, methods, events, session properties), asks `options.approveSession`, approves, then
  *   announces the session so bip122 emits `bip122_addressesChanged`. Proposals it cannot serve are
  *   rejected with 5100/5101/5102/5104; declined ones, and dapps the Verify API flags, with 5000.
- * - `session_request`: answered exactly once through `wallet.handle()`; expired requests answer 8000 and
- *   requests from a dapp the Verify API flags (scam or invalid origin) are refused before any review.
+ * - `session_request`: one approval, one effect, one answer, through `wallet.handle()` with the request journal
+ *   in WalletKit's own storage (a request delivered again after a crash or restart replays what it did);
+ *   requests never run that expired answer 8000, and requests from a dapp the Verify API flags (scam or invalid
+ *   origin) are refused before any review.
  * - wallet events: sent with `emitSessionEvent` to the sessions that approved that event on that chain.
  *
  * SDK failures go to `options.onError`; none escapes into WalletKit's event loop.
@@ -70,9 +74,9 @@ export function attachWalletKit(
   const answered = recentKeys(rememberedKeys)
 
   async function onSessionRequest(event: SessionRequestEvent): Promise<void> {
-    // WalletKit delivers a request it holds again (on every start, `answerPendingRequests`, a re-emit): the
-    // copy that arrives while the first is being answered is dropped, one after a failed answer is answered
-    // again, from the request journal (the same result, or the same signed bytes sent again: never twice).
+    // WalletKit delivers a request it holds again (on every start, and `answerPendingRequests` at attach): the copy
+    // that arrives while the first is being answered is dropped; one after a restart is answered again from the
+    // request journal (the same result, or the same signed bytes sent again: never twice).
     const key = `${event.topic}:${event.id}`
     if (answering.has(key) || answered.has(key)) return
     answering.add(key)
@@ -81,12 +85,18 @@ export function attachWalletKit(
       const switched = 'result' in response ? switchedChain(event, response.result) : undefined
       if (switched !== undefined)
         await settle(() => addChainToSession(walletKit, wallet, event.topic, switched), report)
-      try {
-        await walletKit.respondSessionRequest({ topic: event.topic, response })
-        answered.add(key)
-      } catch (error) {
-        // Not retried here: WalletKit keeps the request and delivers it again, and the journal replays the answer.
-        report(error)
+      // WalletKit emits a session's requests one at a time and holds the next until this one is answered, and within
+      // a process it never delivers a request again: a failed answer is tried again (the journal fixed what it
+      // says), then left to WalletKit, which delivers the request again on its next start.
+      for (const wait of respondRetriesMs) {
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+        try {
+          await walletKit.respondSessionRequest({ topic: event.topic, response })
+          answered.add(key)
+          break
+        } catch (error) {
+          report(error)
+        }
       }
       if (switched !== undefined)
         await settle(() => walletKit.emitSessionEvent(chainChangedEvent(event.topic, switched)), report)

@@ -42,6 +42,25 @@ const send = (
   ...key,
 })
 
+/** A store as a process sees it: once the process `die()`s, nothing it asks of the store happens any more. */
+function mortalStorage(base: KeyValueStorage) {
+  let dead = false
+  const alive = <T>(call: () => Promise<T>) => (dead ? Promise.reject(new Error('dead')) : call())
+  const storage: KeyValueStorage = {
+    getKeys: () => alive(() => base.getKeys()),
+    getEntries: () => alive(() => base.getEntries()),
+    getItem: (key) => alive(() => base.getItem(key)),
+    setItem: (key, value) => alive(() => base.setItem(key, value)),
+    removeItem: (key) => alive(() => base.removeItem(key)),
+  }
+  return {
+    storage,
+    die() {
+      dead = true
+    },
+  }
+}
+
 /** A store whose calls can be made to fail, counting each kind. */
 function faultyStorage(base = memoryStorage()) {
   const failing = new Set<'getItem' | 'setItem'>()
@@ -135,14 +154,17 @@ describe('the request journal: one approval, one effect', () => {
   it('after a restart, sends the recorded bytes again when the answer was lost after the broadcast: no prompt, no new signature', async () => {
     const chain = createFakeChain()
     const storage = memoryStorage()
-    const before = walletOn(chain, storage)
-    // The wallet dies right after the chain accepted (its answer never went out).
+    const process = mortalStorage(storage)
+    const before = walletOn(chain, process.storage)
+    // The wallet dies right after the chain accepted (its answer never went out, nothing more was written).
     chain.onAccept(() => {
+      process.die()
       throw new Error('killed')
     })
     await before.wallet.handle(send({ sessionTopic: 't' }))
     chain.onAccept(undefined)
     expect(chain.effects()).toBe(1)
+    expect((await journalAt(storage, () => NOW).read('wc:t:1'))?.state).toBe('signed')
 
     const after = walletOn(chain, storage)
     const answer = await after.wallet.handle(send({ sessionTopic: 't' }))
@@ -299,14 +321,14 @@ describe('the request journal: one approval, one effect', () => {
     }
     const { wallet } = walletOn(chain, storage)
     await wallet.handle(send({ sessionTopic: 'a' }))
-    expect(written.map((key) => key.split(':').at(-1))).toEqual([
+    expect(written.map((key) => key.split('-').at(-1))).toEqual([
       'approved',
       'signed',
       'broadcast',
       'answered',
     ])
-    expect(new Set(written).size).toBe(4)
-    expect(written.every((key) => /^wallet-rpc:journal:[0-9a-f]{40}:[a-z]+$/.test(key))).toBe(true)
+    expect(new Set(written.map((key) => key.split('-')[0])).size).toBe(1)
+    expect(written.every((key) => /^wallet-rpc:journal:[0-9a-f]{40}-[a-z]+$/.test(key))).toBe(true)
   })
 
   it('keeps records no secret: only the request, the signed bytes and the answer', async () => {
@@ -347,10 +369,12 @@ describe('the request journal: one approval, one effect', () => {
   it('answers an error naming the signed transaction when it cannot be sent again (the chain unreachable after a restart)', async () => {
     const chain = createFakeChain()
     const storage = memoryStorage()
+    const process = mortalStorage(storage)
     chain.onAccept(() => {
+      process.die()
       throw new Error('killed')
     })
-    await walletOn(chain, storage).wallet.handle(send({ sessionTopic: 't' }))
+    await walletOn(chain, process.storage).wallet.handle(send({ sessionTopic: 't' }))
     chain.onAccept(undefined)
     const { namespace } = createSendingNamespace(chain)
     const unreachable = createWalletRpc({
@@ -363,6 +387,7 @@ describe('the request journal: one approval, one effect', () => {
               ...namespace.methods.fake_send!,
               sends: {
                 resend: () => Promise.reject(new ProviderError('connect ECONNREFUSED 127.0.0.1:8545')),
+                known: () => Promise.reject(new ProviderError('connect ECONNREFUSED 127.0.0.1:8545')),
               },
             },
           },
@@ -379,6 +404,187 @@ describe('the request journal: one approval, one effect', () => {
       },
     })
     expect(chain.effects()).toBe(1)
+  })
+})
+
+describe('the request journal: the narrow windows', () => {
+  /** A wallet that dies right after the chain accepted its broadcast: the journal holds the signed record. */
+  async function diedAfterBroadcast(chain: FakeChain, storage: KeyValueStorage, key = 't') {
+    const process = mortalStorage(storage)
+    chain.onAccept(() => {
+      process.die()
+      throw new Error('killed')
+    })
+    await walletOn(chain, process.storage).wallet.handle(send({ sessionTopic: key }))
+    chain.onAccept(undefined)
+  }
+
+  it('passes over a torn answer (a crash while the store truncated and wrote it) to the signed record under it', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    await diedAfterBroadcast(chain, storage)
+    const [signedKey] = (await storage.getKeys()).filter((key) => key.endsWith('-signed'))
+    await storage.setItem(signedKey!.replace('-signed', '-answered'), '')
+    const { wallet, approve } = walletOn(chain, storage)
+    expect(await wallet.handle(send({ sessionTopic: 't' }))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { id: chain.ids()[0] },
+    })
+    expect(approve).not.toHaveBeenCalled()
+    expect(chain.effects()).toBe(1)
+    // A torn record of signed bytes is refused: what was signed is then unknown.
+    await storage.setItem(signedKey!, '')
+    await storage.removeItem(signedKey!.replace('-signed', '-answered'))
+    const refused = await walletOn(chain, storage).wallet.handle(send({ sessionTopic: 't' }))
+    expect(refused).toMatchObject({ error: { message: 'Request journal unavailable.' } })
+    expect(chain.effects()).toBe(1)
+  })
+
+  it('never sends bytes of a request that expired before they went out: answered when the chain has them, else 8000', async () => {
+    let now = NOW
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const process = mortalStorage(storage)
+    const expiring = { ...send({ sessionTopic: 'e' }), expiryTimestamp: NOW / 1000 + 60 }
+    // Dies after its signed record, before the broadcast.
+    const { namespace } = createSendingNamespace(chain)
+    const fakeSend = namespace.methods.fake_send!
+    const dying = createWalletRpc({
+      namespaces: [
+        {
+          ...namespace,
+          methods: {
+            fake_send: {
+              ...fakeSend,
+              execute: async (_context, _plan, effects) => {
+                await effects.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
+                process.die()
+                throw new Error('killed')
+              },
+            },
+          },
+        },
+      ],
+      approve: () => true,
+      journal: process.storage,
+      clock: () => now,
+    })
+    await dying.handle(expiring)
+    now += 120_000
+    const restarted = walletOn(chain, storage, { clock: () => now })
+    expect(await restarted.wallet.handle(expiring)).toMatchObject({ error: { code: 8000 } })
+    expect(chain.broadcasts()).toBe(0)
+    // Had they reached the chain anyway (a crash between the broadcast and its record), the answer is theirs.
+    chain.broadcast('bob:1000:nonce0')
+    expect(await restarted.wallet.handle(expiring)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { id: 'tx(bob:1000:nonce0)' },
+    })
+    expect(chain.effects()).toBe(1)
+  })
+
+  it('keeps a send that failed after signing as failed when the chain does not have it, and never sends those bytes on a repeat', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const { namespace } = createSendingNamespace(chain)
+    const fakeSend = namespace.methods.fake_send!
+    const wallet = createWalletRpc({
+      namespaces: [
+        {
+          ...namespace,
+          methods: {
+            fake_send: {
+              ...fakeSend,
+              // The broadcast fails (refused, or lost on the way) after the bytes were signed and recorded.
+              execute: async (_context, _plan, effects) => {
+                await effects.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
+                throw new ProviderError('broadcast rejected: 400 bad-txns-inputs-missingorspent')
+              },
+            },
+          },
+        },
+      ],
+      approve: () => true,
+      journal: storage,
+    })
+    const first = await wallet.handle(send({ sessionTopic: 'f' }))
+    expect(first).toMatchObject({
+      error: { code: -32603, data: { reason: expect.stringContaining('bad-txns') } },
+    })
+    const restarted = walletOn(chain, storage)
+    expect(await restarted.wallet.handle(send({ sessionTopic: 'f' }))).toEqual(first)
+    expect(chain.broadcasts()).toBe(0)
+    expect(restarted.approve).not.toHaveBeenCalled()
+  })
+
+  it('answers as sent a send that failed after signing when the chain has its bytes after all (a broadcast that timed out)', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const { wallet, onError } = walletOn(chain, storage)
+    chain.onAccept(() => {
+      throw new ProviderError('broadcast failed: timeout')
+    })
+    const answer = await wallet.handle(send({ sessionTopic: 'g' }))
+    chain.onAccept(undefined)
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 1, result: { id: chain.ids()[0] } })
+    expect(onError).toHaveBeenCalled()
+    expect(chain.effects()).toBe(1)
+  })
+
+  it('refuses signed bytes no method can send again, instead of asking and signing anew', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    await diedAfterBroadcast(chain, storage)
+    const { namespace } = createSendingNamespace(chain)
+    const { sends: _lost, ...withoutSends } = namespace.methods.fake_send!
+    const approve = vi.fn(() => true)
+    const wallet = createWalletRpc({
+      namespaces: [{ ...namespace, methods: { fake_send: withoutSends } }],
+      approve,
+      journal: storage,
+    })
+    const answer = await wallet.handle(send({ sessionTopic: 't' }))
+    expect(answer).toMatchObject({ error: { message: 'Request journal unavailable.' } })
+    expect(approve).not.toHaveBeenCalled()
+    expect(chain.effects()).toBe(1)
+  })
+
+  it("keeps a caller's own requestKey apart from WalletConnect requests", async () => {
+    const chain = createFakeChain()
+    const { wallet, approve } = walletOn(chain, memoryStorage())
+    await wallet.handle(send({ sessionTopic: 't' }))
+    // The same text as a WalletKit request's key is another request.
+    await wallet.handle(send({ requestKey: 'wc:t:1' }))
+    expect(approve).toHaveBeenCalledTimes(2)
+    expect(chain.effects()).toBe(2)
+  })
+
+  it('stops trying a chain it cannot reach when the wallet closes', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    await diedAfterBroadcast(chain, storage)
+    const { namespace } = createSendingNamespace(chain)
+    const tries = vi.fn(() => Promise.reject(new ProviderError('connect ECONNREFUSED')))
+    const wallet = createWalletRpc({
+      namespaces: [
+        {
+          ...namespace,
+          methods: {
+            fake_send: { ...namespace.methods.fake_send!, sends: { resend: tries, known: tries } },
+          },
+        },
+      ],
+      approve: () => true,
+      journal: storage,
+    })
+    // WalletKit requests carry an expiry: the wallet keeps trying while the dapp waits.
+    const answer = wallet.handle({ ...send({ sessionTopic: 't' }), expiryTimestamp: Date.now() / 1000 + 300 })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await wallet.close()
+    expect(await answer).toMatchObject({ error: { code: -32603, data: { signed: [chain.ids()[0]] } } })
+    expect(tries.mock.calls.length).toBeLessThanOrEqual(2)
   })
 })
 
@@ -412,17 +618,19 @@ describe('RequestJournal.prune', () => {
     expect(await storage.getItem('wc@2:core:keychain')).toEqual({ kept: true })
   })
 
-  it('bounds the journal: past the cap the answered records expiring first go, signed ones stay', async () => {
+  it('bounds the journal: past the cap the answered requests that sent nothing go, those expiring first; any that signed bytes to send stays', async () => {
     const storage = memoryStorage()
     const journal = journalAt(storage, () => NOW)
-    for (let index = 0; index < maxJournalRecords + 3; index++)
-      await journal.write(record(`r${index}`, NOW + 1000 + index, index < 2 ? 'signed' : 'answered'))
+    for (let index = 0; index < maxJournalRecords + 3; index++) {
+      const answered = record(`r${index}`, NOW + 1000 + index, index < 4 ? 'signed' : 'answered')
+      // r0, r1: signed, not answered; r2, r3: answered sends (their records hold signed bytes).
+      await journal.write(
+        index === 2 || index === 3 ? { ...answered, state: 'answered', signed: 'aa' } : answered,
+      )
+    }
     expect(await journal.prune()).toBe(3)
-    expect(await journal.read('r0')).toBeDefined()
-    expect(await journal.read('r1')).toBeDefined()
-    expect(await journal.read('r2')).toBeUndefined()
-    expect(await journal.read('r4')).toBeUndefined()
-    expect(await journal.read('r5')).toBeDefined()
+    for (const kept of ['r0', 'r1', 'r2', 'r3', 'r7']) expect(await journal.read(kept)).toBeDefined()
+    for (const gone of ['r4', 'r5', 'r6']) expect(await journal.read(gone)).toBeUndefined()
   })
 
   it('prunes in the background as records are written, at most every ten minutes', async () => {

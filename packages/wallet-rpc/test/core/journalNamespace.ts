@@ -95,6 +95,11 @@ export function createSendingNamespace(chain: FakeChain) {
               throw error
             }
           },
+          async known(_context, recorded) {
+            const { raw } = v.parse(v.object({ raw: v.string() }), recorded)
+            const id = `tx(${raw})`
+            return chain.knows(id) ? { id } : undefined
+          },
         },
       }),
     },

@@ -19,7 +19,7 @@ import { getAdvanceNonceAccountInstruction, getTransferSolInstruction } from '@s
 import { getTransferCheckedInstruction } from '@solana-program/token'
 import { type SolanaLocalChain, startSolanaLocal } from '@wallet-rpc/devchains/solanaLocal'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { memoryStorage } from '../../src/core/journal.js'
+import { type KeyValueStorage, memoryStorage } from '../../src/core/journal.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { type SolanaChainProvider, solana, solanaLocalnet, solanaRpc } from '../../src/solana/index.js'
 import { harness, keys, kitTransaction, ours, stranger } from './helpers.js'
@@ -324,25 +324,36 @@ describe('solana_signAndSendTransaction through a lost answer (request journal),
     }
     const node = solanaRpc(chain.url)
     const prompts: string[] = []
-    const walletWith = (provider: SolanaChainProvider) =>
+    const walletWith = (provider: SolanaChainProvider, journal: KeyValueStorage = storage) =>
       createWalletRpc({
         namespaces: [
           solana({ keys: keys(), chains: [solanaLocalnet], providers: { [solanaLocalnet]: provider } }),
         ],
-        journal: storage,
+        journal,
         approve: (review) => {
           prompts.push(review.method)
           return true
         },
       })
-    // The node took the transaction; the wallet died before its answer went out.
-    const dying = walletWith({
-      ...node,
-      send: async (bytes, options) => {
-        await node.send(bytes, options)
-        throw new Error('killed after the broadcast')
+    // The node took the transaction; the wallet died before its answer went out (nothing it did after happened).
+    let dead = false
+    const dyingStorage: KeyValueStorage = {
+      ...storage,
+      getItem: (key) => (dead ? Promise.reject(new Error('dead')) : storage.getItem(key)),
+      setItem: (key, value) => (dead ? Promise.reject(new Error('dead')) : storage.setItem(key, value)),
+    }
+    const dying = walletWith(
+      {
+        ...node,
+        send: async (bytes, options) => {
+          await node.send(bytes, options)
+          dead = true
+          throw new Error('killed after the broadcast')
+        },
+        transactionKnown: () => Promise.reject(new Error('dead')),
       },
-    })
+      dyingStorage,
+    )
     expect(await dying.handle(request)).toMatchObject({ error: { code: -32603 } })
     expect(chain.svm.getBalance(stranger)).toBe(before + 1_500_000n)
 

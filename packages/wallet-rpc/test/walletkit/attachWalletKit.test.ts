@@ -656,20 +656,19 @@ describe('session requests', () => {
     })
   })
 
-  it('reports a respondSessionRequest failure, and answers the redelivery from the journal without asking again', async () => {
+  it('reports a respondSessionRequest failure and tries the same answer again (WalletKit holds the session meanwhile)', async () => {
     const walletKit = new FakeWalletKit()
-    const failure = new Error("No matching key. session topic doesn't exist: session-topic-1")
+    const failure = new Error('Relay is offline')
     walletKit.failing.set('respondSessionRequest', failure)
     const { adapterErrors, approve } = setup({ walletKit })
     const event = requestEvent(TOPIC, BITCOIN_MAINNET, {
       method: 'signMessage',
       params: { account: BITCOIN_ACCOUNT, message: 'hello' },
     })
-    await expect(walletKit.deliver('session_request', event)).resolves.toBeUndefined()
-    expect(adapterErrors).toHaveBeenCalledWith(failure)
-    // WalletKit still holds the request (its answer never went out) and delivers it again.
+    const delivered = walletKit.deliver('session_request', event)
+    await vi.waitFor(() => expect(adapterErrors).toHaveBeenCalledWith(failure))
     walletKit.failing.delete('respondSessionRequest')
-    await walletKit.deliver('session_request', event)
+    await expect(delivered).resolves.toBeUndefined()
     const answers = walletKit.callsTo('respondSessionRequest')
     expect(answers).toHaveLength(2)
     expect(answers[1]).toEqual(answers[0])

@@ -16,10 +16,10 @@ import { formatFeeRate, formatSats } from '../format.js'
 import { resolvePolicy } from '../policy.js'
 import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
 import {
-  broadcastAgain,
+  bitcoinSends,
   broadcastOnce,
-  readSignedTransaction,
   type SignedBitcoinTransaction,
+  spentCoinsHeldMs,
 } from '../transaction/broadcast.js'
 import { equalBytes, fromHex, toHex } from '../transaction/bytes.js'
 import { type Hold, reservationsOf } from '../transaction/reservations.js'
@@ -350,9 +350,10 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         }
         const raw = serializeTransaction(signed)
         const expected = transactionId(signed)
-        await effects.signed({ raw: toHex(raw), txid: expected } satisfies SignedBitcoinTransaction, [
-          expected,
-        ])
+        await effects.signed(
+          { raw: toHex(raw), txid: expected, account: plan.account.id } satisfies SignedBitcoinTransaction,
+          [expected],
+        )
         txid = await broadcastOnce(plan.provider, raw, expected)
         await effects.broadcast({ txid })
       } catch (error) {
@@ -360,7 +361,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         throw error
       }
       // Keep the spent coins out of selection until the chain stops listing them (bounded by a day).
-      book.spent(plan.hold, context.clock() + 24 * 3600_000)
+      book.spent(plan.hold, context.clock() + spentCoinsHeldMs)
       wallet.afterBroadcast(plan.chainId, txid)
       return { txid }
     },
@@ -374,13 +375,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       fixed: (plan: SendTransferPlan) => ({
         coins: plan.tx.inputs.map((input) => `${hashToTxid(input.txid)}:${input.vout}`),
       }),
-      async resend(context, recorded): Promise<{ txid: string }> {
-        const { provider } = await wallet.chain(context.chainId)
-        if (!provider) throw new ProviderError(`no chain provider configured for ${context.chainId}`)
-        const txid = await broadcastAgain(provider, readSignedTransaction(recorded))
-        wallet.afterBroadcast(context.chainId, txid)
-        return { txid }
-      },
+      ...bitcoinSends(wallet, (signed) => ({ txid: signed.txid })),
     },
   })
 

@@ -1,9 +1,12 @@
 import * as v from 'valibot'
 import { ProviderError, WalletRpcError } from '../../core/errors.js'
 import type { JsonValue } from '../../core/journal.js'
+import type { RequestContext } from '../../core/namespace.js'
 import { verifiedTransaction } from '../providers/previousOutputs.js'
-import type { ChainProvider } from '../types.js'
+import type { Bip122Wallet, ChainProvider } from '../types.js'
 import { fromHex } from './bytes.js'
+import { markSpent } from './reservations.js'
+import { hashToTxid, parseTransaction } from './transaction.js'
 
 /**
  * Sends a signed transaction exactly once (never retried: a retry after a timeout could be a second
@@ -34,37 +37,68 @@ export async function broadcastOnce(
 
 /**
  * What a bip122 method records in the request journal before it broadcasts (core/journal.ts): the signed
- * transaction, its txid, and the answer's PSBT when the method answers one.
+ * transaction, its txid, the account whose coins it spends, and the answer's PSBT when the method answers one.
  */
 const signedSchema = v.object({
   raw: v.pipe(v.string(), v.regex(/^(?:[0-9a-f]{2})+$/)),
   txid: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+  account: v.string(),
   psbt: v.optional(v.string()),
 })
 
 export type SignedBitcoinTransaction = v.InferOutput<typeof signedSchema>
 
-/** The record as the journal kept it; a record of another shape is not sent. */
-export function readSignedTransaction(signed: JsonValue): SignedBitcoinTransaction {
-  return v.parse(signedSchema, signed)
-}
+/** How long coins a broadcast spent stay out of selection when the chain still lists them. */
+export const spentCoinsHeldMs = 24 * 3600_000
 
 /**
- * Sends a recorded transaction again (a repeat of the request after a crash or a lost answer): accepted, or
- * refused while the provider serves it by its txid (in the mempool or mined: "already known") → its txid.
+ * What sendTransfer and a broadcasting signPsbt give the request journal to replay them: the recorded
+ * transaction sent again (a provider that refuses it while serving it by txid, hash-checked, has it: "already
+ * known"), or only looked up; either way its coins are kept out of selection from then on.
  */
-export async function broadcastAgain(
-  provider: ChainProvider,
-  signed: SignedBitcoinTransaction,
-): Promise<string> {
-  try {
-    return await broadcastOnce(provider, fromHex(signed.raw), signed.txid)
-  } catch (error) {
-    const known = await verifiedTransaction(provider, signed.txid).then(
-      () => true,
-      () => false,
-    )
-    if (known) return signed.txid
-    throw error
+export function bitcoinSends<Result>(
+  wallet: Bip122Wallet,
+  answerOf: (signed: SignedBitcoinTransaction) => Result,
+): {
+  resend(context: RequestContext, recorded: JsonValue): Promise<Result>
+  known(context: RequestContext, recorded: JsonValue): Promise<Result>
+} {
+  const providerOf = async (chainId: string) => {
+    const { provider } = await wallet.chain(chainId)
+    if (!provider) throw new ProviderError(`no chain provider configured for ${chainId}`)
+    return provider
   }
+  const sent = async (context: RequestContext, signed: SignedBitcoinTransaction) => {
+    const account = await wallet.resolveAccount(context.chainId, signed.account)
+    markSpent(account, spentOutpoints(fromHex(signed.raw)), context.clock() + spentCoinsHeldMs)
+    wallet.afterBroadcast(context.chainId, signed.txid)
+    return answerOf(signed)
+  }
+  return {
+    async resend(context, recorded) {
+      const signed = v.parse(signedSchema, recorded)
+      const provider = await providerOf(context.chainId)
+      try {
+        await broadcastOnce(provider, fromHex(signed.raw), signed.txid)
+      } catch (error) {
+        const known = await verifiedTransaction(provider, signed.txid).then(
+          () => true,
+          () => false,
+        )
+        if (!known) throw error
+      }
+      return sent(context, signed)
+    },
+    // A provider that does not serve the txid may just not have it yet: it cannot tell, so this throws.
+    async known(context, recorded) {
+      const signed = v.parse(signedSchema, recorded)
+      await verifiedTransaction(await providerOf(context.chainId), signed.txid)
+      return sent(context, signed)
+    },
+  }
+}
+
+/** The outpoints a serialized transaction spends, as `txid:vout`. */
+export function spentOutpoints(raw: Uint8Array): string[] {
+  return parseTransaction(raw).inputs.map((input) => `${hashToTxid(input.txid)}:${input.vout}`)
 }

@@ -35,6 +35,17 @@ export type ReservationBook = {
   prune(listed: ReadonlySet<string>): void
 }
 
+/**
+ * Coins a broadcast spent outside a sendTransfer hold (a broadcasting signPsbt, a transaction the request journal
+ * sent again after a restart): kept out of selection until the chain stops listing them, or `until`.
+ */
+export function markSpent(account: Account, outpoints: readonly string[], until: number): void {
+  const book = reservationsOf(account)
+  const hold = book.hold(undefined, until)
+  book.take(hold, outpoints)
+  book.spent(hold, until)
+}
+
 const books = new WeakMap<Account, ReservationBook>()
 
 export function reservationsOf(account: Account): ReservationBook {

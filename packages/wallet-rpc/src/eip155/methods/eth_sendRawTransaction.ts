@@ -9,7 +9,12 @@ import { recoverTransactionSender } from '../recoverSigner.js'
 import { dataSchema } from '../schemas.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
-import { readSignedTransactions, resendTransactions, type SignedTransactions } from '../transaction/resend.js'
+import {
+  knownTransactions,
+  readSignedTransactions,
+  resendTransactions,
+  type SignedTransactions,
+} from '../transaction/resend.js'
 import { transactionReview } from '../transaction/review.js'
 import { getAddress, isAddressEqual, keccak256, parseTransaction } from '../viemUtils.js'
 
@@ -185,6 +190,10 @@ export const sendRawTransaction = (env: Eip155Env) =>
           readSignedTransactions(signed),
         )
         return hash!
+      },
+      async known(context, signed): Promise<Hex | undefined> {
+        const access = accessOf(chainOf(env, context))
+        return (await knownTransactions(env, access, readSignedTransactions(signed)))?.[0]
       },
     },
   })

@@ -6,7 +6,12 @@ import { checkedHash } from '../transaction/hash.js'
 import { withNonce } from '../transaction/nonce.js'
 import { planTransactionRequest } from '../transaction/plan.js'
 import { type TransactionDraft, transactionRequestSchema } from '../transaction/request.js'
-import { readSignedTransactions, resendTransactions, type SignedTransactions } from '../transaction/resend.js'
+import {
+  knownTransactions,
+  readSignedTransactions,
+  resendTransactions,
+  type SignedTransactions,
+} from '../transaction/resend.js'
 import { signDraft } from '../transaction/sign.js'
 import { keccak256 } from '../viemUtils.js'
 
@@ -49,6 +54,10 @@ export const sendTransaction = (env: Eip155Env) =>
           readSignedTransactions(signed),
         )
         return hash!
+      },
+      async known(context, signed): Promise<Hex | undefined> {
+        const access = accessOf(chainOf(env, context))
+        return (await knownTransactions(env, access, readSignedTransactions(signed)))?.[0]
       },
     },
   })

@@ -15,7 +15,12 @@ import type { Eip155Signer } from '../keys.js'
 import type { ChainAccess } from '../provider.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
-import { readSignedTransactions, resendTransactions, type SignedTransactions } from '../transaction/resend.js'
+import {
+  knownTransactions,
+  readSignedTransactions,
+  resendTransactions,
+  type SignedTransactions,
+} from '../transaction/resend.js'
 import type { SendCallsResult } from '../types.js'
 import { bytesToHex, isAddressEqual, keccak256 } from '../viemUtils.js'
 
@@ -65,31 +70,39 @@ export const sendCalls = (env: Eip155Env) =>
       fixed: (plan: CallsPlan) => ({ id: plan.id, from: plan.from }),
       async resend(context, recorded): Promise<SendCallsResult> {
         const signed = readSignedTransactions(recorded)
-        const { id, atomic } = v.parse(batchExtra, signed.extra)
-        const transactionHashes = await resendTransactions(env, accessOf(chainOf(env, context)), signed)
-        const first = signed.transactions[0]!
-        const known = await env.calls.store.get(id, context.origin)
-        return answered(
-          env,
-          context,
-          known ?? {
-            id,
-            chainId: signed.chainId,
-            from: first.from,
-            ...(context.origin === undefined ? {} : { origin: context.origin }),
-            atomic,
-            transactionHashes,
-            nonces: signed.transactions.slice(0, transactionHashes.length).map((sent) => sent.nonce),
-            unsent: signed.transactions.length - transactionHashes.length,
-            sentAt: context.clock(),
-          },
-        )
+        const sent = await resendTransactions(env, accessOf(chainOf(env, context)), signed)
+        return answered(env, context, recordOf(context, signed, sent))
+      },
+      async known(context, recorded): Promise<SendCallsResult | undefined> {
+        const signed = readSignedTransactions(recorded)
+        const sent = await knownTransactions(env, accessOf(chainOf(env, context)), signed)
+        return sent === undefined ? undefined : answered(env, context, recordOf(context, signed, sent))
       },
     },
   })
 
 /** What a batch's journal record keeps besides its transactions. */
 const batchExtra = v.object({ id: v.string(), atomic: v.boolean() })
+
+/** The batch's status record from its journal record and the hashes the chain now has (a prefix of them). */
+function recordOf(
+  context: RequestContext,
+  signed: SignedTransactions,
+  transactionHashes: Hex[],
+): StoredCalls {
+  const { id, atomic } = v.parse(batchExtra, signed.extra)
+  return {
+    id,
+    chainId: signed.chainId,
+    from: signed.transactions[0]!.from,
+    ...(context.origin === undefined ? {} : { origin: context.origin }),
+    atomic,
+    transactionHashes,
+    nonces: signed.transactions.slice(0, transactionHashes.length).map((sent) => sent.nonce),
+    unsent: signed.transactions.length - transactionHashes.length,
+    sentAt: context.clock(),
+  }
+}
 
 /** The sent batch stored for the status methods, and the answer. */
 async function answered(

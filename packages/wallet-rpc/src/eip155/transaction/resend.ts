@@ -71,15 +71,35 @@ export async function resendTransactions(
       if (hashes.length === 0) throw error
       break
     }
-    if (transaction.ours)
-      env.nonces.observe(
-        nonceKey(signed.chainId, transaction.from),
-        transaction.nonce,
-        transaction.authorizationNonce,
-      )
+    observe(env, signed.chainId, transaction)
     hashes.push(hash)
   }
   return hashes
+}
+
+/**
+ * The hashes of the recorded transactions the node has (pending or mined), in order, up to the first it has
+ * not; undefined when it has not the first. Our nonces are held as broadcast for those it has. Throws when the
+ * node cannot be asked.
+ */
+export async function knownTransactions(
+  env: Eip155Env,
+  access: ChainAccess,
+  signed: SignedTransactions,
+): Promise<Hex[] | undefined> {
+  const hashes: Hex[] = []
+  for (const transaction of signed.transactions) {
+    const hash = keccak256(transaction.raw)
+    if (!(await access.knowsTransaction(hash))) break
+    observe(env, signed.chainId, transaction)
+    hashes.push(hash)
+  }
+  return hashes.length === 0 ? undefined : hashes
+}
+
+function observe(env: Eip155Env, chainId: number, transaction: SignedTransaction): void {
+  if (transaction.ours)
+    env.nonces.observe(nonceKey(chainId, transaction.from), transaction.nonce, transaction.authorizationNonce)
 }
 
 async function resendRaw(access: ChainAccess, raw: Hex): Promise<Hex> {

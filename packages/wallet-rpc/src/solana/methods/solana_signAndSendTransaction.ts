@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { MethodNotSupportedError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
+import type { JsonValue } from '../../core/journal.js'
 import { defineMethod } from '../../core/namespace.js'
 import { readProvider } from '../../core/readProvider.js'
 import type { SolanaWallet } from '../context.js'
@@ -35,8 +36,8 @@ type Plan = { prepared: PreparedTransaction; options: SendOptions }
  * checks that the node reports the transaction's first signature, its id. Every signature must be present
  * after ours: a transaction still missing a co-signer would only fail on chain.
  */
-export const solana_signAndSendTransaction = (wallet: SolanaWallet) =>
-  defineMethod({
+export const solana_signAndSendTransaction = (wallet: SolanaWallet) => {
+  return defineMethod({
     params: solanaSignAndSendTransactionParams,
     async plan(context, params) {
       if (wallet.providers[context.chainId] === undefined) {
@@ -81,15 +82,15 @@ export const solana_signAndSendTransaction = (wallet: SolanaWallet) =>
 
     sends: {
       async resend(context, stored): Promise<SolanaSignAndSendTransactionResult> {
-        // As JSON, the record has no undefined members: the schema's optional fields are absent, not undefined.
-        const recorded = v.parse(signedTransactionSchema, stored) as SignedTransaction
-        const provider = wallet.providers[context.chainId]
-        if (provider === undefined)
-          throw new MethodNotSupportedError('solana_signAndSendTransaction', {
-            details: `no provider for ${context.chainId}`,
-          })
+        const recorded = readRecorded(stored)
+        const provider = providerOf(context.chainId)
         try {
-          return await sendChecked(provider, recorded)
+          // With preflight whatever the dapp asked: without it a node answers the signature of a transaction
+          // whose blockhash expired while the wallet was down, which can never land.
+          return await sendChecked(provider, {
+            ...recorded,
+            options: { ...recorded.options, skipPreflight: false },
+          })
         } catch (error) {
           // Refused because the node already processed it ("already processed"): sent, once.
           const known = await provider.transactionKnown?.(recorded.signature).catch(() => false)
@@ -97,8 +98,29 @@ export const solana_signAndSendTransaction = (wallet: SolanaWallet) =>
           throw error
         }
       },
+      // A signature the node has not seen may still land (a blockhash or durable nonce still valid): only a seen
+      // one is an answer; this never says "not there".
+      async known(context, stored): Promise<SolanaSignAndSendTransactionResult> {
+        const recorded = readRecorded(stored)
+        if ((await providerOf(context.chainId).transactionKnown?.(recorded.signature)) === true)
+          return { signature: recorded.signature }
+        throw new ProviderError(`the node has not seen transaction ${recorded.signature} yet`)
+      },
     },
   })
+
+  function providerOf(chainId: string): SolanaChainProvider {
+    const provider = wallet.providers[chainId]
+    if (provider === undefined)
+      throw new MethodNotSupportedError('solana_signAndSendTransaction', {
+        details: `no provider for ${chainId}`,
+      })
+    return provider
+  }
+}
+
+// As JSON, the record has no undefined members: the schema's optional fields are absent, not undefined.
+const readRecorded = (stored: JsonValue) => v.parse(signedTransactionSchema, stored) as SignedTransaction
 
 /** What the request journal records before the broadcast: the signed transaction and its id (first signature). */
 const signedTransactionSchema = v.object({

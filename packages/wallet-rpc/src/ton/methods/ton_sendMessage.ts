@@ -406,14 +406,27 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
           await sendChecked(provider, signed)
         } catch (error) {
           // Refused because it already landed: the wallet's seqno is past the one this message was signed for.
-          const self = (await wallet.contract()).rawAddress
-          const account = await provider.getAccount(self).catch(() => undefined)
-          const seqno =
-            account?.state === 'active' ? await provider.getSeqno(self).catch(() => undefined) : undefined
-          if (seqno === undefined || seqno <= signed.seqno) throw error
+          if (((await seqnoNow(provider).catch(() => undefined)) ?? 0) <= signed.seqno) throw error
         }
         return answerOf(context, signed.boc)
       },
+      async known(context, recorded): Promise<string | { boc: string } | undefined> {
+        const signed = v.parse(signedMessageSchema, recorded)
+        const seqno = await seqnoNow(wallet.provider(context.chainId, context.method))
+        if (seqno > signed.seqno) return answerOf(context, signed.boc)
+        // Its seqno unused and its deadline passed: it can never land. Before the deadline it still may.
+        if (context.clock() / 1000 > signed.validUntil) return undefined
+        throw new ProviderError(
+          `message ${signed.hashes[0]} has not landed yet; it may until ${signed.validUntil}`,
+        )
+      },
     },
   })
+
+  /** The wallet's seqno on chain now (0 before it is deployed). */
+  async function seqnoNow(provider: TonChainProvider): Promise<number> {
+    const self = (await wallet.contract()).rawAddress
+    const account = await provider.getAccount(self)
+    return account.state === 'active' ? provider.getSeqno(self) : 0
+  }
 }
