@@ -156,6 +156,19 @@ describe('wallet-rpc installed alone (what a wallet gets)', () => {
     expect(importInProject('wallet-rpc/pay/sandbox').message).toContain("'@wallet-rpc/pay-sandbox'")
   })
 
+  it("wallet-rpc/pay/postgres without pg: it loads, and a store given a connectionString fails naming 'pg'", () => {
+    const result = run([
+      '--input-type=module',
+      '-e',
+      `const { postgresWebhookStore } = await import('wallet-rpc/pay/postgres')
+       const store = postgresWebhookStore({ connectionString: 'postgres://127.0.0.1:1/none' })
+       await store.ready().then(() => console.log('ready'), (error) => console.log(error.message))`,
+    ])
+    expect(result.stdout.trim()).toBe(
+      "postgresWebhookStore({ connectionString }) needs the 'pg' package: npm install pg (or pass your own pool)",
+    )
+  })
+
   it('every command `wallet-rpc --help` lists runs: handle, properties, conformance; demo and pay-sandbox name what to install', () => {
     const help = walletRpc(['--help'])
     expect(help.status).toBe(0)

@@ -53,6 +53,7 @@ describe('package', () => {
     './explorer',
     './conformance',
     './pay/sandbox',
+    './pay/postgres',
   ])('subpath %s resolves by name and ships types', async (subpath) => {
     const entry = pkg.exports[subpath]
     if (typeof entry !== 'object') throw new Error(`exports["${subpath}"] must have types and default`)
@@ -100,6 +101,19 @@ describe('package', () => {
       }
     },
   )
+
+  it('wallet-rpc/pay and wallet-rpc/pay/postgres load no database driver (pg only for a connectionString)', () => {
+    for (const specifier of ['wallet-rpc/pay', 'wallet-rpc/pay/postgres']) {
+      const loaded = modulesLoadedByImport(specifier)
+      expect(loaded.length, specifier).toBeGreaterThan(0)
+      expect(
+        loaded.filter(
+          (url) => url.includes('/node_modules/pg') || url.includes('/node_modules/@electric-sql/'),
+        ),
+        specifier,
+      ).toEqual([])
+    }
+  })
 
   it('the root entry loads no chain library at all', () => {
     const loaded = modulesLoadedByImport('wallet-rpc')

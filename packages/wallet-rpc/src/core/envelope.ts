@@ -24,6 +24,18 @@ export type HandleInput = {
   warnings?: ReviewWarning[]
   /** When the dapp stops waiting (Unix seconds, as WalletKit's `expiryTimestamp`): 8000 after that. */
   expiryTimestamp?: number
+  /**
+   * The WalletConnect session topic the request came on: with the request's id it is the request's identity
+   * (ids are unique within a session), so a repeat replays the first answer (core/journal.ts). The same key
+   * as WalletKit's event of that topic and id.
+   */
+  sessionTopic?: string
+  /**
+   * The request's identity when the caller has one of its own (the pay client: payment and action). A repeat of
+   * the key replays what the first request did; the same key with other params is refused. Without a key or a
+   * topic nothing is recorded: origin and id alone are no identity, as a reloaded page starts its ids again.
+   */
+  requestKey?: string
 }
 
 /** WalletKit's `session_request` event. */
@@ -48,6 +60,8 @@ export type Envelope = {
   expiresAtMs: number | undefined
   context: Record<string, string> | undefined
   warnings: ReviewWarning[] | undefined
+  /** The request's identity for the journal, or undefined when it has none (core/journal.ts). */
+  key: string | undefined
 }
 
 /**
@@ -105,6 +119,7 @@ function toEnvelope(input: unknown): Envelope {
     expiresAtMs: expiryOf(input.expiryTimestamp),
     context: contextOf(input.context),
     warnings: warningsOf(input.warnings),
+    key: keyOf(input.requestKey, input.sessionTopic, id),
   }
 }
 
@@ -128,7 +143,23 @@ function fromSessionRequest(input: Record<string, unknown>): Envelope {
     expiresAtMs: expiryOf(expiry),
     context: undefined,
     warnings: undefined,
+    key: keyOf(undefined, input.topic, id),
   }
+}
+
+const maxKeyLength = 256
+
+/** `requestKey` as given, else `wc:<topic>:<id>`: the same request has the same key in either shape. */
+function keyOf(requestKey: unknown, topic: unknown, id: string | number): string | undefined {
+  if (requestKey !== undefined) {
+    if (typeof requestKey !== 'string' || requestKey.length === 0 || requestKey.length > maxKeyLength)
+      throw new InvalidRequestError(`requestKey must be a string of 1 to ${maxKeyLength} characters`)
+    return requestKey
+  }
+  if (topic === undefined) return undefined
+  if (typeof topic !== 'string' || topic.length === 0 || topic.length > maxKeyLength)
+    throw new InvalidRequestError(`the session topic must be a string of 1 to ${maxKeyLength} characters`)
+  return `wc:${topic}:${typeof id === 'number' ? id : JSON.stringify(id)}`
 }
 
 function validationOf(value: unknown): OriginValidation | undefined {

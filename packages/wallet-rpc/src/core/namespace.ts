@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js'
 import type { JsonRpcErrorObject } from './errors.js'
 import type { WalletEvent } from './events.js'
+import type { Effects, JsonValue } from './journal.js'
 import type { OriginValidation, ReviewDraft } from './review.js'
 import type { Schema } from './schema.js'
 
@@ -31,7 +32,20 @@ export type Planned<Plan> = { review: ReviewDraft | null; plan: Plan }
 export type Method<Params, Plan, Result> = {
   params: Schema<Params>
   plan: (context: RequestContext, params: Params) => Promise<Planned<Plan>> | Planned<Plan>
-  execute: (context: RequestContext, plan: Plan) => Promise<Result> | Result
+  /**
+   * Signs (and sends). A method that broadcasts awaits `effects.signed(…)` with the exact signed bytes before
+   * the broadcast, so a repeat of the request sends those bytes again instead of signing anew (core/journal.ts).
+   */
+  execute: (context: RequestContext, plan: Plan, effects: Effects) => Promise<Result> | Result
+  /**
+   * Every method that broadcasts has this: how the request journal replays it. `resend` sends the bytes
+   * `execute` recorded with `effects.signed` again ("already known" counts as sent) and answers as `execute`
+   * would; it never signs. `fixed` is what the plan fixed (coins, seqno), recorded with the approval.
+   */
+  sends?: {
+    fixed?: (plan: Plan) => JsonValue
+    resend: (context: RequestContext, signed: JsonValue) => Promise<Result>
+  }
   /**
    * Called instead of `execute` when a planned request will not run (refused by policy, rejected, the
    * approval failed, or it expired meanwhile), so the plan can release what it reserved (coins, a nonce).

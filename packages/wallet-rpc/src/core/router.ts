@@ -13,13 +13,25 @@ import {
   InternalError,
   MethodNotFoundError,
   PolicyRefusedError,
+  ProviderError,
   UserRejectedError,
   WalletRpcError,
 } from './errors.js'
 import { createEventHub, type WalletEventListener } from './events.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
+import {
+  type Effects,
+  type JournalRecord,
+  type JsonValue,
+  type KeyValueStorage,
+  memoryStorage,
+  paramsHashOf,
+  RequestJournal,
+  RequestKeyReusedError,
+  unrecordedEffects,
+} from './journal.js'
 import { failure, type JsonRpcResponse, success, toJsonSafe } from './jsonrpc.js'
-import type { Namespace, RequestContext } from './namespace.js'
+import type { AnyMethod, Namespace, RequestContext } from './namespace.js'
 import {
   type ApprovalPolicy,
   type Approve,
@@ -44,6 +56,24 @@ export type CreateWalletRpcOptions = {
    * loads its own way). Process-wide, like `useCrypto`; each must reproduce its known answers or this throws.
    */
   crypto?: CryptoBackends
+  /**
+   * Where the request journal is kept (core/journal.ts): a request given again under its key (`topic` + id,
+   * or `requestKey`) replays what it did instead of signing or sending twice. Default: memory, which does not
+   * survive a restart; pass a durable store (WalletKit's `core.storage`, which `attachWalletKit` passes for
+   * its requests, or any `KeyValueStorage`).
+   */
+  journal?: KeyValueStorage
+}
+
+/** Per call, from a transport that knows more than the request says (`attachWalletKit`). */
+export type HandleOptions = {
+  /** The journal store for this request instead of the wallet's (`attachWalletKit` passes WalletKit's). */
+  journal?: KeyValueStorage
+  /**
+   * The caller's clock says the request expired: it is answered from the journal when it already signed or
+   * answered, else 8000, never planned or reviewed.
+   */
+  expired?: boolean
 }
 
 export type SupportedNamespace = {
@@ -57,7 +87,10 @@ export type WalletRpc = {
   /** The crypto backend each primitive uses (secp256k1, Ed25519, SHA-256); `'unused'` for one not chosen yet. */
   backends(): ActiveBackends
   /** Answers one request. Never throws; always echoes the request's id. */
-  handle(input: HandleInput | SessionRequestEvent | unknown): Promise<JsonRpcResponse>
+  handle(
+    input: HandleInput | SessionRequestEvent | unknown,
+    options?: HandleOptions,
+  ): Promise<JsonRpcResponse>
   /**
    * What each namespace contributes to a session's `sessionProperties`. With `chainIds` (the session's
    * approved chains) only namespaces with an approved chain contribute, each for those chains.
@@ -76,7 +109,9 @@ export type WalletRpc = {
 
 /**
  * The router behind `createWalletRpc`: the namespaces by name, and per request the fixed order envelope →
- * expiry → namespace and method → params → plan (review) → policy → approve → execute, every failure an answer.
+ * journal (a keyed repeat replays) → expiry → namespace and method → params → plan (review) → policy → approve
+ * → journal: approved → execute (which records what it signed before it sends) → journal: answered, every
+ * failure an answer.
  */
 export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, 'backends'> {
   const clock = options.clock ?? systemClock
@@ -90,6 +125,18 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     }
   }
   const hub = createEventHub(reportError)
+  const journals = new WeakMap<KeyValueStorage, RequestJournal>()
+  const journalOf = (storage: KeyValueStorage): RequestJournal => {
+    let journal = journals.get(storage)
+    if (journal === undefined) {
+      journal = new RequestJournal(storage, clock, reportError)
+      journals.set(storage, journal)
+    }
+    return journal
+  }
+  const defaultStorage = options.journal ?? memoryStorage()
+  /** Keyed requests being answered: a concurrent duplicate waits for the first and shares its answer. */
+  const running = new Map<string, { paramsHash: string; answer: Promise<unknown> }>()
 
   const byName = new Map<string, Namespace>()
   for (const namespace of options.namespaces) {
@@ -110,13 +157,13 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     return namespace
   }
 
-  async function dispatch(envelope: Envelope): Promise<unknown> {
-    refuseIfExpired(envelope, clock)
+  function methodOf(envelope: Envelope): {
+    namespace: Namespace
+    method: AnyMethod
+    context: RequestContext
+  } {
     const namespace = namespaceOf(envelope.chainId)
     if (!Object.hasOwn(namespace.methods, envelope.method)) throw new MethodNotFoundError(envelope.method)
-    const method = namespace.methods[envelope.method]!
-    assertSafeParams(envelope.params, limits)
-    const params = parseParams(method.params, envelope.params)
     const context: RequestContext = {
       id: envelope.id,
       chainId: envelope.chainId,
@@ -126,11 +173,100 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       originValidation: envelope.originValidation,
       clock,
     }
+    return { namespace, method: namespace.methods[envelope.method]!, context }
+  }
+
+  /**
+   * A keyed request: the first of its key runs (`dispatch`, recording each step); a concurrent duplicate shares
+   * that run's answer; a later repeat replays from the journal (`replayOrDispatch`).
+   */
+  function journaled(envelope: Envelope, key: string, storage: KeyValueStorage): Promise<unknown> {
+    assertSafeParams(envelope.params, limits)
+    const paramsHash = paramsHashOf(envelope.method, envelope.chainId, envelope.params)
+    const first = running.get(key)
+    if (first !== undefined) {
+      if (first.paramsHash !== paramsHash) throw new RequestKeyReusedError()
+      return first.answer
+    }
+    const answer = replayOrDispatch(envelope, { key, paramsHash, journal: journalOf(storage) })
+    running.set(key, { paramsHash, answer })
+    const forget = () => running.delete(key)
+    answer.then(forget, forget)
+    return answer
+  }
+
+  async function replayOrDispatch(envelope: Envelope, run: JournalRun): Promise<unknown> {
+    let record: JournalRecord | undefined
+    try {
+      record = await run.journal.read(run.key)
+    } catch (error) {
+      // Unknown whether this is a repeat: reads still answer, anything that signs is refused (dispatch).
+      run.unreadable = error
+    }
+    // Only a record that did something binds the key; one merely approved (nothing signed) is run afresh.
+    if (record !== undefined && record.state !== 'approved') {
+      if (record.paramsHash !== run.paramsHash) throw new RequestKeyReusedError()
+      if (record.state === 'answered') return record.result
+      const { method, context } = methodOf(envelope)
+      if (method.sends !== undefined && record.signed !== undefined) {
+        // Sent again as signed, even past the request's expiry: the user approved it and it may be on chain.
+        const signed = record.signed
+        const result = toJsonSafe(
+          await untilSent(envelope, record, () => method.sends!.resend(context, signed)),
+        ) as JsonValue
+        await recordAnswer(run, { ...record, state: 'answered', result })
+        return result
+      }
+    }
+    return dispatch(envelope, run)
+  }
+
+  /**
+   * The recorded bytes sent again. A chain that cannot be reached is tried again while the dapp still waits (until
+   * the request's expiry, backing off to 15 s), since an error would tell it the payment failed while it may be
+   * on chain; a request without an expiry is tried once. The final error names what was signed.
+   */
+  async function untilSent(envelope: Envelope, record: JournalRecord, resend: () => Promise<unknown>) {
+    for (let wait = 1000; ; wait = Math.min(wait * 2, 15_000)) {
+      try {
+        return await resend()
+      } catch (error) {
+        if (envelope.expiresAtMs === undefined || clock() + wait >= envelope.expiresAtMs) {
+          const signed = record.ids ?? []
+          throw new ProviderError(
+            `the approved request was signed and may already be on chain (${signed.join(', ')}); it could not be sent again: ${reasonOf(error)}`,
+            { data: { reason: reasonOf(error), signed }, cause: error },
+          )
+        }
+        reportError(error)
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
+    }
+  }
+
+  /** The answer is kept for repeats; failing to keep it is reported, the request still answered. */
+  async function recordAnswer(run: JournalRun, record: JournalRecord): Promise<void> {
+    try {
+      await run.journal.write(record)
+    } catch (error) {
+      reportError(error)
+    }
+  }
+
+  async function dispatch(envelope: Envelope, run?: JournalRun): Promise<unknown> {
+    refuseIfExpired(envelope, clock)
+    const { namespace, method, context } = methodOf(envelope)
+    assertSafeParams(envelope.params, limits)
+    const params = parseParams(method.params, envelope.params)
     const planned = await method.plan(context, params)
     const { plan } = planned
     const review = withCallerWarnings(planned.review, envelope.warnings)
+    let effects = unrecordedEffects
+    let record: JournalRecord | undefined
     if (review !== null) {
       try {
+        // Nothing is signed without a record: a journal that cannot be read is refused before the user is asked.
+        if (run?.unreadable !== undefined) throw run.unreadable
         const forbidden = forbiddenWarning(review, policy)
         if (forbidden) throw new PolicyRefusedError(forbidden.message, { rule: forbidden.code })
         // Not `{ ...review, namespace, … }`: in Node 20's V8 every property written after a spread takes a slow
@@ -154,6 +290,21 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
           throw method.rejection?.(context, plan) ?? new UserRejectedError()
         // The user may have taken longer than the request lived.
         refuseIfExpired(envelope, clock)
+        if (run !== undefined) {
+          const fixed = method.sends?.fixed?.(plan)
+          record = {
+            v: 1,
+            key: run.key,
+            method: envelope.method,
+            chainId: envelope.chainId,
+            paramsHash: run.paramsHash,
+            state: 'approved',
+            keepUntil: run.journal.keepUntil(envelope.expiresAtMs),
+            ...(fixed === undefined ? {} : { fixed: toJsonSafe(fixed) as JsonValue }),
+          }
+          await run.journal.write(record)
+          effects = effectsOf(run, record)
+        }
       } catch (error) {
         try {
           method.abandon?.(context, plan)
@@ -163,18 +314,41 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
         throw error
       }
     }
-    return method.execute(context, plan)
+    const result = await method.execute(context, plan, effects)
+    if (run === undefined || record === undefined) return result
+    const answer = toJsonSafe(result) as JsonValue
+    await recordAnswer(run, { ...record, ...run.written, state: 'answered', result: answer })
+    return answer
+  }
+
+  /** The journal steps `execute` reports, each written over the record before the method goes on. */
+  function effectsOf(run: JournalRun, record: JournalRecord): Effects {
+    return {
+      async signed(signed, ids) {
+        run.written = { signed: toJsonSafe(signed) as JsonValue, ids: [...ids] }
+        await run.journal.write({ ...record, ...run.written, state: 'signed' })
+      },
+      async broadcast(answer) {
+        run.written = { ...run.written, broadcast: toJsonSafe(answer) as JsonValue }
+        await recordAnswer(run, { ...record, ...run.written, state: 'broadcast' })
+      },
+    }
   }
 
   return {
-    async handle(input) {
+    async handle(input, handleOptions) {
       let id = null as JsonRpcResponse['id']
       let chainId: string | undefined
       try {
         const envelope = readEnvelope(input)
         id = envelope.id
         chainId = envelope.chainId
-        return success(id, toJsonSafe(await dispatch(envelope)))
+        if (handleOptions?.expired === true) envelope.expiresAtMs = Number.NEGATIVE_INFINITY
+        const result =
+          envelope.key === undefined
+            ? await dispatch(envelope)
+            : await journaled(envelope, envelope.key, handleOptions?.journal ?? defaultStorage)
+        return success(id, toJsonSafe(result))
       } catch (error) {
         // Failures of the wallet's side (unexpected errors, providers) go to the wallet's logs too.
         if (!(error instanceof WalletRpcError) || error.code === InternalError.code) reportError(error)
@@ -249,6 +423,24 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       }
     },
   }
+}
+
+/** A failure's reason as a dapp may read it: ours as we wrote it, anything else generic (it may hold a URL). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof WalletRpcError)) return 'provider request failed'
+  const reason = (error.data as { reason?: unknown } | undefined)?.reason
+  return typeof reason === 'string' ? reason : error.shortMessage
+}
+
+/** One keyed request's journal, as the router goes through it. */
+type JournalRun = {
+  key: string
+  paramsHash: string
+  journal: RequestJournal
+  /** Why the journal could not be read, when it could not: anything that signs is then refused. */
+  unreadable?: unknown
+  /** What `execute` recorded so far (signed bytes, the broadcast's answer), kept in the answered record. */
+  written?: Pick<JournalRecord, 'signed' | 'ids' | 'broadcast'>
 }
 
 /** The method's review with the caller's warnings (HandleInput `warnings`), each replacing one of its code. */

@@ -147,6 +147,14 @@ export class ChainAccess {
     return this.#call(async () => quantity(await this.#request('eth_gasPrice', [])))
   }
 
+  /** Whether the node knows the transaction, pending or mined (`eth_getTransactionByHash` answers it). */
+  knowsTransaction(hash: Hex): Promise<boolean> {
+    return this.#call(async () => {
+      const found = await this.#request('eth_getTransactionByHash', [hash])
+      return typeof found === 'object' && found !== null
+    })
+  }
+
   /** Broadcasts once (no retry) and returns the hash the provider reports. */
   sendRawTransaction(serializedTransaction: Hex): Promise<Hex> {
     return this.#call(async () => {

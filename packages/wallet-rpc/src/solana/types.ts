@@ -66,6 +66,11 @@ export type SolanaChainProvider = {
   simulate(transaction: Uint8Array, accounts: readonly string[]): Promise<SimulationResult>
   /** Broadcasts once, no retry; answers the signature the node reports (base58). */
   send(transaction: Uint8Array, options: SendOptions): Promise<string>
+  /**
+   * Whether the node has processed the transaction with this signature (`getSignatureStatuses` with history):
+   * a request sent again after a crash counts as sent when the node refuses it as already processed.
+   */
+  transactionKnown?(signature: string): Promise<boolean>
   /** A recent blockhash (base58) to build a transaction on (pay at connect; optional for signing only). */
   getLatestBlockhash?(): Promise<string>
   /** One account's owner program, lamports and data, or undefined when it does not exist (pay at connect). */

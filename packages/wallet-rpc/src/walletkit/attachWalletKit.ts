@@ -1,6 +1,7 @@
 import { getSdkError } from '@walletconnect/utils'
 import { systemClock } from '../core/clock.js'
 import type { WalletEvent } from '../core/events.js'
+import type { KeyValueStorage } from '../core/journal.js'
 import type { OriginValidation } from '../core/review.js'
 import { advertisedCapabilities } from './capabilities.js'
 import { addChainToSession, chainChangedEvent, switchedChain } from './chainSwitch.js'
@@ -62,22 +63,36 @@ export function attachWalletKit(
     }
   }
   const seen = recentKeys(rememberedKeys)
+  // Exactly once across restarts: WalletKit's own storage keeps the request journal unless the wallet says otherwise.
+  const journal = options.journal === false ? undefined : (options.journal ?? journalStorageOf(walletKit))
+  /** Requests being answered now, and requests whose answer WalletKit took (it no longer holds them). */
+  const answering = new Set<string>()
+  const answered = recentKeys(rememberedKeys)
 
   async function onSessionRequest(event: SessionRequestEvent): Promise<void> {
-    // WalletKit redelivers pending requests (restart, `answerPendingRequests`); one answer each.
-    if (!seen.add(`request:${event.topic}:${event.id}`)) return
-    const response = await answerSessionRequest(wallet, event, clock, report)
-    const switched = 'result' in response ? switchedChain(event, response.result) : undefined
-    if (switched !== undefined)
-      await settle(() => addChainToSession(walletKit, wallet, event.topic, switched), report)
+    // WalletKit delivers a request it holds again (on every start, `answerPendingRequests`, a re-emit): the
+    // copy that arrives while the first is being answered is dropped, one after a failed answer is answered
+    // again, from the request journal (the same result, or the same signed bytes sent again: never twice).
+    const key = `${event.topic}:${event.id}`
+    if (answering.has(key) || answered.has(key)) return
+    answering.add(key)
     try {
-      await walletKit.respondSessionRequest({ topic: event.topic, response })
-    } catch (error) {
-      // Not retried: the answer may have gone out, and a second one would break "exactly one".
-      report(error)
+      const response = await answerSessionRequest(wallet, event, clock, report, journal)
+      const switched = 'result' in response ? switchedChain(event, response.result) : undefined
+      if (switched !== undefined)
+        await settle(() => addChainToSession(walletKit, wallet, event.topic, switched), report)
+      try {
+        await walletKit.respondSessionRequest({ topic: event.topic, response })
+        answered.add(key)
+      } catch (error) {
+        // Not retried here: WalletKit keeps the request and delivers it again, and the journal replays the answer.
+        report(error)
+      }
+      if (switched !== undefined)
+        await settle(() => walletKit.emitSessionEvent(chainChangedEvent(event.topic, switched)), report)
+    } finally {
+      answering.delete(key)
     }
-    if (switched !== undefined)
-      await settle(() => walletKit.emitSessionEvent(chainChangedEvent(event.topic, switched)), report)
   }
 
   async function onSessionProposal(event: SessionProposalEvent): Promise<void> {
@@ -267,10 +282,19 @@ function refusalReason(data: unknown): string {
   return typeof reason === 'string' ? reason : 'Refused by wallet policy.'
 }
 
+/** WalletKit's `core.storage` (IKeyValueStorage), when the instance has one. */
+function journalStorageOf(walletKit: WalletKitLike): KeyValueStorage | undefined {
+  const storage = (walletKit as { core?: { storage?: unknown } }).core?.storage
+  return typeof storage === 'object' && storage !== null && 'setItem' in storage
+    ? (storage as KeyValueStorage)
+    : undefined
+}
+
 /** A bounded set: `add` is false for a key already present. */
 function recentKeys(limit: number) {
   const keys = new Set<string>()
   return {
+    has: (key: string): boolean => keys.has(key),
     add(key: string): boolean {
       if (keys.has(key)) return false
       keys.add(key)

@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js'
-import { InternalError, PolicyRefusedError, RequestExpiredError } from '../core/errors.js'
+import { InternalError, PolicyRefusedError } from '../core/errors.js'
+import type { KeyValueStorage } from '../core/journal.js'
 import { failure, type JsonRpcResponse } from '../core/jsonrpc.js'
 import type { SessionRequestEvent, SessionResponse, WalletRpcLike } from './types.js'
 
@@ -32,23 +33,29 @@ export function isExpired(expiryTimestamp: unknown, clock: Clock): boolean {
 }
 
 /**
- * The one response to a `session_request`: expiry and origin checked first, then `wallet.handle()`
- * (which takes the origin from `verifyContext.verified`). Never throws; the response always carries the
- * request's id, and an error keeps its code as a JSON-RPC error object.
+ * The one response to a `session_request`: the origin checked first, then `wallet.handle()`, which takes the
+ * origin from `verifyContext.verified`, answers 8000 once `expiryTimestamp` has passed (by the wallet's clock or,
+ * through `expired`, the adapter's) and replays from the request journal a request it already answered or
+ * sent, even expired: the dapp gets the hash of what was sent.
+ * Never throws; the response always carries the request's id, and an error keeps its code as a JSON-RPC
+ * error object.
  */
 export async function answerSessionRequest(
   wallet: Pick<WalletRpcLike, 'handle'>,
   event: SessionRequestEvent,
   clock: Clock,
   onError: (error: unknown) => void,
+  journal?: KeyValueStorage,
 ): Promise<SessionResponse> {
   try {
-    if (isExpired(event.params?.request?.expiryTimestamp, clock)) {
-      return toSessionResponse(failure(event.id, new RequestExpiredError()), event.id)
-    }
     const refusal = originRefusal(event.verifyContext?.verified)
     if (refusal) return toSessionResponse(failure(event.id, refusal), event.id)
-    const response = await wallet.handle(event)
+    // Expired by the adapter's clock: only what the journal holds for it answers (8000 otherwise), unreviewed.
+    const expired = isExpired(event.params?.request?.expiryTimestamp, clock)
+    const response = await wallet.handle(event, {
+      ...(journal === undefined ? {} : { journal }),
+      ...(expired ? { expired } : {}),
+    })
     if (!isResponse(response))
       throw new TypeError('wallet.handle() returned something that is not a response')
     return toSessionResponse(response, event.id)

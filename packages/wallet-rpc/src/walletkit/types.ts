@@ -2,6 +2,7 @@ import type { IWalletKit, WalletKitTypes } from '@reown/walletkit'
 import type { ProposalTypes, SessionTypes } from '@walletconnect/types'
 import type { Clock } from '../core/clock.js'
 import type { ConnectPayments } from '../core/connectPayment.js'
+import type { KeyValueStorage } from '../core/journal.js'
 import type { OriginValidation, ReviewWarning } from '../core/review.js'
 import type { ExplorerReviewOptions, SessionListingFacts } from './explorerListing.js'
 import type { AssetInfo, ProposalRequestsReview, SessionApprovalAnswer } from './proposalRequests/index.js'
@@ -100,6 +101,13 @@ export type AttachWalletKitOptions = {
    * listed as not offered.
    */
   payments?: readonly ConnectPayments[]
+  /**
+   * Where the request journal is kept, so a request WalletKit delivers again (after a crash, a lost answer, a
+   * restart) replays its answer or re-sends its signed bytes instead of asking and sending twice. Default:
+   * WalletKit's own `core.storage` (IndexedDB, AsyncStorage or files, as WalletKit persists itself); `false`
+   * uses the wallet's own (`createWalletRpc({ journal })`, memory by default).
+   */
+  journal?: KeyValueStorage | false
 }
 
 export type WalletKitAdapter = {

@@ -67,8 +67,17 @@ function nodeOnlySources(files: readonly string[]): Set<string> {
   return nodeOnly
 }
 
+/**
+ * Server-side sources inside a portable folder: `pay/postgres` is the merchant's webhook store (its own subpath,
+ * `wallet-rpc/pay/postgres`, which no wallet imports); it loads `pg` by `import()` when given a connection string.
+ */
+const serverFolders = ['src/pay/postgres/']
+
 function sources(): string[] {
-  return [...portableRootFiles, ...portableFolders.flatMap((folder) => sourceFiles(root, `src/${folder}`))]
+  return [
+    ...portableRootFiles,
+    ...portableFolders.flatMap((folder) => sourceFiles(root, `src/${folder}`)),
+  ].filter((file) => !serverFolders.some((folder) => file.startsWith(folder)))
 }
 
 /** A bare `Buffer` reference (not a type, not a property name such as a checked `globalThis.Buffer`). */
@@ -120,6 +129,8 @@ describe('sources a wallet imports', () => {
     expect(files).toContain('src/crypto/secp256k1.ts')
     expect(files).toContain('src/createWalletRpc.ts')
     expect(files).toContain('src/explorer/client.ts')
+    expect(files).toContain('src/pay/webhook/store.ts')
+    expect(files.filter((file) => file.startsWith('src/pay/postgres/'))).toEqual([])
   })
 
   it('have no node: import, import(), import.meta, top-level await, unchecked Buffer, URL.canParse or Promise.allSettled', () => {

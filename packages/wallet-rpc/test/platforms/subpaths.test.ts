@@ -7,8 +7,8 @@ import { type Bundler, bundle, bundlers, nodeModules, root } from './bundle.js'
 
 /**
  * Zero-config bundling: every public subpath a browser wallet may import (all of package.json's exports but
- * the Node-only pay sandbox), imported alone by an app that installed wallet-rpc, bundles with esbuild,
- * webpack 5 and Vite with no plugin, no `.wasm` loader and no Node polyfill (only the README's `Buffer` line
+ * the Node-only pay sandbox, conformance runner and Postgres webhook store), imported alone by an app that
+ * installed wallet-rpc, bundles with esbuild, webpack 5 and Vite with no plugin, no `.wasm` loader and no Node polyfill (only the README's `Buffer` line
  * for /ton and /verify), and the script loads where no Node global exists and exports what Node's import of
  * the subpath exports. The Chromium suite runs the root, the namespaces and verify in a page and a service worker; this one
  * also covers walletkit, pay and explorer, and each subpath on its own.
@@ -16,7 +16,7 @@ import { type Bundler, bundle, bundlers, nodeModules, root } from './bundle.js'
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, unknown>
 }
-const nodeOnly = new Set(['./package.json', './pay/sandbox', './conformance'])
+const nodeOnly = new Set(['./package.json', './pay/sandbox', './pay/postgres', './conformance'])
 const subpaths = Object.keys(pkg.exports)
   .filter((subpath) => !nodeOnly.has(subpath))
   .map((subpath) => (subpath === '.' ? 'wallet-rpc' : `wallet-rpc/${subpath.slice(2)}`))

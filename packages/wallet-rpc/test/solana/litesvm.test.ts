@@ -19,8 +19,10 @@ import { getAdvanceNonceAccountInstruction, getTransferSolInstruction } from '@s
 import { getTransferCheckedInstruction } from '@solana-program/token'
 import { type SolanaLocalChain, startSolanaLocal } from '@wallet-rpc/devchains/solanaLocal'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { solanaLocalnet, solanaRpc } from '../../src/solana/index.js'
-import { harness, kitTransaction, ours, stranger } from './helpers.js'
+import { memoryStorage } from '../../src/core/journal.js'
+import { createWalletRpc } from '../../src/createWalletRpc.js'
+import { type SolanaChainProvider, solana, solanaLocalnet, solanaRpc } from '../../src/solana/index.js'
+import { harness, keys, kitTransaction, ours, stranger } from './helpers.js'
 
 const tokenProgram = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
 const fixedAddress = (fill: number) => address(base58.encode(new Uint8Array(32).fill(fill)))
@@ -302,5 +304,52 @@ describe('solana on litesvm (through the JSON-RPC facade)', () => {
     // The nonce advanced with that transaction: the same nonce is now stale.
     const stale = await wallet.call('solana_signTransaction', { transaction: nonceTransaction(12n) })
     expect(stale.error).toMatchObject({ code: -32602, data: { rule: 'solana.nonce_expired' } })
+  })
+})
+
+describe('solana_signAndSendTransaction through a lost answer (request journal), on litesvm', () => {
+  it('a wallet that died after the broadcast sends the same transaction again on restart: one transfer, its signature, no prompt', async () => {
+    const storage = memoryStorage()
+    const before = chain.svm.getBalance(stranger) ?? 0n
+    const { base64: transaction } = kitTransaction({ feePayer: ours(), blockhash: latest() })
+    const request = {
+      chainId: solanaLocalnet,
+      sessionTopic: 'solana-topic',
+      request: {
+        jsonrpc: '2.0' as const,
+        id: 9,
+        method: 'solana_signAndSendTransaction',
+        params: { transaction },
+      },
+    }
+    const node = solanaRpc(chain.url)
+    const prompts: string[] = []
+    const walletWith = (provider: SolanaChainProvider) =>
+      createWalletRpc({
+        namespaces: [
+          solana({ keys: keys(), chains: [solanaLocalnet], providers: { [solanaLocalnet]: provider } }),
+        ],
+        journal: storage,
+        approve: (review) => {
+          prompts.push(review.method)
+          return true
+        },
+      })
+    // The node took the transaction; the wallet died before its answer went out.
+    const dying = walletWith({
+      ...node,
+      send: async (bytes, options) => {
+        await node.send(bytes, options)
+        throw new Error('killed after the broadcast')
+      },
+    })
+    expect(await dying.handle(request)).toMatchObject({ error: { code: -32603 } })
+    expect(chain.svm.getBalance(stranger)).toBe(before + 1_500_000n)
+
+    const restarted = walletWith(node)
+    const answer = (await restarted.handle(request)) as { result: { signature: string } }
+    expect(chain.svm.getTransaction(answer.result.signature as never)).not.toBeNull()
+    expect(chain.svm.getBalance(stranger)).toBe(before + 1_500_000n)
+    expect(prompts).toEqual(['solana_signAndSendTransaction'])
   })
 })

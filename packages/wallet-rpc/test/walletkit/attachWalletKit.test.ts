@@ -656,19 +656,24 @@ describe('session requests', () => {
     })
   })
 
-  it('reports a respondSessionRequest failure and does not answer twice', async () => {
+  it('reports a respondSessionRequest failure, and answers the redelivery from the journal without asking again', async () => {
     const walletKit = new FakeWalletKit()
     const failure = new Error("No matching key. session topic doesn't exist: session-topic-1")
     walletKit.failing.set('respondSessionRequest', failure)
-    const { adapterErrors } = setup({ walletKit })
+    const { adapterErrors, approve } = setup({ walletKit })
     const event = requestEvent(TOPIC, BITCOIN_MAINNET, {
-      method: 'getAccountAddresses',
-      params: { account: BITCOIN_ACCOUNT },
+      method: 'signMessage',
+      params: { account: BITCOIN_ACCOUNT, message: 'hello' },
     })
     await expect(walletKit.deliver('session_request', event)).resolves.toBeUndefined()
-    await walletKit.deliver('session_request', event)
-    expect(walletKit.callsTo('respondSessionRequest')).toHaveLength(1)
     expect(adapterErrors).toHaveBeenCalledWith(failure)
+    // WalletKit still holds the request (its answer never went out) and delivers it again.
+    walletKit.failing.delete('respondSessionRequest')
+    await walletKit.deliver('session_request', event)
+    const answers = walletKit.callsTo('respondSessionRequest')
+    expect(answers).toHaveLength(2)
+    expect(answers[1]).toEqual(answers[0])
+    expect(approve).toHaveBeenCalledTimes(1)
   })
 
   it('reports a malformed event instead of rejecting inside WalletKit', async () => {

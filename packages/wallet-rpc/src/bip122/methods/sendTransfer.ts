@@ -14,7 +14,12 @@ import { outputScriptOf } from '../chains.js'
 import { formatFeeRate, formatSats } from '../format.js'
 import { resolvePolicy } from '../policy.js'
 import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
-import { broadcastOnce } from '../transaction/broadcast.js'
+import {
+  broadcastAgain,
+  broadcastOnce,
+  readSignedTransaction,
+  type SignedBitcoinTransaction,
+} from '../transaction/broadcast.js'
 import { equalBytes, fromHex, toHex } from '../transaction/bytes.js'
 import { type Hold, reservationsOf } from '../transaction/reservations.js'
 import { dustLimit, opReturnScript } from '../transaction/scripts.js'
@@ -27,6 +32,7 @@ import {
 } from '../transaction/sign.js'
 import { estimateVsize, inputVbytes } from '../transaction/size.js'
 import {
+  hashToTxid,
   serializeTransaction,
   type Transaction,
   transactionId,
@@ -283,7 +289,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       return { review: { account: account.id, title: 'Send bitcoin', items, warnings }, plan }
     },
 
-    async execute(context, plan): Promise<{ txid: string }> {
+    async execute(context, plan, effects): Promise<{ txid: string }> {
       const book = reservationsOf(plan.account)
       if (!book.renew(plan.hold, context.clock() + plan.reservationMs)) {
         throw new ProviderError(
@@ -305,7 +311,12 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
           })),
         }
         const raw = serializeTransaction(signed)
-        txid = await broadcastOnce(plan.provider, raw, transactionId(signed))
+        const expected = transactionId(signed)
+        await effects.signed({ raw: toHex(raw), txid: expected } satisfies SignedBitcoinTransaction, [
+          expected,
+        ])
+        txid = await broadcastOnce(plan.provider, raw, expected)
+        await effects.broadcast({ txid })
       } catch (error) {
         book.release(plan.hold)
         throw error
@@ -319,6 +330,19 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
     // Declined, refused or expired: the coins go back at once instead of after `reservationMs`.
     abandon(_context, plan) {
       reservationsOf(plan.account).release(plan.hold)
+    },
+
+    sends: {
+      fixed: (plan: SendTransferPlan) => ({
+        coins: plan.tx.inputs.map((input) => `${hashToTxid(input.txid)}:${input.vout}`),
+      }),
+      async resend(context, recorded): Promise<{ txid: string }> {
+        const { provider } = await wallet.chain(context.chainId)
+        if (!provider) throw new ProviderError(`no chain provider configured for ${context.chainId}`)
+        const txid = await broadcastAgain(provider, readSignedTransaction(recorded))
+        wallet.afterBroadcast(context.chainId, txid)
+        return { txid }
+      },
     },
   })
 

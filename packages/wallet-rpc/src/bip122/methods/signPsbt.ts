@@ -10,7 +10,13 @@ import { encodeBase64 } from '../psbt/base64.js'
 import { type DecodedPsbt, decodePsbt } from '../psbt/decode.js'
 import { addToInputMaps, type KeyValue } from '../psbt/encode.js'
 import { assertSpendable } from '../psbt/verifyFinal.js'
-import { broadcastOnce } from '../transaction/broadcast.js'
+import {
+  broadcastAgain,
+  broadcastOnce,
+  readSignedTransaction,
+  type SignedBitcoinTransaction,
+} from '../transaction/broadcast.js'
+import { toHex } from '../transaction/bytes.js'
 import { createSighashCache } from '../transaction/sighash.js'
 import { type InputToSign, signInputs, verifyInputSignatures } from '../transaction/sign.js'
 import { parseTransaction, transactionId } from '../transaction/transaction.js'
@@ -104,7 +110,7 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       }
     },
 
-    async execute(_context, plan): Promise<SignPsbtResult> {
+    async execute(_context, plan, effects): Promise<SignPsbtResult> {
       const { psbt, tx, prevouts } = plan.decoded
       // What we add, per input, for the answer's bytes (psbt/encode.ts); the decoded PSBT gets it too,
       // through the BIP-174 layer (see writeSignatures), which checks formats and refuses duplicates.
@@ -144,9 +150,25 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       assertSpendable(raw, prevouts)
       // Our own txid, from our own serializer, is the one the provider must echo.
       const expected = transactionId(parseTransaction(raw))
+      const answer = { psbt: await encodePsbt(psbt), txid: expected }
+      await effects.signed({ raw: toHex(raw), ...answer } satisfies SignedBitcoinTransaction, [expected])
       await broadcastOnce(plan.provider!, raw, expected)
+      await effects.broadcast({ txid: expected })
       wallet.afterBroadcast(plan.chainId, expected)
-      return { psbt: await encodePsbt(psbt), txid: expected }
+      return answer
+    },
+
+    sends: {
+      async resend(context, recorded): Promise<SignPsbtResult> {
+        const signed = readSignedTransaction(recorded)
+        const { provider } = await wallet.chain(context.chainId)
+        // Only a broadcast signPsbt records signed bytes, and it had a provider then.
+        if (!provider || signed.psbt === undefined)
+          throw new ProviderError(`no chain provider configured for ${context.chainId}`)
+        const txid = await broadcastAgain(provider, signed)
+        wallet.afterBroadcast(context.chainId, txid)
+        return { psbt: signed.psbt, txid }
+      },
     },
   })
 

@@ -9,8 +9,9 @@ import { recoverTransactionSender } from '../recoverSigner.js'
 import { dataSchema } from '../schemas.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
+import { readSignedTransactions, resendTransactions, type SignedTransactions } from '../transaction/resend.js'
 import { transactionReview } from '../transaction/review.js'
-import { getAddress, isAddressEqual, parseTransaction } from '../viemUtils.js'
+import { getAddress, isAddressEqual, keccak256, parseTransaction } from '../viemUtils.js'
 
 /**
  * `eth_sendRawTransaction [raw]`: decode, recover the sender, refuse a chainId other than the request's
@@ -166,12 +167,40 @@ export const sendRawTransaction = (env: Eip155Env) =>
       }
       return { review, plan }
     },
-    async execute(context, plan: Plan): Promise<Hex> {
+    async execute(context, plan: Plan, effects): Promise<Hex> {
       const chain = chainOf(env, context)
+      await effects.signed(signedOf(chain.chainId, plan), [keccak256(plan.raw)])
       const returned = await accessOf(chain).sendRawTransaction(plan.raw)
+      await effects.broadcast({ hash: returned })
       // Accepted with this nonce (and its self-sponsored authorization's) even if the reported hash is wrong.
       if (plan.ours)
         env.nonces.observe(nonceKey(chain.chainId, plan.sender), plan.nonce, plan.authorizationNonce)
       return checkedHash(plan.raw, returned)
     },
+    sends: {
+      async resend(context, signed): Promise<Hex> {
+        const [hash] = await resendTransactions(
+          env,
+          accessOf(chainOf(env, context)),
+          readSignedTransactions(signed),
+        )
+        return hash!
+      },
+    },
   })
+
+/** The dapp's signed bytes, as the journal records them before they are relayed. */
+function signedOf(chainId: number, plan: Plan): SignedTransactions {
+  return {
+    chainId,
+    transactions: [
+      {
+        raw: plan.raw,
+        from: plan.sender,
+        nonce: plan.nonce,
+        ...(plan.authorizationNonce === undefined ? {} : { authorizationNonce: plan.authorizationNonce }),
+        ours: plan.ours,
+      },
+    ],
+  }
+}

@@ -2,6 +2,7 @@ import { randomBytes } from '@noble/hashes/utils.js'
 import * as v from 'valibot'
 import type { Address, Hex, TransactionSerializable } from 'viem'
 import { UserRejectedError } from '../../core/errors.js'
+import type { Effects } from '../../core/journal.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { type BatchTransaction, type CallsPlan, planCalls } from '../calls/plan.js'
 import { sendCallsRequestSchema } from '../calls/request.js'
@@ -14,8 +15,9 @@ import type { Eip155Signer } from '../keys.js'
 import type { ChainAccess } from '../provider.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
+import { readSignedTransactions, resendTransactions, type SignedTransactions } from '../transaction/resend.js'
 import type { SendCallsResult } from '../types.js'
-import { bytesToHex, isAddressEqual } from '../viemUtils.js'
+import { bytesToHex, isAddressEqual, keccak256 } from '../viemUtils.js'
 
 export type { SendCallsResult } from '../types.js'
 
@@ -52,25 +54,61 @@ export const sendCalls = (env: Eip155Env) =>
         `declined: the review asked to upgrade ${plan.from} on eip155:${plan.chainId} to ${plan.mode.delegate} (EIP-7702), which atomic execution needs; nothing was sent`,
       )
     },
-    async execute(context, plan: CallsPlan): Promise<SendCallsResult> {
+    async execute(context, plan: CallsPlan, effects): Promise<SendCallsResult> {
       try {
-        const record = await send(env, context, plan)
-        try {
-          await env.calls.store.put(record)
-        } catch (error) {
-          // The calls went out: an error answer would invite the dapp to send them again. Only the
-          // wallet's own status lookups miss the batch (5730); the dapp's caip345 hashes still track it.
-          env.report(new Error(`batch ${record.id} was sent but could not be stored: ${String(error)}`))
-        }
-        return {
-          id: record.id,
-          capabilities: { caip345: { caip2: context.chainId, transactionHashes: record.transactionHashes } },
-        }
+        return await answered(env, context, await send(env, context, plan, effects))
       } finally {
         env.calls.inFlight.delete(callsKey(context.origin, plan.id))
       }
     },
+    sends: {
+      fixed: (plan: CallsPlan) => ({ id: plan.id, from: plan.from }),
+      async resend(context, recorded): Promise<SendCallsResult> {
+        const signed = readSignedTransactions(recorded)
+        const { id, atomic } = v.parse(batchExtra, signed.extra)
+        const transactionHashes = await resendTransactions(env, accessOf(chainOf(env, context)), signed)
+        const first = signed.transactions[0]!
+        const known = await env.calls.store.get(id, context.origin)
+        return answered(
+          env,
+          context,
+          known ?? {
+            id,
+            chainId: signed.chainId,
+            from: first.from,
+            ...(context.origin === undefined ? {} : { origin: context.origin }),
+            atomic,
+            transactionHashes,
+            nonces: signed.transactions.slice(0, transactionHashes.length).map((sent) => sent.nonce),
+            unsent: signed.transactions.length - transactionHashes.length,
+            sentAt: context.clock(),
+          },
+        )
+      },
+    },
   })
+
+/** What a batch's journal record keeps besides its transactions. */
+const batchExtra = v.object({ id: v.string(), atomic: v.boolean() })
+
+/** The sent batch stored for the status methods, and the answer. */
+async function answered(
+  env: Eip155Env,
+  context: RequestContext,
+  record: StoredCalls,
+): Promise<SendCallsResult> {
+  try {
+    await env.calls.store.put(record)
+  } catch (error) {
+    // The calls went out: an error answer would invite the dapp to send them again. Only the
+    // wallet's own status lookups miss the batch (5730); the dapp's caip345 hashes still track it.
+    env.report(new Error(`batch ${record.id} was sent but could not be stored: ${String(error)}`))
+  }
+  return {
+    id: record.id,
+    capabilities: { caip345: { caip2: context.chainId, transactionHashes: record.transactionHashes } },
+  }
+}
 
 /**
  * Signs every transaction of the batch before the first is sent, so a signer that fails or times out leaves
@@ -78,7 +116,12 @@ export const sendCalls = (env: Eip155Env) =>
  * transactions', or the atomic transaction's and — when it upgrades the account — its authorization's
  * (nonce + 1), so a concurrent send can take none in between.
  */
-async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): Promise<StoredCalls> {
+async function send(
+  env: Eip155Env,
+  context: RequestContext,
+  plan: CallsPlan,
+  effects: Effects,
+): Promise<StoredCalls> {
   const access = accessOf(chainOf(env, context))
   const signer = await signerOf(env, plan.from)
   const { mode } = plan
@@ -108,6 +151,21 @@ async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): P
           : undefined
       raws.push(await signer.signTransaction(serializable(plan, transaction, nonce, authorizationList)))
     }
+    const signed: SignedTransactions = {
+      chainId: plan.chainId,
+      transactions: raws.map((raw, index) => ({
+        raw,
+        from: plan.from,
+        nonce: nonces[index]!,
+        ...(upgrade ? { authorizationNonce: nonces[index]! + 1 } : {}),
+        ours: true,
+      })),
+      extra: { id: plan.id, atomic: mode.kind === 'atomic' },
+    }
+    await effects.signed(
+      signed,
+      raws.map((raw) => keccak256(raw)),
+    )
   } catch (error) {
     range.settle(0)
     throw error
@@ -135,6 +193,7 @@ async function send(env: Eip155Env, context: RequestContext, plan: CallsPlan): P
   }
   // All sent; an upgrade's authorization used the nonce after the transaction's.
   range.settle(range.count)
+  await effects.broadcast({ hashes })
   return record(hashes, nonces, 0)
 
   function record(transactionHashes: Hex[], sentNonces: number[], unsent: number): StoredCalls {

@@ -1,11 +1,10 @@
-import { equalBytes } from '@noble/curves/utils.js'
 import * as v from 'valibot'
 import { MethodNotSupportedError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { readProvider } from '../../core/readProvider.js'
 import type { SolanaWallet } from '../context.js'
-import { decodeBase58, encodeBase58 } from '../encoding.js'
-import type { SendOptions } from '../provider.js'
+import { decodeBase64, encodeBase58, encodeBase64 } from '../encoding.js'
+import type { SendOptions, SolanaChainProvider } from '../provider.js'
 import { type PreparedTransaction, prepareTransaction, signPrepared, transactionFields } from '../request.js'
 import { transactionReview } from '../review.js'
 import { chainFacts } from '../simulation.js'
@@ -67,23 +66,64 @@ export const solana_signAndSendTransaction = (wallet: SolanaWallet) =>
         plan: { prepared, options } satisfies Plan,
       }
     },
-    async execute(context, plan: Plan): Promise<SolanaSignAndSendTransactionResult> {
-      const provider = wallet.providers[context.chainId]!
+    async execute(context, plan: Plan, effects): Promise<SolanaSignAndSendTransactionResult> {
       const { signed } = await signPrepared(wallet, plan.prepared)
-      const bytes = encodeTransaction(signed)
-      const expected = signed.signatures[0]!
-      const reported = await readProvider('sendTransaction', () => provider.send(bytes, plan.options))
-      let matches = false
-      try {
-        matches = equalBytes(decodeBase58(reported, 'signature'), expected)
-      } catch {
-        matches = false
+      const recorded: SignedTransaction = {
+        transaction: encodeBase64(encodeTransaction(signed)),
+        signature: encodeBase58(signed.signatures[0]!),
+        options: plan.options,
       }
-      if (!matches) {
-        throw new ProviderError(
-          `the node reported signature ${reported}, but the transaction's is ${encodeBase58(expected)}`,
-        )
-      }
-      return { signature: encodeBase58(expected) }
+      await effects.signed(recorded, [recorded.signature])
+      const answer = await sendChecked(wallet.providers[context.chainId]!, recorded)
+      await effects.broadcast(answer)
+      return answer
+    },
+
+    sends: {
+      async resend(context, stored): Promise<SolanaSignAndSendTransactionResult> {
+        // As JSON, the record has no undefined members: the schema's optional fields are absent, not undefined.
+        const recorded = v.parse(signedTransactionSchema, stored) as SignedTransaction
+        const provider = wallet.providers[context.chainId]
+        if (provider === undefined)
+          throw new MethodNotSupportedError('solana_signAndSendTransaction', {
+            details: `no provider for ${context.chainId}`,
+          })
+        try {
+          return await sendChecked(provider, recorded)
+        } catch (error) {
+          // Refused because the node already processed it ("already processed"): sent, once.
+          const known = await provider.transactionKnown?.(recorded.signature).catch(() => false)
+          if (known === true) return { signature: recorded.signature }
+          throw error
+        }
+      },
     },
   })
+
+/** What the request journal records before the broadcast: the signed transaction and its id (first signature). */
+const signedTransactionSchema = v.object({
+  transaction: v.pipe(v.string(), v.base64()),
+  signature: v.pipe(v.string(), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/)),
+  options: v.object({
+    skipPreflight: v.optional(v.boolean()),
+    preflightCommitment: v.optional(commitment),
+    minContextSlot: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  }),
+})
+
+type SignedTransaction = { transaction: string; signature: string; options: SendOptions }
+
+/** Broadcasts once; the node must report the transaction's own first signature. */
+async function sendChecked(
+  provider: SolanaChainProvider,
+  recorded: SignedTransaction,
+): Promise<SolanaSignAndSendTransactionResult> {
+  const bytes = decodeBase64(recorded.transaction, 'transaction')
+  const reported = await readProvider('sendTransaction', () => provider.send(bytes, recorded.options))
+  if (reported !== recorded.signature) {
+    throw new ProviderError(
+      `the node reported signature ${reported}, but the transaction's is ${recorded.signature}`,
+    )
+  }
+  return { signature: recorded.signature }
+}

@@ -176,5 +176,13 @@ export function solanaRpc(url: string, options: SolanaRpcOptions = {}): SolanaCh
       decodeBase58(signature, 'signature')
       return signature
     },
+
+    async transactionKnown(signature) {
+      const { value } = await call<{ value: unknown[] }>('getSignatureStatuses', [
+        [signature],
+        { searchTransactionHistory: true },
+      ])
+      return Array.isArray(value) && value[0] !== null && value[0] !== undefined
+    },
   }
 }

@@ -240,6 +240,32 @@ async function signTransfer(
   return transfer.seal(await wallet.sign(transfer.digest))
 }
 
+/**
+ * What `ton_sendMessage` records in the request journal before it broadcasts (core/journal.ts): the signed
+ * external message, its hash and TEP-467 normalized hash, and the seqno and deadline it was signed for.
+ */
+type SignedMessage = { boc: string; hashes: string[]; seqno: number; validUntil: number }
+
+const signedMessageSchema = v.object({
+  boc: v.pipe(v.string(), v.base64()),
+  hashes: v.array(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/))),
+  seqno: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  validUntil: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+})
+
+/** Broadcasts once; a hash the chain reports must be the message's own (or its normalized one). */
+async function sendChecked(provider: TonChainProvider, signed: SignedMessage): Promise<{ hash?: string }> {
+  const { hash } = await readProvider('broadcasting the message', () =>
+    provider.sendBoc(new Uint8Array(Buffer.from(signed.boc, 'base64'))),
+  )
+  if (hash !== undefined && !signed.hashes.includes(hash.toLowerCase())) {
+    throw new ProviderError(
+      `the chain reported message hash ${hash.toLowerCase()}, expected ${signed.hashes[1]}`,
+    )
+  }
+  return hash === undefined ? {} : { hash }
+}
+
 export type TonSendMessageOptions = {
   /** Answer `{ boc }` instead of the spec's string for this request (opt-in AppKit compatibility; see ton()). */
   resultAsObject?: (context: RequestContext) => boolean
@@ -263,8 +289,11 @@ function emulationMessage(raw: TonSendMessageParams['messages'][number]): TonEmu
   }
 }
 
-export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOptions = {}) =>
-  defineMethod({
+export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOptions = {}) => {
+  // The spec's result is the plain string; the object form only when the wallet opted in for this dapp.
+  const answerOf = (context: RequestContext, boc: string) =>
+    options.resultAsObject?.(context) === true ? { boc } : boc
+  return defineMethod({
     params: tonSendMessageParams,
 
     async plan(context, params) {
@@ -349,7 +378,7 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
       }
     },
 
-    async execute(context, plan: SendMessagePlan): Promise<string | { boc: string }> {
+    async execute(context, plan: SendMessagePlan, effects): Promise<string | { boc: string }> {
       const contract = await wallet.contract()
       // The deadline counts from now, after the user's approval, not from when the request arrived.
       const validUntil = resolveValidUntil(
@@ -364,16 +393,34 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
         plan.messages,
         plan.includeInit,
       )
-      const { hash } = await readProvider('broadcasting the message', () => plan.provider.sendBoc(boc))
-      if (hash !== undefined) {
-        const reported = hash.toLowerCase()
-        const ours = hashes()
-        if (!ours.includes(reported)) {
-          throw new ProviderError(`the chain reported message hash ${reported}, expected ${ours[1]}`)
-        }
+      const signed: SignedMessage = {
+        boc: Buffer.from(boc).toString('base64'),
+        hashes: hashes(),
+        seqno: plan.seqno,
+        validUntil,
       }
-      const answer = Buffer.from(boc).toString('base64')
-      // The spec's result is the plain string; the object form only when the wallet opted in for this dapp.
-      return options.resultAsObject?.(context) === true ? { boc: answer } : answer
+      await effects.signed(signed, signed.hashes)
+      await effects.broadcast(await sendChecked(plan.provider, signed))
+      return answerOf(context, signed.boc)
+    },
+
+    sends: {
+      fixed: (plan: SendMessagePlan) => ({ seqno: plan.seqno }),
+      async resend(context, recorded): Promise<string | { boc: string }> {
+        const signed = v.parse(signedMessageSchema, recorded)
+        const provider = wallet.provider(context.chainId, context.method)
+        try {
+          await sendChecked(provider, signed)
+        } catch (error) {
+          // Refused because it already landed: the wallet's seqno is past the one this message was signed for.
+          const self = (await wallet.contract()).rawAddress
+          const account = await provider.getAccount(self).catch(() => undefined)
+          const seqno =
+            account?.state === 'active' ? await provider.getSeqno(self).catch(() => undefined) : undefined
+          if (seqno === undefined || seqno <= signed.seqno) throw error
+        }
+        return answerOf(context, signed.boc)
+      },
     },
   })
+}

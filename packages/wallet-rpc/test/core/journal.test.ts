@@ -1,0 +1,450 @@
+import { describe, expect, it, vi } from 'vitest'
+import type { Clock } from '../../src/core/clock.js'
+import { ProviderError } from '../../src/core/errors.js'
+import {
+  defaultKeepMs,
+  type JournalRecord,
+  type KeyValueStorage,
+  keepMarginMs,
+  maxJournalRecords,
+  memoryStorage,
+  RequestJournal,
+} from '../../src/core/journal.js'
+import { createWalletRpc } from '../../src/createWalletRpc.js'
+import { createFakeChain, createSendingNamespace, type FakeChain } from './journalNamespace.js'
+
+const NOW = 1_700_000_000_000
+
+const journalAt = (storage: KeyValueStorage, clock: Clock) => new RequestJournal(storage, clock, () => {})
+
+function walletOn(chain: FakeChain, storage: KeyValueStorage, options: { clock?: Clock } = {}) {
+  const { namespace, signatures } = createSendingNamespace(chain)
+  const approve = vi.fn(() => true)
+  const onError = vi.fn()
+  const wallet = createWalletRpc({
+    namespaces: [namespace],
+    approve,
+    onError,
+    journal: storage,
+    clock: options.clock ?? (() => NOW),
+  })
+  return { wallet, approve, onError, signatures }
+}
+
+const send = (
+  key: { requestKey?: string; sessionTopic?: string },
+  params: unknown = { to: 'bob', amount: '1000' },
+  id: string | number = 1,
+) => ({
+  chainId: 'fake:1',
+  request: { jsonrpc: '2.0' as const, id, method: 'fake_send', params },
+  origin: 'https://app.example.com',
+  ...key,
+})
+
+/** A store whose calls can be made to fail, counting each kind. */
+function faultyStorage(base = memoryStorage()) {
+  const failing = new Set<'getItem' | 'setItem'>()
+  const storage: KeyValueStorage = {
+    getKeys: () => base.getKeys(),
+    getEntries: () => base.getEntries(),
+    getItem: (key) => (failing.has('getItem') ? Promise.reject(new Error('disk')) : base.getItem(key)),
+    setItem: (key, value) =>
+      failing.has('setItem') ? Promise.reject(new Error('disk full')) : base.setItem(key, value),
+    removeItem: (key) => base.removeItem(key),
+  }
+  return { storage, failing }
+}
+
+describe('the request journal: one approval, one effect', () => {
+  it('answers a keyed request given twice in sequence once: the second gets the stored answer, unasked', async () => {
+    const chain = createFakeChain()
+    const { wallet, approve } = walletOn(chain, memoryStorage())
+    const first = await wallet.handle(send({ requestKey: 'pay-1' }))
+    const second = await wallet.handle(send({ requestKey: 'pay-1' }))
+    expect(first).toEqual({ jsonrpc: '2.0', id: 1, result: { id: 'tx(bob:1000:nonce0)' } })
+    expect(second).toEqual(first)
+    expect(approve).toHaveBeenCalledTimes(1)
+    expect(chain.effects()).toBe(1)
+    expect(chain.broadcasts()).toBe(1)
+  })
+
+  it('answers the same request given twice concurrently once: the duplicate shares the first run', async () => {
+    const chain = createFakeChain()
+    const { wallet, approve } = walletOn(chain, memoryStorage())
+    const [first, second] = await Promise.all([
+      wallet.handle(send({ sessionTopic: 'abc' })),
+      wallet.handle(send({ sessionTopic: 'abc' })),
+    ])
+    expect(second).toEqual(first)
+    expect('result' in first!).toBe(true)
+    expect(approve).toHaveBeenCalledTimes(1)
+    expect(chain.effects()).toBe(1)
+  })
+
+  it('keys the plain shape by topic + id as WalletKit events are keyed: either shape replays the other', async () => {
+    const chain = createFakeChain()
+    const { wallet, approve } = walletOn(chain, memoryStorage())
+    const plain = await wallet.handle(send({ sessionTopic: 'abc' }, undefined, 77))
+    const event = await wallet.handle({
+      id: 77,
+      topic: 'abc',
+      params: { chainId: 'fake:1', request: { method: 'fake_send', params: { to: 'bob', amount: '1000' } } },
+    })
+    expect(event).toEqual(plain)
+    expect(approve).toHaveBeenCalledTimes(1)
+    // The same id on another session is another request.
+    await wallet.handle(send({ sessionTopic: 'other' }, undefined, 77))
+    expect(chain.effects()).toBe(2)
+  })
+
+  it('runs a request without a key as new every time (a reloaded page restarts its ids at 1)', async () => {
+    const chain = createFakeChain()
+    const { wallet, approve } = walletOn(chain, memoryStorage())
+    await wallet.handle(send({}))
+    await wallet.handle(send({}))
+    expect(approve).toHaveBeenCalledTimes(2)
+    expect(chain.effects()).toBe(2)
+  })
+
+  it('refuses the same key with other params, never answering with the first result', async () => {
+    const chain = createFakeChain()
+    const { wallet, approve } = walletOn(chain, memoryStorage())
+    await wallet.handle(send({ requestKey: 'k' }))
+    const other = await wallet.handle(send({ requestKey: 'k' }, { to: 'mallory', amount: '1000' }))
+    expect(other).toMatchObject({ error: { code: -32600, data: { rule: 'journal.key_reused' } } })
+    // Concurrent too.
+    const [, concurrent] = await Promise.all([
+      wallet.handle(send({ requestKey: 'j' })),
+      wallet.handle(send({ requestKey: 'j' }, { to: 'bob', amount: '2000' })),
+    ])
+    expect(concurrent).toMatchObject({ error: { code: -32600 } })
+    expect(approve).toHaveBeenCalledTimes(2)
+    expect(chain.effects()).toBe(2)
+  })
+
+  it('hashes params by content, not key order: a redelivery that serialized keys differently replays', async () => {
+    const chain = createFakeChain()
+    const { wallet } = walletOn(chain, memoryStorage())
+    const first = await wallet.handle(send({ requestKey: 'k' }, { to: 'bob', amount: '1000' }))
+    const again = await wallet.handle(send({ requestKey: 'k' }, { amount: '1000', to: 'bob' }))
+    expect(again).toEqual(first)
+    expect(chain.effects()).toBe(1)
+  })
+
+  it('after a restart, sends the recorded bytes again when the answer was lost after the broadcast: no prompt, no new signature', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const before = walletOn(chain, storage)
+    // The wallet dies right after the chain accepted (its answer never went out).
+    chain.onAccept(() => {
+      throw new Error('killed')
+    })
+    await before.wallet.handle(send({ sessionTopic: 't' }))
+    chain.onAccept(undefined)
+    expect(chain.effects()).toBe(1)
+
+    const after = walletOn(chain, storage)
+    const answer = await after.wallet.handle(send({ sessionTopic: 't' }))
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 1, result: { id: chain.ids()[0] } })
+    expect(after.approve).not.toHaveBeenCalled()
+    expect(after.signatures).toEqual([])
+    expect(chain.effects()).toBe(1)
+    // And from then on the stored answer, without touching the chain.
+    const broadcasts = chain.broadcasts()
+    expect(await after.wallet.handle(send({ sessionTopic: 't' }))).toEqual(answer)
+    expect(chain.broadcasts()).toBe(broadcasts)
+  })
+
+  it('asks again when a request was approved but nothing was signed (nothing went out)', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const { wallet, approve } = walletOn(chain, storage)
+    const journal = journalAt(storage, () => NOW)
+    const record: JournalRecord = {
+      v: 1,
+      key: 'k',
+      method: 'fake_send',
+      chainId: 'fake:1',
+      paramsHash: 'whatever: an approved record binds nothing',
+      state: 'approved',
+      keepUntil: NOW + 1000,
+    }
+    await journal.write(record)
+    const answer = await wallet.handle(send({ requestKey: 'k' }))
+    expect('result' in answer).toBe(true)
+    expect(approve).toHaveBeenCalledTimes(1)
+    expect(chain.effects()).toBe(1)
+  })
+
+  it('stores signing-only answers too: a repeat gets the same signature, not a new one', async () => {
+    const chain = createFakeChain()
+    const { wallet, approve, signatures } = walletOn(chain, memoryStorage())
+    const input = {
+      chainId: 'fake:1',
+      sessionTopic: 'abc',
+      request: { jsonrpc: '2.0' as const, id: 5, method: 'fake_signOnly', params: { message: 'hi' } },
+    }
+    const first = await wallet.handle(input)
+    expect(await wallet.handle(input)).toEqual(first)
+    expect(signatures).toHaveLength(1)
+    expect(approve).toHaveBeenCalledTimes(1)
+  })
+
+  it('never records a read, and answers reads when the store is down', async () => {
+    const chain = createFakeChain()
+    const { storage, failing } = faultyStorage()
+    const { wallet } = walletOn(chain, storage)
+    failing.add('getItem')
+    failing.add('setItem')
+    const input = {
+      chainId: 'fake:1',
+      sessionTopic: 'abc',
+      request: { jsonrpc: '2.0' as const, id: 1, method: 'fake_read', params: {} },
+    }
+    expect(await wallet.handle(input)).toEqual({ jsonrpc: '2.0', id: 1, result: { block: 0 } })
+    failing.clear()
+    expect(await storage.getKeys()).toEqual([])
+  })
+
+  it('refuses to sign, before asking, when the journal cannot be read', async () => {
+    const chain = createFakeChain()
+    const { storage, failing } = faultyStorage()
+    const { wallet, approve, signatures } = walletOn(chain, storage)
+    failing.add('getItem')
+    const answer = await wallet.handle(send({ sessionTopic: 'abc' }))
+    expect(answer).toMatchObject({ error: { code: -32603, message: 'Request journal unavailable.' } })
+    expect(approve).not.toHaveBeenCalled()
+    expect(signatures).toEqual([])
+  })
+
+  it('refuses before signing when the approval cannot be recorded, and before broadcasting when the signed bytes cannot', async () => {
+    const chain = createFakeChain()
+    const base = memoryStorage()
+    let writes = 0
+    let failAt = 1
+    const storage: KeyValueStorage = {
+      ...base,
+      getItem: (key) => base.getItem(key),
+      setItem: (key, value) =>
+        ++writes === failAt ? Promise.reject(new Error('disk')) : base.setItem(key, value),
+    }
+    const { wallet, signatures } = walletOn(chain, storage)
+    // First write is the approval: nothing signed.
+    expect(await wallet.handle(send({ sessionTopic: 'a' }))).toMatchObject({ error: { code: -32603 } })
+    expect(signatures).toEqual([])
+    // Second write of the next request is the signed record: signed, never broadcast.
+    writes = 0
+    failAt = 2
+    expect(await wallet.handle(send({ sessionTopic: 'b' }))).toMatchObject({ error: { code: -32603 } })
+    expect(signatures).toHaveLength(1)
+    expect(chain.broadcasts()).toBe(0)
+  })
+
+  it('replays an answered or sent request even after it expired, and answers 8000 to one never started', async () => {
+    let now = NOW
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const { wallet } = walletOn(chain, storage, { clock: () => now })
+    const expiring = (topic: string) => ({
+      ...send({ sessionTopic: topic }),
+      expiryTimestamp: NOW / 1000 + 60,
+    })
+    const first = await wallet.handle(expiring('a'))
+    now += 120_000
+    expect(await wallet.handle(expiring('a'))).toEqual(first)
+    expect(await wallet.handle(expiring('b'))).toMatchObject({ error: { code: 8000 } })
+    // The adapter's own clock can say so too (handle's `expired`): a replay still answers.
+    now = NOW
+    expect(await wallet.handle(expiring('a'), { expired: true })).toEqual(first)
+    expect(await wallet.handle(expiring('c'), { expired: true })).toMatchObject({ error: { code: 8000 } })
+    expect(chain.effects()).toBe(1)
+  })
+
+  it('does not execute an approval that comes after the request expired', async () => {
+    let now = NOW
+    const chain = createFakeChain()
+    const { namespace } = createSendingNamespace(chain)
+    const wallet = createWalletRpc({
+      namespaces: [namespace],
+      clock: () => now,
+      approve: () => {
+        now += 120_000 // the user took two minutes
+        return true
+      },
+    })
+    const answer = await wallet.handle({ ...send({ sessionTopic: 'a' }), expiryTimestamp: NOW / 1000 + 60 })
+    expect(answer).toMatchObject({ error: { code: 8000 } })
+    expect(chain.broadcasts()).toBe(0)
+  })
+
+  it('takes the store per call (WalletKit storage) over the wallet default', async () => {
+    const chain = createFakeChain()
+    const walletDefault = memoryStorage()
+    const walletKitStorage = memoryStorage()
+    const { wallet } = walletOn(chain, walletDefault)
+    await wallet.handle(send({ sessionTopic: 'a' }), { journal: walletKitStorage })
+    expect(await walletDefault.getKeys()).toEqual([])
+    expect(await walletKitStorage.getKeys()).toHaveLength(4)
+  })
+
+  it('writes each step under a key of its own, so no write ever replaces the record of signed bytes', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const setItem = storage.setItem
+    const written: string[] = []
+    storage.setItem = (key, value) => {
+      written.push(key)
+      return setItem(key, value)
+    }
+    const { wallet } = walletOn(chain, storage)
+    await wallet.handle(send({ sessionTopic: 'a' }))
+    expect(written.map((key) => key.split(':').at(-1))).toEqual([
+      'approved',
+      'signed',
+      'broadcast',
+      'answered',
+    ])
+    expect(new Set(written).size).toBe(4)
+    expect(written.every((key) => /^wallet-rpc:journal:[0-9a-f]{40}:[a-z]+$/.test(key))).toBe(true)
+  })
+
+  it('keeps records no secret: only the request, the signed bytes and the answer', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    const { wallet } = walletOn(chain, storage)
+    await wallet.handle(send({ sessionTopic: 'a' }))
+    const records = (await storage.getEntries<JournalRecord>()).map(([, record]) => record)
+    const answered = records.find((record) => record.state === 'answered')
+    expect(answered).toMatchObject({
+      v: 1,
+      key: 'wc:a:1',
+      method: 'fake_send',
+      chainId: 'fake:1',
+      fixed: { to: 'bob' },
+      signed: { raw: 'bob:1000:nonce0' },
+      ids: ['tx(bob:1000:nonce0)'],
+      broadcast: { id: 'tx(bob:1000:nonce0)' },
+      result: { id: 'tx(bob:1000:nonce0)' },
+    })
+    expect(answered!.keepUntil).toBe(NOW + defaultKeepMs + keepMarginMs)
+    expect(Object.keys(answered!).sort()).toEqual([
+      'broadcast',
+      'chainId',
+      'fixed',
+      'ids',
+      'keepUntil',
+      'key',
+      'method',
+      'paramsHash',
+      'result',
+      'signed',
+      'state',
+      'v',
+    ])
+  })
+
+  it('answers an error naming the signed transaction when it cannot be sent again (the chain unreachable after a restart)', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    chain.onAccept(() => {
+      throw new Error('killed')
+    })
+    await walletOn(chain, storage).wallet.handle(send({ sessionTopic: 't' }))
+    chain.onAccept(undefined)
+    const { namespace } = createSendingNamespace(chain)
+    const unreachable = createWalletRpc({
+      namespaces: [
+        {
+          ...namespace,
+          methods: {
+            ...namespace.methods,
+            fake_send: {
+              ...namespace.methods.fake_send!,
+              sends: {
+                resend: () => Promise.reject(new ProviderError('connect ECONNREFUSED 127.0.0.1:8545')),
+              },
+            },
+          },
+        },
+      ],
+      approve: () => true,
+      journal: storage,
+    })
+    const answer = await unreachable.handle(send({ sessionTopic: 't' }))
+    expect(answer).toMatchObject({
+      error: {
+        code: -32603,
+        data: { reason: 'connect ECONNREFUSED 127.0.0.1:8545', signed: ['tx(bob:1000:nonce0)'] },
+      },
+    })
+    expect(chain.effects()).toBe(1)
+  })
+})
+
+describe('RequestJournal.prune', () => {
+  const record = (
+    key: string,
+    keepUntil: number,
+    state: JournalRecord['state'] = 'answered',
+  ): JournalRecord => ({
+    v: 1,
+    key,
+    method: 'm',
+    chainId: 'c:1',
+    paramsHash: 'h',
+    state,
+    keepUntil,
+  })
+
+  it('removes records past their keepUntil and unreadable ones, keeps the rest and other keys', async () => {
+    const storage = memoryStorage()
+    // Written a moment earlier, while 'old' was still live (a write prunes in the background too).
+    const writer = journalAt(storage, () => NOW - 2)
+    const journal = journalAt(storage, () => NOW)
+    await storage.setItem('wc@2:core:keychain', { kept: true })
+    await writer.write(record('old', NOW - 1))
+    await writer.write(record('live', NOW + 1, 'signed'))
+    await storage.setItem(`wallet-rpc:journal:${'f'.repeat(40)}:answered`, 'garbage')
+    expect(await journal.prune()).toBe(2)
+    expect(await journal.read('live')).toMatchObject({ state: 'signed' })
+    expect(await journal.read('old')).toBeUndefined()
+    expect(await storage.getItem('wc@2:core:keychain')).toEqual({ kept: true })
+  })
+
+  it('bounds the journal: past the cap the answered records expiring first go, signed ones stay', async () => {
+    const storage = memoryStorage()
+    const journal = journalAt(storage, () => NOW)
+    for (let index = 0; index < maxJournalRecords + 3; index++)
+      await journal.write(record(`r${index}`, NOW + 1000 + index, index < 2 ? 'signed' : 'answered'))
+    expect(await journal.prune()).toBe(3)
+    expect(await journal.read('r0')).toBeDefined()
+    expect(await journal.read('r1')).toBeDefined()
+    expect(await journal.read('r2')).toBeUndefined()
+    expect(await journal.read('r4')).toBeUndefined()
+    expect(await journal.read('r5')).toBeDefined()
+  })
+
+  it('prunes in the background as records are written, at most every ten minutes', async () => {
+    let now = NOW
+    const storage = memoryStorage()
+    const journal = journalAt(storage, () => now)
+    await journal.write(record('a', NOW + 10))
+    now += 20
+    await journal.write(record('b', NOW + 1_000_000))
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    // The first write's prune ran before 'a' expired; the next one is ten minutes later.
+    expect(await journal.read('a')).toBeDefined()
+    now += 10 * 60_000
+    await journal.write(record('c', now + 1_000_000))
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(await journal.read('a')).toBeUndefined()
+  })
+
+  it('caps a record of a far-future expiry at seven days plus the margin', () => {
+    const journal = journalAt(memoryStorage(), () => NOW)
+    expect(journal.keepUntil(NOW + 365 * 24 * 3600_000)).toBe(NOW + defaultKeepMs + keepMarginMs)
+    expect(journal.keepUntil(NOW + 60_000)).toBe(NOW + 60_000 + keepMarginMs)
+    expect(journal.keepUntil(NOW - 60_000)).toBe(NOW + keepMarginMs)
+  })
+})
