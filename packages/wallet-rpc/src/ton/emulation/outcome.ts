@@ -69,6 +69,36 @@ export type TonTransactionSummary = {
 }
 
 /**
+ * The compute and action phases of a transaction as both emulators write them (toncenter `compute_ph` /
+ * `action`, tonapi `compute_phase` / `action_phase`: the same field names).
+ */
+export function phasesOf(
+  compute: Record<string, unknown>,
+  action: Record<string, unknown> | undefined,
+  skipReason: unknown,
+): Pick<
+  TonTransactionSummary,
+  | 'computeSkipped'
+  | 'computeSkipReason'
+  | 'computeSuccess'
+  | 'exitCode'
+  | 'actionSuccess'
+  | 'actionResultCode'
+  | 'skippedActions'
+> {
+  const skipped = unsignedAmount(action?.skipped_actions)
+  return {
+    computeSkipped: compute.skipped === true,
+    computeSkipReason: typeof skipReason === 'string' ? skipReason.slice(0, 32) : undefined,
+    computeSuccess: typeof compute.success === 'boolean' ? compute.success : undefined,
+    exitCode: typeof compute.exit_code === 'number' ? compute.exit_code : undefined,
+    actionSuccess: typeof action?.success === 'boolean' ? action.success : undefined,
+    actionResultCode: typeof action?.result_code === 'number' ? action.result_code : undefined,
+    skippedActions: skipped === undefined ? 0 : Number(skipped),
+  }
+}
+
+/**
  * Opcodes whose transaction may fail without the transfer failing: the last hop of a jetton or NFT transfer.
  * A recipient wallet sent 1 nanoton with a jetton_notify cannot pay for gas, so its transaction aborts; the
  * jettons have arrived. ton-connect/kit `utils/toncenter/isFailedTrace.ts` allows for the same, and the recorded

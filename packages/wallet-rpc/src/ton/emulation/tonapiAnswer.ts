@@ -16,6 +16,7 @@ import {
   maxTraceEntries,
   mentions,
   opcodeOf,
+  phasesOf,
   signedAmount,
   symbolOf,
   type TonTransactionSummary,
@@ -243,17 +244,10 @@ function summaryOf(transaction: Json): TonTransactionSummary | undefined {
   const action = isRecord(transaction.action_phase) ? transaction.action_phase : undefined
   const inMessage = isRecord(transaction.in_msg) ? transaction.in_msg : undefined
   const internal = inMessage?.msg_type === 'int_msg'
-  const skipped = unsignedAmount(action?.skipped_actions)
   return {
     account,
     aborted: transaction.aborted === true,
-    computeSkipped: compute.skipped === true,
-    computeSkipReason: typeof compute.skip_reason === 'string' ? compute.skip_reason.slice(0, 32) : undefined,
-    computeSuccess: typeof compute.success === 'boolean' ? compute.success : undefined,
-    exitCode: typeof compute.exit_code === 'number' ? compute.exit_code : undefined,
-    actionSuccess: typeof action?.success === 'boolean' ? action.success : undefined,
-    actionResultCode: typeof action?.result_code === 'number' ? action.result_code : undefined,
-    skippedActions: skipped === undefined ? 0 : Number(skipped),
+    ...phasesOf(compute, action, compute.skip_reason),
     inOpcode: internal ? opcodeOf(inMessage?.op_code) : undefined,
     inBounce: internal && inMessage?.bounce === true,
     bounced: transaction.bounce_phase === 'TrPhaseBounceOk',

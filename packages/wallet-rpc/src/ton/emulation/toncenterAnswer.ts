@@ -16,6 +16,7 @@ import {
   maxTraceEntries,
   mentions,
   opcodeOf,
+  phasesOf,
   symbolOf,
   type TonTransactionSummary,
   unsignedAmount,
@@ -190,17 +191,10 @@ function summary({ account, raw }: Transaction): TonTransactionSummary {
   const inMessage = isRecord(raw.in_msg) ? raw.in_msg : undefined
   // An external message (no source) is the wallet's own request: its opcode is no transfer's last hop.
   const internal = inMessage !== undefined && typeof inMessage.source === 'string'
-  const skipped = unsignedAmount(action?.skipped_actions)
   return {
     account,
     aborted: description.aborted === true,
-    computeSkipped: compute.skipped === true,
-    computeSkipReason: typeof compute.reason === 'string' ? compute.reason.slice(0, 32) : undefined,
-    computeSuccess: typeof compute.success === 'boolean' ? compute.success : undefined,
-    exitCode: typeof compute.exit_code === 'number' ? compute.exit_code : undefined,
-    actionSuccess: typeof action?.success === 'boolean' ? action.success : undefined,
-    actionResultCode: typeof action?.result_code === 'number' ? action.result_code : undefined,
-    skippedActions: skipped === undefined ? 0 : Number(skipped),
+    ...phasesOf(compute, action, compute.reason),
     inOpcode: internal ? opcodeOf(inMessage.opcode) : undefined,
     inBounce: internal && inMessage.bounce === true,
     bounced: isRecord(description.bounce) && description.bounce.type === 'ok',

@@ -1,10 +1,11 @@
-import { Address, beginCell } from '@ton/core'
+import { Address } from '@ton/core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { JsonRpcFailure } from '../../../src/core/jsonrpc.js'
 import type { ReviewItem } from '../../../src/core/review.js'
 import { createWalletRpc } from '../../../src/createWalletRpc.js'
 import type { Review } from '../../../src/index.js'
 import {
+  type TonChainProvider,
   type ToncenterOptions,
   type TonNamespaceOptions,
   ton,
@@ -34,13 +35,20 @@ function wallet(
     allowDangerous?: string[]
     url?: string
     provider?: ToncenterOptions
+    /** A custom emulator in place of toncenter's. */
+    emulate?: TonChainProvider['emulate']
   } = {},
 ) {
-  const { allowDangerous, url = `${server.url}/api/v2`, provider, ...namespace } = options
+  const { allowDangerous, url = `${server.url}/api/v2`, provider, emulate, ...namespace } = options
+  const chain = toncenter(url, emulate === undefined ? provider : { ...provider, emulator: false })
   const reviews: Review[] = []
   const rpc = createWalletRpc({
     namespaces: [
-      ton({ keys: fixtureSigner(), providers: { 'ton:-239': toncenter(url, provider) }, ...namespace }),
+      ton({
+        keys: fixtureSigner(),
+        providers: { 'ton:-239': emulate === undefined ? chain : { ...chain, emulate } },
+        ...namespace,
+      }),
     ],
     approve: (review) => {
       reviews.push(review)
@@ -212,65 +220,17 @@ describe('ton_sendMessage review: balance changes (simulated)', () => {
   })
 
   it('the namespace bounds any emulator: one that never settles is unavailable after emulationTimeoutMs', async () => {
-    const reviews: Review[] = []
-    const base = toncenter(`${server.url}/api/v2`, { emulator: false })
-    const rpc = createWalletRpc({
-      namespaces: [
-        ton({
-          keys: fixtureSigner(),
-          providers: { 'ton:-239': { ...base, emulate: () => new Promise(() => {}) } },
-          emulationTimeoutMs: 1000,
-        }),
-      ],
-      approve: (review) => {
-        reviews.push(review)
-        return true
-      },
-      clock: () => 1_700_000_000_000,
-    })
-    await rpc.handle({
-      chainId: 'ton:-239',
-      request: request('ton_sendMessage', { messages: [{ address: plainDestination, amount: '1' }] }),
-    })
+    const { reviews, send } = wallet({ emulate: () => new Promise(() => {}), emulationTimeoutMs: 1000 })
+    await send()
     expect(section(reviews[0])).toEqual({
       Simulation: ['unavailable: the emulator did not answer within 1000 ms'],
     })
   })
 
   it('a malformed result from a custom emulator is unavailable, not shown', async () => {
-    const reviews: Review[] = []
-    const base = toncenter(`${server.url}/api/v2`, { emulator: false })
-    const rpc = createWalletRpc({
-      namespaces: [
-        ton({
-          keys: fixtureSigner(),
-          providers: {
-            'ton:-239': {
-              ...base,
-              emulate: async () =>
-                ({ emulator: 'mine', ton: 5, jettons: [], nfts: [], failures: [] }) as never,
-            },
-          },
-        }),
-      ],
-      approve: (review) => {
-        reviews.push(review)
-        return true
-      },
-      clock: () => 1_700_000_000_000,
-    })
-    await rpc.handle({
-      chainId: 'ton:-239',
-      request: request('ton_sendMessage', {
-        messages: [
-          {
-            address: plainDestination,
-            amount: '1',
-            payload: beginCell().endCell().toBoc().toString('base64'),
-          },
-        ],
-      }),
-    })
+    const malformed = { emulator: 'mine', ton: 5, jettons: [], nfts: [], failures: [] }
+    const { reviews, send } = wallet({ emulate: async () => malformed as never })
+    await send()
     expect(section(reviews[0])).toEqual({
       Simulation: ["unavailable: the emulator's result is malformed (ton)"],
     })
