@@ -1,3 +1,5 @@
+import { decodeUtf8 } from './utf8.js'
+
 /**
  * A provider URL without its `user:password@` part, and that part as a Basic authorization header. fetch
  * refuses URLs with credentials, and its error would print them into a reason the dapp reads.
@@ -106,7 +108,7 @@ export async function readBoundedText(response: Response, maxBytes: number): Pro
     bytes.set(chunk, at)
     at += chunk.length
   }
-  return new TextDecoder().decode(bytes)
+  return decodeUtf8(bytes)
 }
 
 /**

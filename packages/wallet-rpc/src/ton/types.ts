@@ -220,7 +220,7 @@ export type TonEmulationFailure = {
   exitCode: number | undefined
   /** The incoming message went back to its sender, minus fees. */
   bounced: boolean
-  /** In words, e.g. `compute phase exit code 132`. */
+  /** In words, e.g. `compute phase failed` (the review adds the exit code and the bounce). */
   reason: string
 }
 

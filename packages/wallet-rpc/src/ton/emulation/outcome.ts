@@ -131,12 +131,12 @@ export function emulationFailure(tx: TonTransactionSummary): TonEmulationFailure
   let exitCode: number | undefined
   if (computeFailed) {
     exitCode = tx.exitCode
-    reason = `compute phase exit code ${tx.exitCode ?? 'unknown'}`
+    reason = 'compute phase failed'
   } else if (tx.computeSkipped) {
     reason = `compute phase skipped${tx.computeSkipReason === undefined ? '' : ` (${tx.computeSkipReason})`}`
   } else if (actionFailed) {
     exitCode = tx.actionResultCode
-    reason = `action phase result code ${tx.actionResultCode ?? 'unknown'}`
+    reason = 'action phase failed'
   } else if (tx.skippedActions > 0) {
     reason = `${tx.skippedActions} outgoing message${tx.skippedActions === 1 ? '' : 's'} not sent (action phase)`
   } else {

@@ -62,33 +62,55 @@ export async function emulate(
 /** What is wrong with a result an emulator (perhaps the wallet's own) returned, or undefined. */
 function malformed(result: unknown): string | undefined {
   if (typeof result !== 'object' || result === null) return 'not an object'
-  const { emulator, ton, jettons, nfts, failures } = result as Partial<TonEmulationResult>
+  const { emulator, ton, jettons, nfts, failures, incomplete, unreadActions } =
+    result as Partial<TonEmulationResult>
   if (typeof emulator !== 'string') return 'emulator'
   if (typeof ton !== 'bigint') return 'ton'
-  for (const [name, list] of [
-    ['jettons', jettons],
-    ['nfts', nfts],
-    ['failures', failures],
-  ] as const) {
-    if (!Array.isArray(list) || list.length > maxTraceEntries) return name
-  }
+  const list = (value: unknown): value is readonly unknown[] =>
+    Array.isArray(value) && value.length <= maxTraceEntries
+  const optional = (value: unknown, type: 'string' | 'boolean') =>
+    value === undefined || typeof value === type
+  if (!list(jettons) || !jettons.every(validJetton)) return 'jettons'
+  if (!list(nfts) || !nfts.every(validNft)) return 'nfts'
+  if (!list(failures) || !failures.every(validFailure)) return 'failures'
+  if (!optional(incomplete, 'boolean')) return 'incomplete'
   if (
-    !jettons!.every((jetton) => accountKey(jetton?.master) !== undefined && typeof jetton.amount === 'bigint')
+    unreadActions !== undefined &&
+    (!list(unreadActions) || !unreadActions.every((kind) => typeof kind === 'string'))
   )
-    return 'jettons'
-  if (
-    !nfts!.every(
-      (nft) => accountKey(nft?.item) !== undefined && (nft.direction === 'in' || nft.direction === 'out'),
-    )
-  )
-    return 'nfts'
-  if (
-    !failures!.every(
-      (failure) => accountKey(failure?.account) !== undefined && typeof failure.reason === 'string',
-    )
-  )
-    return 'failures'
+    return 'unreadActions'
   return undefined
+
+  function validJetton(jetton: TonEmulationResult['jettons'][number]): boolean {
+    const { decimals } = jetton ?? {}
+    // Decimals size the text the review builds: TEP-64's 0 to 255 only.
+    const decimalsOk =
+      decimals === undefined || (Number.isInteger(decimals) && decimals >= 0 && decimals <= 255)
+    return (
+      accountKey(jetton?.master) !== undefined &&
+      typeof jetton.amount === 'bigint' &&
+      optional(jetton.symbol, 'string') &&
+      decimalsOk
+    )
+  }
+
+  function validNft(nft: TonEmulationResult['nfts'][number]): boolean {
+    return (
+      accountKey(nft?.item) !== undefined &&
+      (nft.collection === undefined || accountKey(nft.collection) !== undefined) &&
+      optional(nft.index, 'string') &&
+      (nft.direction === 'in' || nft.direction === 'out')
+    )
+  }
+
+  function validFailure(failure: TonEmulationResult['failures'][number]): boolean {
+    return (
+      accountKey(failure?.account) !== undefined &&
+      typeof failure.reason === 'string' &&
+      (failure.exitCode === undefined || Number.isSafeInteger(failure.exitCode)) &&
+      typeof failure.bounced === 'boolean'
+    )
+  }
 }
 
 export type EmulationReviewOptions = {
@@ -121,6 +143,7 @@ export function emulationReview(
     }
   }
   const { result } = outcome
+  // Raw addresses (checked by `malformed`), shown as explorers show contracts: user-friendly, bounceable.
   const show = (raw: string) => friendly(Address.parseRaw(raw), chainId, true)
   const changes: BalanceChange[] = []
   if (result.ton !== 0n) {
@@ -137,7 +160,7 @@ export function emulationReview(
     if (jetton.amount === 0n) continue
     changes.push({
       kind: 'fungible',
-      asset: show(accountKey(jetton.master)!),
+      asset: show(jetton.master),
       symbol: jetton.symbol === undefined ? undefined : printableLine(jetton.symbol, 32),
       decimals: jetton.decimals,
       amount: jetton.amount < 0n ? -jetton.amount : jetton.amount,
@@ -148,8 +171,8 @@ export function emulationReview(
     const index = nft.index !== undefined && /^\d{1,78}$/.test(nft.index) ? BigInt(nft.index) : undefined
     changes.push({
       kind: 'nft',
-      item: show(accountKey(nft.item)!),
-      asset: accountKey(nft.collection) === undefined ? undefined : show(accountKey(nft.collection)!),
+      item: show(nft.item),
+      asset: nft.collection === undefined ? undefined : show(nft.collection),
       ...(index === undefined ? {} : { tokenId: index }),
       symbol: undefined,
       decimals: undefined,
@@ -192,10 +215,11 @@ export function emulationReview(
   return section
 }
 
+/** `EQ…: compute phase failed, exit code 132, its coins bounce back minus fees`. */
 function describeFailure(failure: TonEmulationFailure, show: (raw: string) => string): string {
-  const account = show(accountKey(failure.account)!)
+  const exitCode = failure.exitCode === undefined ? '' : `, exit code ${failure.exitCode}`
   const bounce = failure.bounced ? ', its coins bounce back minus fees' : ''
-  return `${account}: ${printableLine(failure.reason, 120)}${bounce}`
+  return `${show(failure.account)}: ${printableLine(failure.reason, 120)}${exitCode}${bounce}`
 }
 
 function namedFailures(failed: readonly string[]): string {

@@ -163,11 +163,11 @@ describe('ton_sendMessage review: balance changes (simulated)', () => {
     const item = friendly('0:853DE9F75AFC0FD2C22BF82E33550B34DD423B4A0B05B3C9A50969C892328D2C')
     expect(codes(review)).toEqual([['ton.emulation_failed', 'danger']])
     expect(review.warnings[0]!.message).toBe(
-      `The request fails when simulated by toncenter (${new URL(server.url).host}): ${item}: compute phase exit code 413, its coins bounce back minus fees. The failed attempt still costs what the balance changes show.`,
+      `The request fails when simulated by toncenter (${new URL(server.url).host}): ${item}: compute phase failed, exit code 413, its coins bounce back minus fees. The failed attempt still costs what the balance changes show.`,
     )
     expect(section(review)['You send']).toEqual(['-0.005784003 TON'])
     expect(section(review).Note![0]).toBe(
-      `fails when simulated: ${item}: compute phase exit code 413, its coins bounce back minus fees`,
+      `fails when simulated: ${item}: compute phase failed, exit code 413, its coins bounce back minus fees`,
     )
   })
 
@@ -228,11 +228,21 @@ describe('ton_sendMessage review: balance changes (simulated)', () => {
   })
 
   it('a malformed result from a custom emulator is unavailable, not shown', async () => {
-    const malformed = { emulator: 'mine', ton: 5, jettons: [], nfts: [], failures: [] }
-    const { reviews, send } = wallet({ emulate: async () => malformed as never })
-    await send()
-    expect(section(reviews[0])).toEqual({
-      Simulation: ["unavailable: the emulator's result is malformed (ton)"],
-    })
+    const good = { emulator: 'mine', ton: -5n, jettons: [], nfts: [], failures: [] }
+    const master = '0:'.padEnd(66, 'b')
+    const jetton = { master, amount: -1n, symbol: 'X', decimals: 6 }
+    for (const [result, field] of [
+      [{ ...good, ton: 5 }, 'ton'],
+      [{ ...good, jettons: [{ ...jetton, decimals: 1e9 }] }, 'jettons'],
+      [{ ...good, jettons: [{ ...jetton, symbol: 42 }] }, 'jettons'],
+      [{ ...good, nfts: [{ item: 'EQ…', direction: 'out' }] }, 'nfts'],
+      [{ ...good, failures: [{ account: master, reason: 'x', bounced: 'no' }] }, 'failures'],
+    ] as const) {
+      const { reviews, send } = wallet({ emulate: async () => result as never })
+      await send()
+      expect(section(reviews[0])).toEqual({
+        Simulation: [`unavailable: the emulator's result is malformed (${field})`],
+      })
+    }
   })
 })
