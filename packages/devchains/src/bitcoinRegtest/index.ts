@@ -2,6 +2,7 @@ import { RegtestChain, type RegtestChainOptions } from './chain.js'
 import { type BroadcastFault, serveEsplora } from './server.js'
 
 export { RegtestChain, type RegtestChainOptions, regtestNetwork } from './chain.js'
+export { type OrdFault, type OrdIndex, type OrdRune, type OrdServerOptions, serveOrd } from './ord.js'
 export type { BroadcastFault } from './server.js'
 export { TransactionRejected } from './validate.js'
 

@@ -10,6 +10,8 @@ export type Chains = {
   /** OpenZeppelin's ERC-7821 executor on anvil: the EIP-7702 delegate of atomic `wallet_sendCalls`. */
   eip7702Delegate: string
   bitcoin: Awaited<ReturnType<typeof import('../bitcoinRegtest/index.js')['startBitcoinRegtest']>>
+  /** The ord-compatible index over the regtest chain: what the wallet's `--ord` reads. */
+  ord: Awaited<ReturnType<typeof import('../bitcoinRegtest/index.js')['serveOrd']>>
   ton: Awaited<ReturnType<typeof import('../tonSandbox.js')['startTonSandbox']>>
   toncenter: { url: string; close(): Promise<void> }
   solana: Awaited<ReturnType<typeof import('../solanaLocal.js')['startSolanaLocal']>>
@@ -18,7 +20,7 @@ export type Chains = {
 export async function startChains(): Promise<Chains> {
   const [
     { startAnvil },
-    { startBitcoinRegtest },
+    { startBitcoinRegtest, serveOrd },
     { startTonSandbox },
     { serveToncenter },
     { startSolanaLocal },
@@ -37,16 +39,18 @@ export async function startChains(): Promise<Chains> {
     startTonSandbox(),
     startSolanaLocal(),
   ])
-  const [toncenter, eip7702Delegate] = await Promise.all([
+  const [toncenter, eip7702Delegate, ord] = await Promise.all([
     serveToncenter(ton.provider),
     deployEip7702Executor(anvil.url),
+    serveOrd(bitcoin.chain),
   ])
-  return { anvil, bitcoin, ton, toncenter, solana, eip7702Delegate }
+  return { anvil, bitcoin, ord, ton, toncenter, solana, eip7702Delegate }
 }
 
 export async function stopChains(chains: Chains): Promise<void> {
   await Promise.allSettled([
     chains.anvil.stop(),
+    chains.ord.stop(),
     chains.bitcoin.stop(),
     chains.toncenter.close(),
     chains.ton.stop(),

@@ -40,6 +40,7 @@ export async function runDemoSession(options: DemoOptions = {}): Promise<DemoRow
         approve: 'all',
         now: undefined,
         esplora: new Map([[REGTEST, chains.bitcoin.url]]),
+        ord: new Map([[REGTEST, chains.ord.url]]),
         toncenter: new Map([[TON, chains.toncenter.url]]),
         rpc: new Map([
           [ANVIL, chains.anvil.url],

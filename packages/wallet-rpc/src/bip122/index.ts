@@ -6,6 +6,14 @@ export {
   secp256k1Backend,
 } from '../crypto/secp256k1.js'
 export { type AccountOptions, type AccountState, createAccount, type Discovery } from './account.js'
+export { type OrdServerOptions, ordServer } from './assets/ordServer.js'
+export type {
+  OutputAssets,
+  OutputAssetsOptions,
+  OutputAssetsProvider,
+  OutputInscription,
+  OutputRune,
+} from './assets/types.js'
 export {
   BIP122_MAINNET,
   BIP122_REGTEST,
@@ -30,7 +38,7 @@ export {
   type MethodFactory,
 } from './namespace.js'
 export { ownedAddress } from './ownership.js'
-export { type Bip122Policy, resolvePolicy } from './policy.js'
+export { type AssetKind, type Bip122Policy, resolvePolicy } from './policy.js'
 export { type BitcoinCoreOptions, type BitcoinCoreProvider, bitcoinCore } from './providers/bitcoinCore.js'
 export { type EsploraOptions, esplora } from './providers/esplora.js'
 export { psbtFromUnsignedTransaction } from './psbt/build.js'

@@ -5,6 +5,7 @@ import type { AnyMethod, MethodTable, Namespace, NamespaceHost } from '../core/n
 import { activeSecp256k1 } from '../crypto/secp256k1.js'
 import { activeSha256 } from '../crypto/sha256.js'
 import { type AccountState, createAccount } from './account.js'
+import type { OutputAssetsProvider } from './assets/types.js'
 import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById } from './chains.js'
 import { getAccountAddresses } from './methods/getAccountAddresses.js'
 import { sendTransfer } from './methods/sendTransfer.js'
@@ -39,6 +40,12 @@ export const ADDRESSES_CHANGED = 'bip122_addressesChanged'
 export type Bip122ChainOptions = {
   /** Reads UTXOs and address history and broadcasts; without one, signing-only methods still work. */
   provider?: ChainProvider
+  /**
+   * What each output carries (inscriptions, runes, rare sats), e.g. `ordServer(url)`. With it, sendTransfer
+   * never spends a coin carrying any of them (or one the index does not know), and signPsbt's review says where
+   * they go. A wallet that holds ordinals should configure one.
+   */
+  assets?: OutputAssetsProvider
 }
 
 export type Bip122Options = {
@@ -111,6 +118,7 @@ export function bip122(options: Bip122Options): Bip122Namespace {
     if (!table || !Object.hasOwn(chainOptions, chainId))
       return Promise.reject(new ChainNotConfiguredError(chainId))
     const provider = chainOptions[chainId]?.provider
+    const assets = chainOptions[chainId]?.assets
     const created = createAccount({
       keys: options.keys,
       chain: table,
@@ -118,7 +126,7 @@ export function bip122(options: Bip122Options): Bip122Namespace {
       clock: () => (host?.clock ?? systemClock)(),
       ...(options.gapLimit === undefined ? {} : { gapLimit: options.gapLimit }),
       ...(options.cacheMs === undefined ? {} : { cacheMs: options.cacheMs }),
-    }).then((account) => ({ chain: table, provider, account }))
+    }).then((account) => ({ chain: table, provider, assets, account }))
     // A failed derivation (e.g. an external signer offline) is retried on the next request.
     created.catch(() => states.delete(chainId))
     states.set(chainId, created)

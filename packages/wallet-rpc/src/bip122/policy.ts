@@ -1,3 +1,6 @@
+/** What protects a coin from being spent by accident (`policy.assets.spend` lists the kinds a wallet allows). */
+export type AssetKind = 'inscriptions' | 'runes' | 'rareSats' | 'unknown'
+
 /**
  * What a wallet decides about bip122 signing and sending. Every field has a safe default.
  * Dangerous sighash types (SIGHASH_NONE, NONE|ANYONECANPAY) are not configured here: they raise the
@@ -19,6 +22,19 @@ export type Bip122Policy = {
    * took the coins meanwhile.
    */
   reservationMs?: number
+  /**
+   * With a chain's `assets` provider (`ordServer()`): coins carrying inscriptions, runes or rare sats, and coins
+   * the index does not know, are never spent by accident.
+   */
+  assets?: {
+    /**
+     * sendTransfer may spend coins of these kinds, after every clean coin, saying in the review where their
+     * inscriptions, rare sats and runes go. Default none: such coins are held back.
+     */
+    spend?: readonly AssetKind[]
+    /** signPsbt: an input the wallet signs whose contents are unknown is `danger` (refused unless allowed), not `caution`. */
+    strict?: boolean
+  }
 }
 
 /** The PSBT caps `decodePsbt` applies (defaults below); part of the policy a wallet may tighten. */
@@ -32,9 +48,10 @@ export type PsbtLimits = {
 
 export const defaultPsbtLimits: PsbtLimits = { maxBytes: 4 * 1024 * 1024, maxInputs: 5000, maxOutputs: 5000 }
 
-export type ResolvedPolicy = Required<Omit<Bip122Policy, 'maxFeeSats' | 'psbtLimits'>> & {
+export type ResolvedPolicy = Required<Omit<Bip122Policy, 'maxFeeSats' | 'psbtLimits' | 'assets'>> & {
   maxFeeSats: number | undefined
   psbtLimits: PsbtLimits
+  assets: { spend: readonly AssetKind[]; strict: boolean }
 }
 
 export function resolvePolicy(policy: Bip122Policy | undefined): ResolvedPolicy {
@@ -44,5 +61,6 @@ export function resolvePolicy(policy: Bip122Policy | undefined): ResolvedPolicy 
     psbtLimits: { ...defaultPsbtLimits, ...policy?.psbtLimits },
     confirmationTarget: policy?.confirmationTarget ?? 3,
     reservationMs: policy?.reservationMs ?? 2 * 60_000,
+    assets: { spend: policy?.assets?.spend ?? [], strict: policy?.assets?.strict ?? false },
   }
 }

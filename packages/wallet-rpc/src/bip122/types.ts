@@ -1,4 +1,5 @@
 import type { Network } from 'bitcoinjs-lib'
+import type { OutputAssetsProvider } from './assets/types.js'
 import type { Bip122Policy } from './policy.js'
 
 // ---------------------------------------------------------------------------------------------------------
@@ -174,6 +175,8 @@ export type Account = {
 export type ChainState = {
   chain: Bip122Chain
   provider: ChainProvider | undefined
+  /** What outputs carry (inscriptions, runes, rare sats), when the wallet configured a source. */
+  assets: OutputAssetsProvider | undefined
   account: Account
 }
 

@@ -26,6 +26,8 @@ Key options (handle, properties):
   --approve all|none       answer every approval (no TTY and no flag = none)
   --now UNIX_SECONDS       fixed clock for reproducible outputs
   --esplora CHAIN=URL      bip122 chain provider (Esplora HTTP API)
+  --ord CHAIN=URL          bip122 assets index (ord server JSON API): sendTransfer never spends coins with
+                           inscriptions, runes or rare sats; signPsbt's review says where they go
   --toncenter CHAIN=URL    ton chain provider (toncenter v2 API; API key from env TONCENTER_API_KEY)
   --rpc CHAIN=URL          eip155 chain provider (JSON-RPC endpoint)
   --delegate eip155:ID=ADDRESS

@@ -1,6 +1,7 @@
 import { parseDateTime } from './dateTime.js'
 import type { RequestContext } from './namespace.js'
 import { domainMismatch, type Origin, originOf } from './origin.js'
+import { recapItems, recapWarnings } from './recap.js'
 import { group, item, quoted, type ReviewItem, type ReviewWarning, type SignInRequest } from './review.js'
 import { hostOf, parseAuthority, parseUri } from './uri.js'
 
@@ -48,6 +49,8 @@ export function signInSection(request: SignInRequest): ReviewItem {
         request.resources.map((resource, index) => item(`${index + 1}`, resource)),
       ),
     )
+    const capabilities = recapItems(request.resources)
+    if (capabilities !== undefined) items.push(capabilities)
   }
   if (request.version !== undefined) items.push(item('Version', request.version))
   return group('Sign-in', items)
@@ -137,7 +140,31 @@ export function signInWarnings(
   if (notBefore !== undefined && notBefore > now) {
     danger('not_yet_valid', `This sign-in is not valid before ${request.notBefore}.`)
   }
+  const future = issuedInFutureWarning(prefix, request.issuedAt, now)
+  if (future !== undefined) warnings.push(future)
+  warnings.push(...recapWarnings(request.resources, prefix, request.uri ?? request.domain))
   return warnings
+}
+
+/** How far ahead of the wallet's clock an "Issued At" may be (clocks drift); beyond it the message is post-dated. */
+export const maxIssuedAhead = 60 * 60 * 1000
+
+/**
+ * The `danger` `<prefix>.issued_in_future` for a sign-in issued more than an hour after the wallet's clock: a
+ * post-dated proof a site can keep and present when that time comes, long after the user signed it.
+ */
+export function issuedInFutureWarning(
+  prefix: string,
+  issuedAt: string | undefined,
+  now: number,
+): ReviewWarning | undefined {
+  const issued = issuedAt === undefined ? undefined : parseDateTime(issuedAt)
+  if (issued === undefined || issued <= now + maxIssuedAhead) return undefined
+  return {
+    code: `${prefix}.issued_in_future`,
+    severity: 'danger',
+    message: `This sign-in says it was issued at ${issuedAt}, later than now (${new Date(now).toISOString()}): a post-dated proof the site could present long after you signed it.`,
+  }
 }
 
 /** Why the sign-in URI does not name the requesting site's host, or undefined when it does. */

@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem'
 import { ProviderError } from '../core/errors.js'
+import { printableLine } from '../core/text.js'
 import type { Eip155ChainProvider, EstimateRequest, TransactionReceiptSummary } from './types.js'
 import { hexToBigInt, numberToHex } from './viemUtils.js'
 
@@ -215,13 +216,21 @@ function callObject(request: EstimateRequest) {
   }
 }
 
+/** How many characters of a node's words a reason carries. */
+const maxReasonLength = 500
+
 /**
  * The node's own words for a failure (e.g. `execution reverted: nope`, `insufficient funds for gas * price
  * + value`): our `Eip155RpcError`'s message, or the `details` of the innermost JSON-RPC error a viem client
  * wraps, else its short message. Never a full viem message, which may embed the provider URL (and an API
- * key in it).
+ * key in it). A node (or a contract's revert string inside its message) chooses these words: they reach the
+ * dapp and the wallet's UI as one bounded line, control and bidi characters written out (`printableLine`).
  */
 function nodeReason(error: unknown): string {
+  return printableLine(nodeWords(error), maxReasonLength)
+}
+
+function nodeWords(error: unknown): string {
   if (error instanceof Eip155RpcError) return error.message
   let innermost: { details?: unknown; shortMessage?: unknown; cause?: unknown } | undefined
   for (
@@ -232,10 +241,9 @@ function nodeReason(error: unknown): string {
     if (typeof cause.details === 'string' && cause.details !== '') innermost = cause
     cause = cause.cause as typeof innermost
   }
-  if (innermost !== undefined) return String(innermost.details).slice(0, 500)
+  if (innermost !== undefined) return String(innermost.details)
   const short = (error as { shortMessage?: unknown } | null)?.shortMessage
   if (typeof short === 'string' && !short.includes('://')) return short
-  if (error instanceof Error && error.message !== '' && !error.message.includes('://'))
-    return error.message.slice(0, 500)
+  if (error instanceof Error && error.message !== '' && !error.message.includes('://')) return error.message
   return 'provider request failed'
 }

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import type { Hex, TypedDataDefinition } from 'viem'
 import { InvalidParamsError, PolicyRefusedError } from '../core/errors.js'
 import { group, item, type ReviewItem, type ReviewWarning } from '../core/review.js'
+import { hasHiddenCharacters, printableLine } from '../core/text.js'
 import { type Pause, timeSlicer } from '../core/yielding.js'
 import { fastTypedDataDigest } from './eip712.js'
 import { isUnlimited } from './transaction/review.js'
@@ -225,49 +226,50 @@ function chainIdValue(value: unknown, path: string): bigint {
 
 type Field = { name: string; type: string }
 
-/** Domain, primary type and the message as a tree following its declared types. */
-export function typedDataItems(definition: TypedDataDefinition): ReviewItem[] {
+/**
+ * Domain, primary type and the message as a tree following its declared types. A string (or a field or type
+ * name) holding characters that hide or reorder text (U+202E…) is shown with them written out (`\u{202E}`),
+ * and `onHidden` is told where: the user reads what is signed, not what the characters make it look like.
+ */
+export function typedDataItems(
+  definition: TypedDataDefinition,
+  onHidden?: (label: string) => void,
+): ReviewItem[] {
   const types = definition.types as Record<string, readonly Field[]>
+  const shown = (text: string, label: string) => {
+    if (!hasHiddenCharacters(text)) return text
+    onHidden?.(label)
+    return printableLine(text, text.length)
+  }
+  const structItems = (typeName: string, value: unknown): ReviewItem[] => {
+    const record = (value ?? {}) as Record<string, unknown>
+    return (types[typeName] ?? []).map((field) => valueItem(field.name, field.type, record[field.name]))
+  }
+  const valueItem = (name: string, type: string, value: unknown): ReviewItem => {
+    const label = shown(name, name)
+    const array = /^(.*)\[(\d*)\]$/.exec(type)
+    if (array && Array.isArray(value)) {
+      const elementType = array[1]!
+      return group(
+        `${label} (${shown(type, name)})`,
+        value.map((element, index) => valueItem(`[${index}]`, elementType, element)),
+      )
+    }
+    if (Object.hasOwn(types, type)) return group(`${label} (${shown(type, name)})`, structItems(type, value))
+    return item(label, typeof value === 'string' ? shown(value, name) : display(value))
+  }
   const items: ReviewItem[] = [
-    group('Domain', structItems(types, 'EIP712Domain', definition.domain)),
-    item('Primary type', definition.primaryType),
+    group('Domain', structItems('EIP712Domain', definition.domain)),
+    item('Primary type', shown(definition.primaryType, 'primaryType')),
   ]
   if (definition.primaryType !== 'EIP712Domain') {
     const message = definition.message as Record<string, unknown>
-    items.push(group('Message', structItems(types, definition.primaryType, message)))
+    items.push(group('Message', structItems(definition.primaryType, message)))
   }
   return items
 }
 
-function structItems(
-  types: Record<string, readonly Field[]>,
-  typeName: string,
-  value: unknown,
-): ReviewItem[] {
-  const record = (value ?? {}) as Record<string, unknown>
-  return (types[typeName] ?? []).map((field) => valueItem(types, field.name, field.type, record[field.name]))
-}
-
-function valueItem(
-  types: Record<string, readonly Field[]>,
-  label: string,
-  type: string,
-  value: unknown,
-): ReviewItem {
-  const array = /^(.*)\[(\d*)\]$/.exec(type)
-  if (array && Array.isArray(value)) {
-    const elementType = array[1]!
-    return group(
-      `${label} (${type})`,
-      value.map((element, index) => valueItem(types, `[${index}]`, elementType, element)),
-    )
-  }
-  if (Object.hasOwn(types, type)) return group(`${label} (${type})`, structItems(types, type, value))
-  return item(label, display(value))
-}
-
 function display(value: unknown): string {
-  if (typeof value === 'string') return value
   if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean')
     return String(value)
   return JSON.stringify(value) ?? String(value)

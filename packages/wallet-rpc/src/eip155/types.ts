@@ -4,6 +4,7 @@
  * before, so no import path breaks.
  */
 import type { Address, Hex, LocalAccount } from 'viem'
+import type { ReviewWarning } from '../core/review.js'
 
 // ---------------------------------------------------------------------------------------------------------
 // keys.ts
@@ -109,6 +110,9 @@ export type CallsStore = {
    * The batch `id` the site `origin` sent (undefined: a request without an origin). The default store keeps
    * each origin's ids apart, so one site can neither take nor detect another's; a store that ignores `origin`
    * keeps ids unique across sites (another site's id then answers 5720, and only its own site reads it).
+   * `origin` is as the transport reported it; the default store compares origins in one spelling (case, a
+   * default port and a trailing `/` do not make another site), and so does the wallet when it checks the
+   * record's own `origin`.
    */
   get(id: string, origin: string | undefined): Promise<StoredCalls | undefined> | StoredCalls | undefined
   put(record: StoredCalls): Promise<void> | void
@@ -175,6 +179,11 @@ export type AddChainRequest = {
   blockExplorerUrls: string[]
   /** The requesting dapp's origin, as the transport verified it. */
   origin: string | undefined
+  /**
+   * What the wallet should tell its user before adding the chain: `chain.name_mismatch` (`caution`) when the
+   * name claims another well-known chain than the id (chain 0x2105 named "Ethereum Mainnet").
+   */
+  warnings: ReviewWarning[]
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -186,6 +195,7 @@ export type WatchAssetRequest = {
   address: Address
   symbol: string
   decimals: number
+  /** The dapp's image for the token: an http(s) URL or a `data:image/…` URL, never another scheme. */
   image: string | undefined
   origin: string | undefined
 }

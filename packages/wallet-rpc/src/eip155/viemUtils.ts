@@ -7,6 +7,7 @@
  */
 export {
   bytesToHex,
+  decodeAbiParameters,
   decodeFunctionData,
   encodeAbiParameters,
   encodeFunctionData,

@@ -1,4 +1,12 @@
-import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, bip122, esplora, hdKeys } from '../bip122/index.js'
+import {
+  BIP122_MAINNET,
+  BIP122_REGTEST,
+  BIP122_TESTNET,
+  bip122,
+  esplora,
+  hdKeys,
+  ordServer,
+} from '../bip122/index.js'
 import type { Bip122ChainOptions } from '../bip122/namespace.js'
 import type { Namespace } from '../core/namespace.js'
 import { UsageError, type WalletCliOptions } from './options.js'
@@ -14,6 +22,9 @@ import { UsageError, type WalletCliOptions } from './options.js'
  *   `--esplora bip122:000000000019d6689c085ae165831e93=https://mempool.space/api`
  *   `--esplora bip122:0f9188f13cb7b2c71f2a335e3a4fc328=http://127.0.0.1:3002`.
  *   A chain without one answers sending methods with a clear -32603 provider error.
+ * - Assets: `--ord CHAIN=URL` per chain, an ord server's JSON API (`ord server`, or its `--http-port` behind a
+ *   proxy): sendTransfer then never spends coins carrying inscriptions, runes or rare sats (nor ones the
+ *   index does not know), and signPsbt's review says where they go.
  */
 export async function wireBip122(options: WalletCliOptions): Promise<Namespace | undefined> {
   if (options.mnemonic === undefined) return undefined
@@ -29,6 +40,14 @@ export async function wireBip122(options: WalletCliOptions): Promise<Namespace |
       )
     }
     chains[chainId] = { provider: esplora(url) }
+  }
+  for (const [chainId, url] of options.ord ?? []) {
+    if (!Object.hasOwn(chains, chainId)) {
+      throw new UsageError(
+        `--ord: ${chainId} is not a bip122 chain this wallet serves (mainnet, testnet, regtest)`,
+      )
+    }
+    chains[chainId] = { ...chains[chainId], assets: ordServer(url) }
   }
   let keys: ReturnType<typeof hdKeys>
   try {

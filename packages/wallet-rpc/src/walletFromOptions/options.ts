@@ -15,6 +15,8 @@ export type WalletCliOptions = {
   /** Fixed clock, Unix seconds. */
   now: number | undefined
   esplora: Map<string, string>
+  /** `--ord CHAIN=URL`: the ord server (JSON API) that says what each output of that bip122 chain carries. */
+  ord?: Map<string, string>
   toncenter: Map<string, string>
   rpc: Map<string, string>
   /** `--delegate eip155:ID=ADDRESS`: the EIP-7702 delegate atomic `wallet_sendCalls` batches use on that chain. */

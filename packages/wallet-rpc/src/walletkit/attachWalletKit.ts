@@ -133,15 +133,22 @@ export function attachWalletKit(
       origin: origin ?? proposal.proposer?.metadata?.url,
       validation: validationOf(verified?.validation),
     }
-    const requests = await planProposalRequests(
-      wallet,
-      proposal,
-      approval.namespaces,
-      proposer,
-      clock(),
-      { assetInfo: options.assetInfo, payments: options.payments },
-      report,
-    )
+    let requests: Awaited<ReturnType<typeof planProposalRequests>>
+    try {
+      requests = await planProposalRequests(
+        wallet,
+        proposal,
+        approval.namespaces,
+        proposer,
+        clock(),
+        { assetInfo: options.assetInfo, payments: options.payments },
+        report,
+      )
+    } catch (error) {
+      // `proposal.requests` that cannot be read (a Proxy, a throwing getter): answered, never left to expire.
+      report(error)
+      return reject(getSdkError('USER_REJECTED', 'the requests inside the proposal could not be read'))
+    }
 
     const capabilities = await advertisedCapabilities(wallet, approval.namespaces, report)
     const sessionProperties = { ...approval.sessionProperties, ...capabilities.sessionProperties }

@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { type BitcoinRegtest, startBitcoinRegtest } from '@wallet-rpc/devchains/bitcoinRegtest'
 import * as bitcoin from 'bitcoinjs-lib'
 import * as tiny from 'tiny-secp256k1'
+import type { OutputAssetsProvider } from '../../src/bip122/assets/types.js'
 import { BIP122_REGTEST } from '../../src/bip122/chains.js'
 import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
 import { type Bip122Namespace, bip122 } from '../../src/bip122/namespace.js'
@@ -53,6 +54,8 @@ export type HarnessOptions = {
   keys?: KeyProvider
   /** Discovery cache; default 0 (every request re-reads the chain). */
   cacheMs?: number
+  /** The chain's assets provider (`ordServer(url)`); none by default. */
+  assets?: OutputAssetsProvider
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -64,7 +67,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const provider = options.provider ? options.provider(real) : real
   const namespace = bip122({
     keys: options.keys ?? hdKeys({ mnemonic }),
-    chains: { [chainId]: provider ? { provider } : {} },
+    chains: {
+      [chainId]: {
+        ...(provider ? { provider } : {}),
+        ...(options.assets ? { assets: options.assets } : {}),
+      },
+    },
     // Every request re-reads the chain (tests fund between calls); a gap of 8 keeps that to ~70 reads.
     cacheMs: options.cacheMs ?? 0,
     gapLimit: 8,

@@ -198,14 +198,22 @@ describe('eth_sendTransaction on anvil', () => {
     expect(h.reviews.length).toBe(asked)
   })
 
-  it('an unaffordable value answers -32603 with the node reason, before approval', async () => {
+  it('an unaffordable value is refused (-32602 tx.insufficient_funds) before any estimate, before approval', async () => {
     const asked = h.reviews.length
     const response = await h.call('eth_sendTransaction', [
       { from: account3, to: recipient, value: toHex(parseEther('1000000')) },
     ])
-    const error = errorOf(response)
-    expect(error.code).toBe(-32603)
-    expect((error.data as { reason: string }).reason).toMatch(/insufficient funds/i)
+    expect(errorOf(response)).toMatchObject({
+      code: -32602,
+      data: {
+        rule: 'tx.insufficient_funds',
+        reason: expect.stringMatching(
+          new RegExp(
+            `^insufficient funds: the transaction sends 1000000 ETH, but ${account3} holds [0-9.]+ ETH$`,
+          ),
+        ),
+      },
+    })
     expect(h.reviews.length).toBe(asked)
   })
 
@@ -235,10 +243,10 @@ describe('eth_sendTransaction on anvil', () => {
         { from: poor, to: recipient, value: toHex(parseEther('1') - 1000n) },
       ]),
     )
-    expect(error.code).toBe(-32603)
+    expect(error).toMatchObject({ code: -32602, data: { rule: 'tx.insufficient_funds' } })
     expect((error.data as { reason: string }).reason).toMatch(
       new RegExp(
-        `^insufficient funds for gas \\* price \\+ value: address ${poor} have ${parseEther('1')} want \\d+$`,
+        `^insufficient funds: its value and maximum network fee come to 1\\.[0-9]+ ETH, but ${poor} holds 1 ETH$`,
       ),
     )
     expect(w.reviews).toEqual([])

@@ -104,6 +104,103 @@ describe('transaction reviews', () => {
     expect(review.warnings.map((warning) => warning.code)).toEqual(['nft.approval_for_all'])
   })
 
+  it('the other allowance calls: increaseAllowance, a submitted ERC-2612 permit, Permit2 approve (unlimited at uint160 max)', async () => {
+    const allowanceAbi = [
+      {
+        type: 'function',
+        name: 'increaseAllowance',
+        inputs: [{ type: 'address' }, { type: 'uint256' }],
+        outputs: [{ type: 'bool' }],
+        stateMutability: 'nonpayable',
+      },
+      {
+        type: 'function',
+        name: 'permit',
+        inputs: [
+          { type: 'address' },
+          { type: 'address' },
+          { type: 'uint256' },
+          { type: 'uint256' },
+          { type: 'uint8' },
+          { type: 'bytes32' },
+          { type: 'bytes32' },
+        ],
+        outputs: [],
+        stateMutability: 'nonpayable',
+      },
+      {
+        type: 'function',
+        name: 'approve',
+        inputs: [{ type: 'address' }, { type: 'address' }, { type: 'uint160' }, { type: 'uint48' }],
+        outputs: [],
+        stateMutability: 'nonpayable',
+      },
+    ] as const
+    const increase = await reviewOf(
+      'eth_signTransaction',
+      txTo(
+        token,
+        encodeFunctionData({
+          abi: allowanceAbi,
+          functionName: 'increaseAllowance',
+          args: [router, maxUint256],
+        }),
+      ),
+    )
+    expect(increase.items).toContainEqual({ label: 'Token call', value: 'ERC-20 increaseAllowance' })
+    expect(increase.warnings.map((warning) => warning.code)).toEqual(['erc20.unlimited_approval'])
+    const word = `0x${'11'.repeat(32)}` as const
+    const permit = await reviewOf(
+      'eth_signTransaction',
+      txTo(
+        token,
+        encodeFunctionData({
+          abi: allowanceAbi,
+          functionName: 'permit',
+          args: [owner, router, maxUint256, 1893456000n, 27, word, word],
+        }),
+      ),
+    )
+    expect(permit.items).toEqual(
+      expect.arrayContaining([
+        { label: 'Token call', value: 'ERC-2612 permit (a signed allowance, submitted)' },
+        { label: 'Owner', value: owner },
+        { label: 'Spender', value: router },
+      ]),
+    )
+    expect(permit.warnings[0]).toMatchObject({ code: 'erc20.unlimited_approval' })
+    const viaPermit2 = (amount: bigint, expiration: number) =>
+      reviewOf(
+        'eth_signTransaction',
+        txTo(
+          permit2,
+          encodeFunctionData({
+            abi: allowanceAbi,
+            functionName: 'approve',
+            args: [token, router, amount, expiration],
+          }),
+        ),
+      )
+    const unlimited = await viaPermit2(maxUint160, 2 ** 48 - 1)
+    expect(unlimited.items).toEqual(
+      expect.arrayContaining([
+        { label: 'Token call', value: 'Permit2 approve' },
+        { label: 'Token contract', value: token },
+        { label: 'Expires', value: `never (${2 ** 48 - 1})` },
+      ]),
+    )
+    expect(unlimited.warnings).toEqual([
+      {
+        code: 'erc20.unlimited_approval',
+        severity: 'caution',
+        message: `Grants ${router} an unlimited allowance (Permit2's uint160 maximum) to spend your tokens of ${token} through ${permit2}.`,
+      },
+    ])
+    const bounded = await viaPermit2(5n, 1893456000)
+    expect(bounded.items).toContainEqual({ label: 'Expires', value: '2030-01-01T00:00:00.000Z' })
+    expect(bounded.warnings).toEqual([])
+  })
+
   it('unknown calldata is shown, not decoded', async () => {
     const review = await reviewOf('eth_signTransaction', txTo(token, '0xdeadbeef'))
     expect(review.items).toContainEqual({ label: 'Data', value: '0xdeadbeef' })
@@ -232,6 +329,72 @@ describe('typed-data reviews', () => {
         code: 'typed_data.permit2',
         severity: 'caution',
         message: `Permit2 signature: lets ${router} spend 5000000 (base units) of ${token} through ${permit2}.`,
+      },
+    ])
+  })
+
+  it.each([
+    ['TransferWithAuthorization', 'anyone holding this signature can submit it'],
+    ['ReceiveWithAuthorization', 'only the recipient can submit it'],
+  ])(
+    'EIP-3009 %s: a caution naming amount, token, recipient and validity, as a Permit gets one',
+    async (primaryType, who) => {
+      const { types, domain } = erc2612Permit(0n)
+      const typedData = {
+        types: {
+          EIP712Domain: types.EIP712Domain,
+          [primaryType]: [
+            { name: 'from', type: 'address' },
+            { name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' },
+            { name: 'validBefore', type: 'uint256' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType,
+        // USDC's domain, as its Permit's.
+        domain,
+        message: {
+          from: owner,
+          to: router,
+          value: '1000000000',
+          validAfter: '0',
+          validBefore: '1893456000',
+          nonce: `0x${'ab'.repeat(32)}`,
+        },
+      }
+      const review = await reviewOf('eth_signTypedData_v4', [owner, typedData])
+      expect(review.warnings).toEqual([
+        {
+          code: 'typed_data.transfer_authorization',
+          severity: 'caution',
+          message: `EIP-3009 ${primaryType}: this signature moves 1000000000 base units of your tokens of ${token} to ${router}, valid from 1970-01-01T00:00:00.000Z until 2030-01-01T00:00:00.000Z; ${who}, no transaction of yours needed.`,
+        },
+      ])
+    },
+  )
+
+  it('a string with a bidi override or a control character is shown written out, with a caution', async () => {
+    const { types, domain } = erc2612Permit(0n)
+    const review = await reviewOf('eth_signTypedData_v4', [
+      owner,
+      {
+        types: { EIP712Domain: types.EIP712Domain, Order: [{ name: 'item', type: 'string' }] },
+        primaryType: 'Order',
+        domain: { ...domain, name: 'Shop\u0007' },
+        message: { item: 'invoice \u202egpj.exe' },
+      },
+    ])
+    const shown = JSON.stringify(review.items)
+    expect(shown).toContain('{"label":"item","value":"invoice \\\\u{202E}gpj.exe"}')
+    expect(shown).toContain('{"label":"name","value":"Shop\\\\u{7}"}')
+    expect(review.warnings).toEqual([
+      {
+        code: 'typed_data.hidden_characters',
+        severity: 'caution',
+        message:
+          'The message holds characters that hide or reorder text (in name, item); they are shown written out, as \\u{…}.',
       },
     ])
   })

@@ -6,32 +6,12 @@ import { planAuthentication } from '../../src/walletkit/proposalRequests/authent
 import { parseAuthentication } from '../../src/walletkit/proposalRequests/parseAuthentication.js'
 import { planWalletPay } from '../../src/walletkit/proposalRequests/walletPay.js'
 import { mintData, paymentReads } from '../solana/helpers.js'
+import { good, namespaces, now, proposer, supported } from './authenticationFixtures.js'
 
 /**
  * The proposal's `requests.authentication` is dapp input: whatever it holds, parsing answers a request or a
  * reason, planning never throws, and nothing is planned for signing that the parse refused.
  */
-const now = Date.parse('2026-11-26T12:00:00Z')
-const good = {
-  domain: 'app.example.com',
-  chains: ['eip155:1'],
-  nonce: 'abcdefgh1',
-  aud: 'https://app.example.com/login',
-  version: '1',
-  type: 'caip122',
-  iat: '2026-11-26T11:59:00Z',
-  statement: 'Sign in.',
-}
-const namespaces: SessionTypes.Namespaces = {
-  eip155: {
-    accounts: ['eip155:1:0x9858EfFD232B4033E47d90003D41EC34EcaEda94'],
-    methods: ['personal_sign'],
-    events: [],
-  },
-}
-const supported = [{ name: 'eip155', chains: ['eip155:1'], methods: ['personal_sign'], events: [] }]
-const proposer = { origin: 'https://app.example.com', validation: 'VALID' as const }
-
 const hostile = fc.oneof(
   fc.anything(),
   fc.string(),

@@ -150,28 +150,27 @@ export async function bitcoinAct(session: DappSession, chains: Chains, coins: Co
     amount: '150000',
     memo: hex.encode(new TextEncoder().encode('wallet-rpc demo')),
   }
-  await session.step<{ txid: string }>(REGTEST, 'sendTransfer', transferParams, async (result) => {
-    const rawTransaction = await rawBitcoinTx(chains, result.txid)
-    if (rawTransaction === undefined) return { valid: false, reason: 'the chain does not know the txid' }
-    const tx = btc.Transaction.fromRaw(hex.decode(rawTransaction), { allowUnknownOutputs: true })
-    const prevouts = []
-    for (let index = 0; index < tx.inputsLength; index++) {
-      const input = tx.getInput(index)
-      const parent = btc.Transaction.fromRaw(
-        hex.decode((await rawBitcoinTx(chains, hex.encode(input.txid!))) ?? ''),
-        {
-          allowUnknownOutputs: true,
-        },
-      )
-      const output = parent.getOutput(input.index!)
-      prevouts.push({ script: hex.encode(output.script!), amount: output.amount!.toString() })
-    }
-    return verify.bip122.sendTransfer!(transferParams, result, {
-      rawTransaction,
-      prevouts,
-      network: 'regtest',
-    })
-  })
+  await session.step<{ txid: string }>(REGTEST, 'sendTransfer', transferParams, (result) =>
+    checkTransfer(chains, transferParams, result),
+  )
+  chains.bitcoin.mine(1)
+
+  // The wallet reads the ord index (--ord): the largest coin carries an inscription, and the transfer leaves it.
+  const inscribed = chains.bitcoin.fund(account, 2_000_000n)
+  const inscription = chains.ord.inscribe(inscribed, 0)
+  const keptParams = { account, recipientAddress: stranger.address!, amount: '700000' }
+  await session.step<{ txid: string }>(
+    REGTEST,
+    'sendTransfer',
+    keptParams,
+    async (result) => {
+      const satpoint = chains.ord.satpoint(inscription)
+      if (satpoint !== `${inscribed.txid}:${inscribed.vout}:0`)
+        return { valid: false, reason: `the inscription moved to ${satpoint}` }
+      return checkTransfer(chains, keptParams, result, `${inscribed.txid}:${inscribed.vout}`)
+    },
+    'sendTransfer (an inscription kept safe)',
+  )
   chains.bitcoin.mine(1)
 
   // After the transfers: every address now holding coins is listed, and fewer than 20 listed ones are unused.
@@ -221,6 +220,34 @@ export async function bitcoinAct(session: DappSession, chains: Chains, coins: Co
 }
 
 const regtestNet = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef }
+
+/** A transfer's answer checked with wallet-rpc/verify against the chain's transaction; it must not spend `kept`. */
+async function checkTransfer(
+  chains: Chains,
+  params: { account: string; recipientAddress: string; amount: string },
+  result: { txid: string },
+  kept?: string,
+) {
+  const rawTransaction = await rawBitcoinTx(chains, result.txid)
+  if (rawTransaction === undefined)
+    return { valid: false as const, reason: 'the chain does not know the txid' }
+  const tx = btc.Transaction.fromRaw(hex.decode(rawTransaction), { allowUnknownOutputs: true })
+  const prevouts = []
+  for (let index = 0; index < tx.inputsLength; index++) {
+    const input = tx.getInput(index)
+    if (`${hex.encode(input.txid!)}:${input.index}` === kept)
+      return { valid: false as const, reason: `it spent ${kept}` }
+    const parent = btc.Transaction.fromRaw(
+      hex.decode((await rawBitcoinTx(chains, hex.encode(input.txid!))) ?? ''),
+      {
+        allowUnknownOutputs: true,
+      },
+    )
+    const output = parent.getOutput(input.index!)
+    prevouts.push({ script: hex.encode(output.script!), amount: output.amount!.toString() })
+  }
+  return verify.bip122.sendTransfer!(params, result, { rawTransaction, prevouts, network: 'regtest' })
+}
 
 async function esplora(chains: Chains, path: string): Promise<unknown> {
   const response = await fetch(`${chains.bitcoin.url}${path}`)

@@ -10,6 +10,7 @@ import { defineMethod } from '../../core/namespace.js'
 import { item, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { decimalOrSafeInteger, hexString } from '../../core/schema.js'
 import { decodeUtf8 } from '../../core/utf8.js'
+import { heldBackItem, protectCoins, protectedRefusal, reviewProtectedSpend } from '../assets/transfer.js'
 import { outputScriptOf } from '../chains.js'
 import { formatFeeRate, formatSats } from '../format.js'
 import { resolvePolicy } from '../policy.js'
@@ -97,7 +98,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       const policy = resolvePolicy(wallet.policy)
       // Every params error first (amount, addresses and their network, memo), before the account is
       // resolved or any provider is asked, so a dapp learns what it sent wrong whatever the wallet's setup.
-      const { chain, provider } = await wallet.chain(context.chainId)
+      const { chain, provider, assets } = await wallet.chain(context.chainId)
       const amount = BigInt(params.amount)
       if (amount > maxSupplySats)
         throw new InvalidParamsError('amount exceeds the 21 million BTC supply', { path: 'amount' })
@@ -138,13 +139,22 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
           },
         )
       }
-      // The coins come from a discovery cached for `cacheMs`: when they cannot cover the amount and a generous
-      // fee, read the chain again once, so coins that arrived since are not answered "insufficient funds".
+      // With an assets provider, what every payment coin carries is read here, before the section below that
+      // selects and holds coins with no await in between; the coins are then sorted inside it.
+      const read = async (utxos: AccountUtxo[]) => {
+        const payment = utxos.filter((utxo) => spendsInTransfers(utxo, account))
+        const protection = assets ? await protectCoins(assets, payment, policy.assets.spend) : undefined
+        const usable = payment.filter((utxo) => protection?.usable(`${utxo.txid}:${utxo.vout}`) ?? true)
+        return { utxos, protection, total: usable.reduce((sum, utxo) => sum + BigInt(utxo.value), 0n) }
+      }
+      // The coins come from a discovery cached for `cacheMs`: when the ones it may spend cannot cover the amount
+      // and a generous fee, read the chain again once, so coins that arrived since (or, as the index may show,
+      // went since) are not answered "insufficient funds".
       const generousFee = BigInt(Math.ceil(feeRate * 1000))
-      const utxos =
-        paymentTotal(cachedUtxos, account) >= amount + generousFee
-          ? cachedUtxos
-          : await account.refresh().then(() => account.utxos())
+      let coins = await read(cachedUtxos)
+      if (coins.total < amount + generousFee)
+        coins = await read(await account.refresh().then(() => account.utxos()))
+      const { utxos, protection } = coins
 
       // The change index is held before any await, and the coins are selected and held with no await in
       // between: concurrent transfers then never share a coin or a change address.
@@ -157,6 +167,8 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       const hold = book.hold(changeIndex, now + policy.reservationMs)
       let selection: Selection | undefined
       let changeAddress: AccountAddress
+      let heldBack: Candidate[] = []
+      let protectedSpend: Awaited<ReturnType<typeof reviewProtectedSpend>>
       try {
         changeAddress =
           givenChange ??
@@ -167,9 +179,18 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
           .filter((utxo) => spendsInTransfers(utxo, account))
           .map((utxo) => ({ ...utxo, key: `${utxo.txid}:${utxo.vout}` }))
           .filter((utxo) => !book.isTaken(utxo.key, now))
-        selection = selectCoins(spendable, targets, changeAddress.scriptPubKey, feeRate)
+        // Clean coins first; protected coins the policy allows only when the clean ones cannot pay.
+        const sorted = protection?.sort(spendable) ?? { clean: spendable, allowed: [], heldBack: [] }
+        heldBack = sorted.heldBack
+        selection =
+          selectCoins(sorted.clean, targets, changeAddress.scriptPubKey, feeRate) ??
+          (sorted.allowed.length === 0
+            ? undefined
+            : selectCoins([...sorted.clean, ...sorted.allowed], targets, changeAddress.scriptPubKey, feeRate))
         if (!selection) {
-          const total = spendable.reduce((sum, utxo) => sum + BigInt(utxo.value), 0n)
+          const usable = [...sorted.clean, ...sorted.allowed]
+          const total = usable.reduce((sum, utxo) => sum + BigInt(utxo.value), 0n)
+          if (protection && heldBack.length > 0) throw protectedRefusal(protection, total, amount, heldBack)
           throw new InvalidParamsError(
             `insufficient funds: ${formatSats(total)} spendable (not reserved by other transfers), ${formatSats(amount)} plus fee needed`,
             { path: 'amount' },
@@ -181,6 +202,18 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         )
         // No change output: give the index back, or skipped indexes could push change past the gap limit.
         if (selection.change === undefined) book.releaseChangeIndex(hold)
+        protectedSpend =
+          protection &&
+          (await reviewProtectedSpend(protection, {
+            account,
+            inputs: selection.inputs,
+            targets,
+            recipient: params.recipientAddress,
+            change:
+              selection.change === undefined
+                ? undefined
+                : { address: changeAddress, value: selection.change },
+          }))
         const plannedVsize = estimateVsize(
           selection.inputs.map((utxo) => utxo.owner.addressType),
           [
@@ -268,6 +301,11 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         item('Fee', `${formatSats(selection.fee)}, about ${formatFeeRate(selection.fee, vsize)}`),
         item('Inputs', `${selection.inputs.length} of your coins, ${formatSats(selection.total)}`),
       )
+      if (protection) items.push(heldBackItem(protection, heldBack))
+      if (protectedSpend) {
+        items.push(...protectedSpend.items)
+        warnings.push(...protectedSpend.warnings)
+      }
       if (selection.fee > amount) {
         warnings.push({
           code: 'transfer.fee_exceeds_amount',
@@ -349,9 +387,6 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
 /** Plain transfers spend payment coins only; taproot (ordinal) coins stay put unless the wallet is static. */
 const spendsInTransfers = (utxo: AccountUtxo, account: Account) =>
   account.isStatic || utxo.owner.intention === 'payment'
-
-const paymentTotal = (utxos: readonly AccountUtxo[], account: Account) =>
-  utxos.filter((utxo) => spendsInTransfers(utxo, account)).reduce((sum, utxo) => sum + BigInt(utxo.value), 0n)
 
 function pickFeeRate(rates: Record<string, number>, target: number): number {
   const usable = Object.entries(rates)

@@ -3,8 +3,9 @@ import * as v from 'valibot'
 import { ProviderError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { nextTurn, timeSlicer } from '../../core/yielding.js'
+import { reviewPsbtAssets } from '../assets/psbt.js'
 import { resolvePolicy } from '../policy.js'
-import { analyzePsbt } from '../psbt/analyze.js'
+import { analyzePsbt, describeScript } from '../psbt/analyze.js'
 import { finalizeAndExtract, inputKeyType, signatureEntry, writeSignatures } from '../psbt/apply.js'
 import { encodeBase64 } from '../psbt/base64.js'
 import { type DecodedPsbt, decodePsbt } from '../psbt/decode.js'
@@ -28,6 +29,8 @@ import type { Account, Bip122Wallet, ChainProvider } from '../types.js'
  * scripts, with the hash types the PSBT asks for and the dapp allowed; returns the PSBT with our
  * signatures added, or, with `broadcast`, finalized, extracted, sent once and its txid checked.
  * Every rule is in `psbt/analyze.ts`; the review lists each input, output, the fee and sighash warnings.
+ * With the chain's `assets` provider it also says where the signed inputs' inscriptions, rare sats and runes
+ * go (`assets/psbt.ts`).
  */
 
 const sighashType = v.picklist(
@@ -74,7 +77,7 @@ export const signPsbt = (wallet: Bip122Wallet) =>
     async plan(context, params) {
       const policy = resolvePolicy(wallet.policy)
       const account = await wallet.resolveAccount(context.chainId, params.account)
-      const { provider } = await wallet.chain(context.chainId)
+      const { provider, assets } = await wallet.chain(context.chainId)
       const broadcast = params.broadcast ?? false
       if (broadcast && !provider)
         throw new ProviderError(`no chain provider configured for ${context.chainId}`)
@@ -87,6 +90,17 @@ export const signPsbt = (wallet: Bip122Wallet) =>
         policy,
         broadcast,
       })
+      // With an assets provider: what the signed inputs carry (inscriptions, runes, rare sats) and where it goes.
+      const assetReview = assets
+        ? await reviewPsbtAssets({
+            assets,
+            decoded,
+            toSign: analysis.toSign,
+            account,
+            strict: policy.assets.strict,
+            describeScript: (script) => describeScript(script, account),
+          })
+        : { items: [], warnings: [] }
       const plan: SignPsbtPlan = {
         chainId: context.chainId,
         account,
@@ -103,8 +117,8 @@ export const signPsbt = (wallet: Bip122Wallet) =>
           title: broadcast
             ? 'Sign and broadcast a Bitcoin transaction (PSBT)'
             : 'Sign a Bitcoin transaction (PSBT)',
-          items: analysis.items,
-          warnings: analysis.warnings,
+          items: [...analysis.items, ...assetReview.items],
+          warnings: [...analysis.warnings, ...assetReview.warnings],
         },
         plan,
       }

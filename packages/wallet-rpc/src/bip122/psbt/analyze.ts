@@ -443,7 +443,7 @@ function typeOfScript(script: Uint8Array | undefined): AddressType {
   }
 }
 
-function describeScript(script: Uint8Array | undefined, account: Account): string {
+export function describeScript(script: Uint8Array | undefined, account: Account): string {
   if (!script) return 'unknown script'
   try {
     return bitcoinAddress.fromOutputScript(script, account.chain.network)

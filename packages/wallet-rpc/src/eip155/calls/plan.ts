@@ -2,7 +2,12 @@ import type { Address, Hex } from 'viem'
 import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
 import type { RequestContext } from '../../core/namespace.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
-import { type Delegation, readDelegation } from '../eip7702/delegation.js'
+import {
+  type Delegation,
+  delegationCode,
+  foreignDelegationWarning,
+  readDelegation,
+} from '../eip7702/delegation.js'
 import { type Call, encodeExecute } from '../eip7702/erc7821.js'
 import { accessOf, type ChainConfig, type Eip155Env, ownedAddress } from '../env.js'
 import {
@@ -15,10 +20,10 @@ import {
 import type { ChainAccess } from '../provider.js'
 import { reviewOutcome } from '../simulation/reviewSimulation.js'
 import { type SimulationOutcome, simulateCalls } from '../simulation/simulate.js'
-import { assertAffordable, estimateFees, fillFees, maxFeeOf } from '../transaction/fees.js'
+import { assertCovered, estimateFees, fillFees, maxFeeOf } from '../transaction/fees.js'
 import type { Fees, TransactionRequest } from '../transaction/request.js'
-import { decodeKnownCall } from '../transaction/review.js'
 import { formatEther, formatGwei } from '../viemUtils.js'
+import { type CallTree, callTree, callTreeItems, callTreeWarnings } from './callTree.js'
 import type { SendCallsRequest } from './request.js'
 import { callsKey } from './store.js'
 
@@ -121,39 +126,94 @@ async function fillCalls(
   // Atomicity without a delegate is refused before any chain read: a wallet without a provider answers 5760 too.
   if (atomicRequired && chain.delegate === undefined) throw refuseAtomic(chain, undefined)!
   const access = accessOf(chain)
-  const delegation = chain.delegate === undefined ? undefined : await readDelegation(access, from)
+  // Read on every chain: a foreign delegation is flagged (and runs the calls to the account) with or without a delegate.
+  const delegation = await readDelegation(access, from)
   const atomicRefusal = refuseAtomic(chain, delegation)
   if (atomicRequired && atomicRefusal !== undefined) throw atomicRefusal
+  const delegate = atomicRefusal === undefined ? chain.delegate : undefined
+  const upgrade = delegate !== undefined && delegation.status === 'none'
 
   const block = await access.latestBlock()
   const fees = await fillFees({ access, block }, { from } as TransactionRequest)
+  if (upgrade && fees.type !== 'eip1559')
+    throw new AtomicityNotSupportedError(`${caip2} has no EIP-1559 fees, which EIP-7702 transactions need`)
+  // The values alone, before any estimate (a node answers an unaffordable one with an error of its own).
+  const funds = { from, balance: await access.balance(from), symbol: chain.nativeSymbol }
+  const sent = calls.reduce((sum, call) => sum + call.value, 0n)
+  assertCovered(funds, sent, `the calls send`)
   const gasCap = (block.gasLimit * 95n) / 100n
+  // Calls to the account itself run its code: the delegate's once the batch is atomic (the designator is in
+  // place when they run), or the contract it is delegated to now.
+  const tree = callTree(calls, from, {
+    runsCode: delegate !== undefined || delegation.status === 'delegated',
+    zeroIsSelf: delegate !== undefined,
+  })
+  // A call that makes the account run code this wallet cannot read would run with its full authority.
+  if (tree.undecoded.length > 0)
+    throw new PolicyRefusedError(
+      tree.undecoded
+        .map(({ path, reason }) => `call ${path} targets your own account and cannot be read: ${reason}`)
+        .join('; '),
+      { rule: 'calls.self_call_undecoded' },
+    )
+  const atomic =
+    delegate === undefined
+      ? undefined
+      : {
+          delegate,
+          data: appendSuffix(encodeExecute(calls), suffix),
+          delegateCode: await access.code(delegate),
+        }
+  // Simulated as it will run: the one atomic transaction (suffix and all) through the delegate, with the
+  // account's designator in place before the authorization that sets it is even signed; or each
+  // sequential transaction with its suffix.
   const simulated =
     chain.simulation === undefined
       ? undefined
-      : await simulateCalls(
-          access,
-          calls.map((call) => ({ from, ...call, gas: gasCap / BigInt(calls.length) })),
-          chain.simulation,
-        )
+      : atomic !== undefined
+        ? await simulateAtomic(access, { from, gas: gasCap, ...atomic }, chain.simulation)
+        : await simulateCalls(
+            access,
+            calls.map((call) => ({
+              from,
+              ...call,
+              data: appendSuffix(call.data, suffix),
+              gas: gasCap / BigInt(calls.length),
+            })),
+            chain.simulation,
+          )
+  // What the calls do is seen in full only in eth_simulateV1's logs (a revert does nothing and is refused itself).
+  const effectsShown =
+    simulated?.status === 'reverted' ||
+    (simulated?.status === 'success' && simulated.via === 'eth_simulateV1')
+  if (tree.selfCalls.length > 0 && !effectsShown)
+    throw new PolicyRefusedError(
+      `call ${tree.selfCalls.map((index) => index + 1).join(', ')} targets your own account, and the batch ${
+        simulated === undefined
+          ? 'is not simulated here'
+          : simulated.status === 'unavailable'
+            ? `could not be simulated (${simulated.reason})`
+            : 'could only be run without its effects (the node lacks eth_simulateV1)'
+      }: what such a call makes your account do would not be shown`,
+      { rule: 'calls.self_call_unsimulated' },
+    )
   const padded = (gas: bigint) => {
     const withMargin = (gas * BigInt(100 + env.gasMarginPercent)) / 100n
     return withMargin < gasCap ? withMargin : gas > gasCap ? gas : gasCap
   }
   let mode: CallsPlan['mode']
-  if (atomicRefusal === undefined && chain.delegate !== undefined) {
-    const delegate = chain.delegate
-    const upgrade = delegation?.status === 'none'
-    if (upgrade && fees.type !== 'eip1559')
-      throw new AtomicityNotSupportedError(`${caip2} has no EIP-1559 fees, which EIP-7702 transactions need`)
-    const data = appendSuffix(encodeExecute(calls), suffix)
-    const delegateCode = await access.code(delegate)
+  if (atomic !== undefined) {
     const estimate = await access.estimateGas(
-      { from, to: from, value: 0n, data, fees: estimateFees(fees) },
-      delegateCode,
+      { from, to: from, value: 0n, data: atomic.data, fees: estimateFees(fees) },
+      atomic.delegateCode,
     )
     const gas = padded(estimate + (upgrade ? authorizationGas : 0n))
-    mode = { kind: 'atomic', delegate, upgrade, transaction: { to: from, value: 0n, data, gas } }
+    mode = {
+      kind: 'atomic',
+      delegate: atomic.delegate,
+      upgrade,
+      transaction: { to: from, value: 0n, data: atomic.data, gas },
+    }
   } else {
     const transactions: BatchTransaction[] = []
     for (const [index, call] of calls.entries()) {
@@ -167,17 +227,34 @@ async function fillCalls(
     mode = { kind: 'sequential', transactions }
   }
   const transactions = mode.kind === 'atomic' ? [mode.transaction] : mode.transactions
-  const maxCost =
-    transactions.reduce((sum, tx) => sum + tx.value + tx.gas * maxFeeOf(fees), 0n) +
-    (mode.kind === 'atomic' ? calls.reduce((sum, call) => sum + call.value, 0n) : 0n)
-  await assertAffordable(access, from, maxCost)
+  const maxCost = sent + transactions.reduce((sum, tx) => sum + tx.gas * maxFeeOf(fees), 0n)
+  assertCovered(funds, maxCost, 'the calls and their maximum network fee come to')
 
   const simulatedSection =
     simulated === undefined || chain.simulation === undefined
       ? undefined
       : await reviewOutcome(access, from, simulated, chain.nativeSymbol, chain.simulation)
-  const review = callsReview(chain, { from, calls, mode, fees, suffix, atomicRefusal, simulatedSection })
+  const foreign = foreignDelegationWarning(chain.delegate, from, delegation)
+  const review = callsReview(chain, { from, tree, mode, fees, suffix, foreign, simulatedSection })
   return { review, plan: { id, chainId: chain.chainId, from, atomicRequired, fees, mode } }
+}
+
+/**
+ * The atomic transaction simulated with the account's designator (`0xef0100 ‖ delegate`) as its code. A node
+ * that does not follow a designator set by a state override runs those bytes as code and fails: where the
+ * designator run reverts, the delegate's own code is tried in its place, and its outcome taken if it runs.
+ */
+async function simulateAtomic(
+  access: ChainAccess,
+  transaction: { from: Address; gas: bigint; delegate: Address; data: Hex; delegateCode: Hex },
+  options: { timeoutMs: number },
+): Promise<SimulationOutcome> {
+  const { from, gas, delegate, data, delegateCode } = transaction
+  const call = [{ from, to: from, value: 0n, data, gas }]
+  const outcome = await simulateCalls(access, call, options, { [from]: { code: delegationCode(delegate) } })
+  if (outcome.status !== 'reverted' || delegateCode === '0x') return outcome
+  const direct = await simulateCalls(access, call, options, { [from]: { code: delegateCode } })
+  return direct.status === 'success' ? direct : outcome
 }
 
 async function fromOf(env: Eip155Env, requested: Address | undefined): Promise<Address> {
@@ -273,17 +350,17 @@ function callsReview(
   chain: ChainConfig,
   batch: {
     from: Address
-    calls: Call[]
+    tree: CallTree
     mode: CallsPlan['mode']
     fees: Fees
     suffix: Hex | undefined
-    atomicRefusal: AtomicityNotSupportedError | undefined
+    foreign: ReviewWarning | undefined
     simulatedSection: { items: ReviewItem[]; warnings: ReviewWarning[] } | undefined
   },
 ): ReviewDraft {
-  const { from, calls, mode, fees } = batch
+  const { from, tree, mode, fees } = batch
   const symbol = chain.nativeSymbol
-  const count = calls.length
+  const count = tree.nodes.length
   const transactions = mode.kind === 'atomic' ? [mode.transaction] : mode.transactions
   const gas = transactions.reduce((sum, tx) => sum + tx.gas, 0n)
   const items: ReviewItem[] = [
@@ -311,24 +388,7 @@ function callsReview(
       message: `Upgrades your account on eip155:${chain.chainId}: from now on it also runs the code of ${mode.delegate} (an ERC-7821 batch executor only your own account may call). It stays upgraded until you change it.`,
     })
   }
-  const atomicNote = batch.atomicRefusal?.data as { reason?: string; rule?: string } | undefined
-  if (mode.kind === 'sequential' && atomicNote?.rule === 'eip7702.foreign_delegate') {
-    warnings.push({
-      code: 'eip7702.foreign_delegate',
-      severity: 'caution',
-      message: `Your account is delegated to a contract this wallet does not use: ${atomicNote.reason}`,
-    })
-  }
-  for (const [index, call] of calls.entries()) {
-    const lines: ReviewItem[] = [item('To', call.to), item('Value', `${formatEther(call.value)} ${symbol}`)]
-    const decoded = call.data === '0x' ? undefined : decodeKnownCall(call.data)
-    if (decoded !== undefined) {
-      lines.push(...decoded.items(call.to))
-      warnings.push(...decoded.warnings(call.to))
-    } else if (call.data !== '0x')
-      lines.push(item('Data', call.data.length > 138 ? `${call.data.slice(0, 138)}…` : call.data))
-    items.push(group(`Call ${index + 1} of ${count}`, lines))
-  }
+  if (batch.foreign !== undefined) warnings.push(batch.foreign)
   if (batch.suffix !== undefined) items.push(item('Data suffix (ERC-8021)', batch.suffix))
   const maxFee = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
   items.push(
@@ -341,10 +401,14 @@ function callsReview(
         )
       : item('Gas price', `${formatGwei(fees.gasPrice)} gwei`),
   )
+  // What the batch does, before the calls it is made of: a batch of many (nested) calls must not push its
+  // balance changes and approvals past the lines a review shows.
   if (batch.simulatedSection !== undefined) {
     items.push(...batch.simulatedSection.items)
     warnings.push(...batch.simulatedSection.warnings)
   }
+  items.push(...callTreeItems(tree, symbol))
+  warnings.push(...callTreeWarnings(tree))
   return {
     account: from,
     title: `Send ${count} call${count === 1 ? '' : 's'}${mode.kind === 'atomic' ? ' (one atomic transaction)' : ''}`,

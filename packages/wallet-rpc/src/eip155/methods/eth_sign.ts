@@ -3,7 +3,8 @@ import type { Address, Hex } from 'viem'
 import { MethodNotSupportedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
-import { type Eip155Env, ownedAddress, signerOf } from '../env.js'
+import { delegationWarnings } from '../eip7702/delegation.js'
+import { chainOf, type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { messageReview, personalMessage } from '../message.js'
 import { addressSchema, dataSchema } from '../schemas.js'
 
@@ -40,6 +41,7 @@ export const ethSign = (env: Eip155Env) =>
                 'eth_sign is the method phishing kits use; sign only if you trust this site and understand the data.',
             },
             ...review.warnings,
+            ...(await delegationWarnings(chainOf(env, context), address)),
           ],
         },
         plan: { address, data } satisfies Plan,

@@ -4,6 +4,7 @@ import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
 import { timeSlicer } from '../../core/yielding.js'
 import { signTypedDataDigest } from '../account.js'
+import { delegationWarnings } from '../eip7702/delegation.js'
 import { chainOf, type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { addressSchema } from '../schemas.js'
 import { checkTypedData, permitWarnings, typedDataItems } from '../typedData.js'
@@ -37,18 +38,35 @@ export const signTypedData = (env: Eip155Env) =>
       const address = await ownedAddress(env, requested)
       const chain = chainOf(env, context)
       const { definition, digest, digestBytes } = await checkTypedData(input, '1', chain.chainId)
-      const risks = await typedDataRiskWarnings(definition, address, chain.access)
+      const [risks, delegation] = await Promise.all([
+        typedDataRiskWarnings(definition, address, chain.access),
+        delegationWarnings(chain, address),
+      ])
       // Reviewing 20,000 values takes Hermes' interpreter ~20 ms: a turn after it, if so, before the router
       // bounds the review and signs.
       const pause = timeSlicer()
-      const items = [...typedDataItems(definition), item('Digest', digest)]
+      const hidden: string[] = []
+      const items = [...typedDataItems(definition, (label) => hidden.push(label)), item('Digest', digest)]
       await pause()
       return {
         review: {
           account: address,
           title: 'Sign typed data',
           items,
-          warnings: [...permitWarnings(definition), ...risks],
+          warnings: [
+            ...permitWarnings(definition),
+            ...risks,
+            ...delegation,
+            ...(hidden.length === 0
+              ? []
+              : [
+                  {
+                    code: 'typed_data.hidden_characters',
+                    severity: 'caution' as const,
+                    message: `The message holds characters that hide or reorder text (in ${[...new Set(hidden)].slice(0, 5).join(', ')}); they are shown written out, as \\u{…}.`,
+                  },
+                ]),
+          ],
         },
         plan: { address, definition, digest: digestBytes } satisfies Plan,
       }

@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import type { Address, Hex } from 'viem'
 import { defineMethod } from '../../core/namespace.js'
-import { type Eip155Env, ownedAddress, signerOf } from '../env.js'
+import { delegationWarnings } from '../eip7702/delegation.js'
+import { chainOf, type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { messageReview, type PersonalMessage, personalMessage } from '../message.js'
 import { addressSchema } from '../schemas.js'
 import { isAddress } from '../viemUtils.js'
@@ -37,10 +38,9 @@ export const personalSign = (env: Eip155Env) =>
     async plan(context, [text, requested]) {
       const address = await ownedAddress(env, requested)
       const message = personalMessage(text)
-      return {
-        review: messageReview(context, address, message, 'Sign message'),
-        plan: { address, message } satisfies Plan,
-      }
+      const review = messageReview(context, address, message, 'Sign message')
+      review.warnings.push(...(await delegationWarnings(chainOf(env, context), address)))
+      return { review, plan: { address, message } satisfies Plan }
     },
     async execute(_context, plan: Plan): Promise<Hex> {
       const signer = await signerOf(env, plan.address)

@@ -1,7 +1,10 @@
 import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, UserRejectedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
+import { quoted } from '../../core/review.js'
+import { hasHiddenCharacters, printableLine } from '../../core/text.js'
 import type { Eip155Env } from '../env.js'
+import { chainNameMismatch } from '../knownChains.js'
 import type { Eip155ChainProvider } from '../provider.js'
 import { httpProvider } from '../providers/http.js'
 import { quantitySchema } from '../schemas.js'
@@ -64,8 +67,10 @@ function rpcUrlProblem(text: string): string | undefined {
 type Plan = { request: AddChainRequest; provider: Eip155ChainProvider | undefined }
 
 /**
- * `wallet_addEthereumChain [chain]` (EIP-3085): checks the chain id, native currency and an RPC URL that
- * answers `eth_chainId` with that id, then asks the wallet's `addEthereumChain` callback — never adds a
+ * `wallet_addEthereumChain [chain]` (EIP-3085): checks the chain id, the names (no control, bidi or invisible
+ * characters), native currency and an RPC URL that answers `eth_chainId` with that id, then asks the wallet's
+ * `addEthereumChain` callback, with a `chain.name_mismatch` caution when the name claims another well-known
+ * chain (`knownChains.ts`) — never adds a
  * chain silently. Allowed: the chain is served from then on through that URL (signing and sending), and the
  * answer is null; refused: 5000. A chain already served answers null without asking. Offered only when
  * the wallet gives the callback.
@@ -89,6 +94,18 @@ export const addEthereumChain = (
         if (problem !== undefined && (index < chain.rpcUrls.length || !url.startsWith('https://')))
           throw new InvalidParamsError(`${problem}`, { path })
       }
+      for (const [path, text] of [
+        ['0.chainName', chain.chainName],
+        ['0.nativeCurrency.name', chain.nativeCurrency.name],
+      ] as const) {
+        // A name the wallet shows as the network's: nothing may hide or reorder what the user reads.
+        if (hasHiddenCharacters(text) || /[\t\n\r]/.test(text))
+          throw new InvalidParamsError(
+            `holds control, bidi or invisible characters: ${printableLine(text, 100)}`,
+            { path },
+          )
+      }
+      const mismatch = chainNameMismatch(chainId, chain.chainName)
       const request: AddChainRequest = {
         chainId,
         chainName: chain.chainName,
@@ -96,6 +113,16 @@ export const addEthereumChain = (
         rpcUrl: chain.rpcUrls[0]!,
         blockExplorerUrls: chain.blockExplorerUrls ?? [],
         origin: context.origin,
+        warnings:
+          mismatch === undefined
+            ? []
+            : [
+                {
+                  code: 'chain.name_mismatch',
+                  severity: 'caution',
+                  message: `The site calls chain ${chainId} ${quoted(chain.chainName)}: ${mismatch}. A chain under another chain's name can make you send on the wrong network.`,
+                },
+              ],
       }
       if (env.chains.has(`eip155:${chainId}`)) return { review: null, plan: { request, provider: undefined } }
       const provider = httpProvider(request.rpcUrl, { timeoutMs: 5000 })
@@ -103,18 +130,25 @@ export const addEthereumChain = (
       try {
         served = await provider.request({ method: 'eth_chainId', params: [] })
       } catch (error) {
-        throw new PolicyRefusedError(`the RPC URL did not answer eth_chainId: ${(error as Error).message}`, {
-          rule: 'chain.rpc_unreachable',
-        })
+        // The RPC's own words (a third party's): one bounded, printable line.
+        throw new PolicyRefusedError(
+          `the RPC URL did not answer eth_chainId: ${printableLine(String((error as Error)?.message), 200)}`,
+          {
+            rule: 'chain.rpc_unreachable',
+          },
+        )
       }
       if (
         typeof served !== 'string' ||
         !/^0x[0-9a-fA-F]{1,16}$/.test(served) ||
         Number(BigInt(served)) !== chainId
       )
-        throw new PolicyRefusedError(`the RPC URL serves chain ${String(served)}, not ${chain.chainId}`, {
-          rule: 'chain.rpc_mismatch',
-        })
+        throw new PolicyRefusedError(
+          `the RPC URL serves chain ${printableLine(String(served), 80)}, not ${chain.chainId}`,
+          {
+            rule: 'chain.rpc_mismatch',
+          },
+        )
       return { review: null, plan: { request, provider } }
     },
     async execute(_context, { request, provider }: Plan): Promise<null> {

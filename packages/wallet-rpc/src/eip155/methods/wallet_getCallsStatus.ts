@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { callsIdSchema } from '../calls/request.js'
 import { type CallsStatus, callsStatus } from '../calls/status.js'
-import type { StoredCalls } from '../calls/store.js'
+import { type StoredCalls, siteOf } from '../calls/store.js'
 import { accessOf, type Eip155Env } from '../env.js'
 import { UnknownCallsIdError } from '../errors.js'
 
@@ -13,10 +13,17 @@ import { UnknownCallsIdError } from '../errors.js'
  */
 export const getCallsStatusParams = v.strictTuple([callsIdSchema])
 
-/** The stored batch, for the site that sent it only: to any other it is unknown (5730), as ids are guessable. */
+/**
+ * The stored batch, for the site that sent it only (its origin compared as `siteOf` spells it): to any other it is
+ * unknown (5730), as ids are guessable.
+ */
 export async function storedCalls(env: Eip155Env, context: RequestContext, id: string): Promise<StoredCalls> {
   const record = await env.calls.store.get(id, context.origin)
-  if (record === undefined || record.origin !== context.origin || !env.chains.has(`eip155:${record.chainId}`))
+  if (
+    record === undefined ||
+    siteOf(record.origin) !== siteOf(context.origin) ||
+    !env.chains.has(`eip155:${record.chainId}`)
+  )
     throw new UnknownCallsIdError(`no batch with id ${id}`)
   return record
 }

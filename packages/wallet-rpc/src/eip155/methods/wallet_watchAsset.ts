@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { PolicyRefusedError } from '../../core/errors.js'
 import { defineMethod } from '../../core/namespace.js'
+import { parseUrl } from '../../core/uri.js'
 import { accessOf, chainOf, type Eip155Env } from '../env.js'
 import { addressSchema } from '../schemas.js'
 import { defaultSimulationOptions } from '../simulation/reviewSimulation.js'
@@ -29,12 +30,34 @@ const assetSchema = v.strictObject(
         ),
       ),
       image: v.optional(
-        v.pipe(v.string('must be a URL string'), v.maxLength(2048, 'must not exceed 2048 characters')),
+        v.pipe(
+          v.string('must be a URL string'),
+          v.maxLength(65_536, 'must not exceed 65536 characters'),
+          v.check(
+            (image) => imageUrlProblem(image) === undefined,
+            (issue) => imageUrlProblem(issue.input as string)!,
+          ),
+        ),
       ),
     }),
   },
   'must be { type: "ERC20", options: { address, symbol, decimals, image } }',
 )
+
+/**
+ * Why a token image URL is not one a wallet may load, or undefined: an http(s) URL (at most 2048 characters,
+ * no credentials) or a `data:image/…` URL. `javascript:`, `file:`, `blob:` and the rest are refused: a wallet
+ * UI that shows the image as a link, or loads it, must never run or open anything else.
+ */
+function imageUrlProblem(image: string): string | undefined {
+  if (/^data:image\/[a-z0-9.+-]+(?:;[a-z0-9.+=-]+)*,/i.test(image)) return undefined
+  const url = parseUrl(image)
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    return 'must be an http(s) URL or a data:image URL'
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials'
+  if (image.length > 2048) return 'an http(s) URL must not exceed 2048 characters'
+  return undefined
+}
 
 /** EIP-747 sends the object itself; some providers wrap it in an array of one. */
 export const watchAssetParams = v.pipe(

@@ -8,6 +8,12 @@ import { SimulationTimeout, within } from './within.js'
 export type SimulatedCall = { from: Address; to: Address | undefined; value: bigint; data: Hex; gas: bigint }
 
 /**
+ * Accounts' code as the calls must see it (eth_simulateV1's `stateOverrides`, eth_call's third parameter):
+ * an account's EIP-7702 designator before the transaction that sets it is mined.
+ */
+export type CodeOverrides = Readonly<Record<Address, { code: Hex }>>
+
+/**
  * What running the transaction on the node's latest state showed. `logs` (eth_simulateV1 only) include
  * the native-coin transfers the node traced as pseudo-logs; the eth_call fallback runs the call but shows
  * no logs, so it can find a revert and nothing else.
@@ -36,12 +42,13 @@ export async function simulate(
  * the previous ones left (an approve, then the transferFrom it allows), and the logs of all of them come
  * back in order. A revert names the call (`call 2 of 3: …`). Where the node lacks eth_simulateV1, a single
  * call falls back to eth_call; a batch of several cannot be run call by call without the earlier calls'
- * effects, so it is `unavailable`.
+ * effects, so it is `unavailable`. `overrides` set accounts' code for the calls (and the fallback).
  */
 export async function simulateCalls(
   access: ChainAccess,
   calls: readonly SimulatedCall[],
   options: { timeoutMs: number },
+  overrides?: CodeOverrides,
 ): Promise<SimulationOutcome> {
   const started = Date.now()
   const remaining = () => Math.max(0, options.timeoutMs - (Date.now() - started))
@@ -55,7 +62,15 @@ export async function simulateCalls(
   try {
     const answer = await within(
       access.verifiedRequest('eth_simulateV1', [
-        { blockStateCalls: [{ calls: callObjects }], traceTransfers: true, validation: false },
+        {
+          blockStateCalls: [
+            overrides === undefined
+              ? { calls: callObjects }
+              : { stateOverrides: overrides, calls: callObjects },
+          ],
+          traceTransfers: true,
+          validation: false,
+        },
         'latest',
       ]),
       remaining(),
@@ -73,7 +88,9 @@ export async function simulateCalls(
       reason: 'the node lacks eth_simulateV1, and a batch cannot be run call by call',
     }
   try {
-    await within(access.verifiedRequest('eth_call', [callObjects[0], 'latest']), remaining())
+    const params =
+      overrides === undefined ? [callObjects[0], 'latest'] : [callObjects[0], 'latest', overrides]
+    await within(access.verifiedRequest('eth_call', params), remaining())
     return { status: 'success', via: 'eth_call' }
   } catch (error) {
     if (error instanceof SimulationTimeout) return timedOut(options.timeoutMs)

@@ -1,6 +1,7 @@
 import type { Address } from 'viem'
-import { InvalidParamsError, ProviderError } from '../../core/errors.js'
+import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
 import type { ChainAccess, EstimateRequest } from '../provider.js'
+import { formatEther } from '../viemUtils.js'
 import type { Fees, TransactionRequest } from './request.js'
 
 /** A chain provider and the latest block, read once per transaction. */
@@ -43,16 +44,22 @@ export async function fillFees(node: ChainState | undefined, request: Transactio
 export const maxFeeOf = (fees: Fees) => (fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice)
 
 /**
- * The worst-case cost must be covered before the user is asked: nodes check only the value in eth_call
- * and some skip fees in eth_estimateGas, then refuse the broadcast after approval. Worded like geth.
+ * What the account must hold is checked against one read of its balance, before the user is asked: the value
+ * alone before any gas estimate (a node answers an unaffordable estimate in words of its own, or not at all:
+ * some skip the check), then the value with the worst-case fee (nodes check only the value in eth_call, and
+ * would refuse the broadcast after approval). Refused with -32602 `tx.insufficient_funds`, in the native unit.
  */
-export async function assertAffordable(access: ChainAccess, from: Address, cost: bigint): Promise<void> {
-  const balance = await access.balance(from)
-  if (balance < cost) {
-    throw new ProviderError(
-      `insufficient funds for gas * price + value: address ${from} have ${balance} want ${cost}`,
-    )
-  }
+export function assertCovered(
+  account: { from: Address; balance: bigint; symbol: string },
+  cost: bigint,
+  what: string,
+): void {
+  const { from, balance, symbol } = account
+  if (balance >= cost) return
+  throw new PolicyRefusedError(
+    `insufficient funds: ${what} ${formatEther(cost)} ${symbol}, but ${from} holds ${formatEther(balance)} ${symbol}`,
+    { rule: 'tx.insufficient_funds' },
+  )
 }
 
 export const estimateFees = (fees: Fees): EstimateRequest['fees'] =>

@@ -2,7 +2,7 @@ import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
 import type { RequestContext } from '../../core/namespace.js'
 import type { ReviewDraft } from '../../core/review.js'
 import { accessOf, type ChainConfig, chainOf, type Eip155Env, ownedAddress } from '../env.js'
-import { assertAffordable, estimateFees, fillFees, maxFeeOf } from './fees.js'
+import { assertCovered, estimateFees, fillFees, maxFeeOf } from './fees.js'
 import { fillGas } from './gas.js'
 import { dataOf, feesComplete, type TransactionDraft, type TransactionRequest } from './request.js'
 import { reviewTransaction } from './review.js'
@@ -90,6 +90,11 @@ export async function planTransaction(
   // One read of the latest block serves both the fee choice and the gas cap.
   const node = access === undefined ? undefined : { access, block: await access.latestBlock() }
   const fees = await fillFees(node, request)
+  const funds =
+    node === undefined
+      ? undefined
+      : { from, balance: await node.access.balance(from), symbol: chain.nativeSymbol }
+  if (funds !== undefined) assertCovered(funds, value, 'the transaction sends')
   const { gas, gasEstimate, callReverted } = await fillGas(
     env,
     node,
@@ -97,7 +102,8 @@ export async function planTransaction(
     { from, to, value, data, fees: estimateFees(fees) },
     { revertReviewed: chain.simulation !== undefined },
   )
-  if (node !== undefined) await assertAffordable(node.access, from, value + gas * maxFeeOf(fees))
+  if (funds !== undefined)
+    assertCovered(funds, value + gas * maxFeeOf(fees), 'its value and maximum network fee come to')
   return {
     from,
     chainId: chain.chainId,

@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem'
 import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import { delegationWarnings } from '../eip7702/delegation.js'
 import type { ChainConfig } from '../env.js'
 import { erc20Abi } from '../erc20Abi.js'
 import {
@@ -37,7 +38,61 @@ const setApprovalForAllAbi = [
   },
 ] as const
 
-const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi]
+/**
+ * Other calls that grant an allowance: OpenZeppelin's `increaseAllowance`, a submitted ERC-2612 `permit`
+ * (the signature's allowance takes effect), and Permit2's `approve(token, spender, uint160, uint48)`.
+ */
+const allowanceAbi = [
+  {
+    type: 'function',
+    name: 'increaseAllowance',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'spender', type: 'address' },
+      { name: 'addedValue', type: 'uint256' },
+    ],
+    outputs: [{ type: 'bool' }],
+  },
+  {
+    type: 'function',
+    name: 'permit',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'spender', type: 'address' },
+      { name: 'value', type: 'uint256' },
+      { name: 'deadline', type: 'uint256' },
+      { name: 'v', type: 'uint8' },
+      { name: 'r', type: 'bytes32' },
+      { name: 's', type: 'bytes32' },
+    ],
+    outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'approve',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'token', type: 'address' },
+      { name: 'spender', type: 'address' },
+      { name: 'amount', type: 'uint160' },
+      { name: 'expiration', type: 'uint48' },
+    ],
+    outputs: [],
+  },
+] as const
+
+const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi, ...allowanceAbi]
+
+/** Permit2's allowance is a uint160: its maximum is Permit2's "unlimited". */
+const permit2Unlimited = 2n ** 160n - 1n
+
+/** A Permit2 expiration (uint48 seconds; 0 means the approving block's own time, Permit2's rule). */
+function permit2Expiry(seconds: number): string {
+  if (seconds === 0) return 'when this transaction is mined (Permit2: expiration 0)'
+  // Past the last date JavaScript can show (year 275760): never, in effect.
+  return seconds * 1000 > 8.64e15 ? `never (${seconds})` : new Date(seconds * 1000).toISOString()
+}
 
 /**
  * The review of a wallet-filled transaction; when it calls an ERC-20 and a provider is configured, the
@@ -47,7 +102,7 @@ const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi]
 export async function reviewTransaction(title: string, chain: ChainConfig, draft: TransactionDraft) {
   const erc20 = draft.to !== undefined && decodeKnownCall(draft.data)?.erc20Amount !== undefined
   const { access, simulation } = chain
-  const [token, nextNonce, simulated] = await Promise.all([
+  const [token, nextNonce, simulated, delegation] = await Promise.all([
     // Shared (cached) with the simulation's reads, so a token is asked once.
     erc20 && access
       ? tokenMetadata(access, draft.to!, simulation ?? defaultSimulationOptions).then(knownMetadata)
@@ -55,8 +110,10 @@ export async function reviewTransaction(title: string, chain: ChainConfig, draft
     // The account's next nonce, for the review: a failed read only leaves it out.
     access ? access.pendingNonce(draft.from).catch(() => undefined) : undefined,
     access && simulation ? reviewSimulation(access, draft, chain.nativeSymbol, simulation) : undefined,
+    delegationWarnings(chain, draft.from),
   ])
   const review = transactionReview(title, chain, draft, token, nextNonce)
+  review.warnings.push(...delegation)
   if (simulated !== undefined) {
     review.items.push(...simulated.items)
     review.warnings.push(...simulated.warnings)
@@ -154,7 +211,10 @@ function knownMetadata(metadata: { symbol: string | undefined; decimals: number 
   return symbol === undefined || decimals === undefined ? undefined : { symbol, decimals }
 }
 
-/** ERC-20 transfer/approve/transferFrom and setApprovalForAll, when the calldata decodes exactly. */
+/**
+ * ERC-20 transfer/approve/transferFrom, the allowance calls (`increaseAllowance`, a submitted ERC-2612
+ * `permit`, Permit2's `approve`) and setApprovalForAll, when the calldata decodes exactly.
+ */
 export function decodeKnownCall(data: Hex): DecodedCall | undefined {
   let decoded: { functionName: string; args: readonly unknown[] }
   try {
@@ -181,12 +241,47 @@ export function decodeKnownCall(data: Hex): DecodedCall | undefined {
       erc20Amount: { label: 'Amount', amount },
     }
   }
-  if (functionName === 'approve') {
-    const [spender, amount] = args as [Address, bigint]
+  if (functionName === 'approve' && args.length === 4) {
+    const [token, spender, amount, expiration] = args as [Address, Address, bigint, number]
+    const unlimited = amount >= permit2Unlimited
+    return {
+      items: (permit2) => [
+        item('Token call', 'Permit2 approve'),
+        item('Permit2 contract', permit2),
+        item('Token contract', token),
+        item('Spender', spender),
+        item('Allowance (token base units)', unlimited ? `unlimited (${amount})` : amount.toString()),
+        item('Expires', permit2Expiry(expiration)),
+      ],
+      warnings: (permit2) =>
+        unlimited
+          ? [
+              {
+                code: 'erc20.unlimited_approval',
+                severity: 'caution',
+                message: `Grants ${spender} an unlimited allowance (Permit2's uint160 maximum) to spend your tokens of ${token} through ${permit2}.`,
+              },
+            ]
+          : [],
+    }
+  }
+  if (functionName === 'approve' || functionName === 'increaseAllowance' || functionName === 'permit') {
+    const [owner, spender, amount] = (functionName === 'permit' ? args : [undefined, ...args]) as [
+      Address | undefined,
+      Address,
+      bigint,
+    ]
+    const call =
+      functionName === 'approve'
+        ? 'ERC-20 approve'
+        : functionName === 'permit'
+          ? 'ERC-2612 permit (a signed allowance, submitted)'
+          : 'ERC-20 increaseAllowance'
     return {
       items: (token) => [
-        item('Token call', 'ERC-20 approve'),
+        item('Token call', call),
         item('Token contract', token),
+        ...(owner === undefined ? [] : [item('Owner', owner)]),
         item('Spender', spender),
         item(
           'Allowance (token base units)',
@@ -199,7 +294,7 @@ export function decodeKnownCall(data: Hex): DecodedCall | undefined {
               {
                 code: 'erc20.unlimited_approval',
                 severity: 'caution',
-                message: `Grants ${spender} an unlimited allowance to spend your tokens of ${token}.`,
+                message: `Grants ${spender} an unlimited allowance to spend ${owner === undefined ? 'your tokens' : `the tokens of ${owner}`} of ${token}.`,
               },
             ]
           : [],

@@ -2,7 +2,10 @@ import { base58 } from '@scure/base'
 import type { AuthTypes, SessionTypes } from '@walletconnect/types'
 import { buildAuthObject, formatMessage } from '@walletconnect/utils'
 import { domainMismatch, originOf } from '../../core/origin.js'
+import { decodeRecap, isRecap, type RecapCapability, recapWarnings } from '../../core/recap.js'
 import { type OriginValidation, quoted, type ReviewWarning } from '../../core/review.js'
+import { issuedInFutureWarning } from '../../core/signIn.js'
+import { printableLine } from '../../core/text.js'
 import { parseAuthority, parseUri } from '../../core/uri.js'
 import type { WalletRpcLike } from '../walletRpcLike.js'
 import { type AuthenticationRequest, parseAuthentication } from './parseAuthentication.js'
@@ -25,6 +28,8 @@ export type AuthenticationReview = {
   statement: string | undefined
   /** The chains the dapp named. */
   chains: readonly string[]
+  /** What its ReCap resources (EIP-5573) grant the site, each flagged in `warnings` (`*.recap_rpc_methods`, `*.recap`). */
+  capabilities: RecapCapability[]
   /** What approving signs: one proof per named chain the session includes and the wallet can sign in on. */
   proofs: AuthenticationProof[]
   /** Named chains answered with nothing, and why. */
@@ -109,6 +114,11 @@ export function planAuthentication(
       domain: request.domain,
       statement: request.statement,
       chains: request.chains,
+      capabilities: (request.resources ?? []).flatMap((resource) => {
+        if (!isRecap(resource)) return []
+        const decoded = decodeRecap(resource)
+        return decoded.ok ? decoded.recap.capabilities : []
+      }),
       proofs: [],
       notOffered: [],
       warnings: [],
@@ -131,11 +141,15 @@ export function planAuthentication(
         })
         continue
       }
-      const warnings = connectWarnings(request, proposer, warningPrefixes[offer.namespace]!)
+      const warnings = connectWarnings(request, proposer, warningPrefixes[offer.namespace]!, now)
       review.proofs.push(step.proof)
       steps.push({ ...step.step, warnings })
       for (const warning of warnings) {
-        if (!review.warnings.some((known) => known.code === warning.code)) review.warnings.push(warning)
+        // Each chain's step gets the same warnings: shown once (two ReCaps share a code, not a message).
+        if (
+          !review.warnings.some((known) => known.code === warning.code && known.message === warning.message)
+        )
+          review.warnings.push(warning)
       }
     }
     if (review.proofs.length === 0) {
@@ -147,16 +161,26 @@ export function planAuthentication(
 }
 
 function refusedReview(index: number, entry: unknown, reason: string): AuthenticationReview {
-  const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {}
-  const text = (field: string) =>
-    Object.hasOwn(record, field) && typeof record[field] === 'string'
-      ? (record[field] as string).slice(0, 256)
-      : undefined
+  let domain: string | undefined
+  let statement: string | undefined
+  try {
+    const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {}
+    // Shown beside the reason: one bounded line, anything hidden written out.
+    const text = (field: string) =>
+      Object.hasOwn(record, field) && typeof record[field] === 'string'
+        ? printableLine(record[field] as string, 256)
+        : undefined
+    domain = text('domain')
+    statement = text('statement')
+  } catch {
+    // A getter or a Proxy that throws when read again: the reason alone is shown.
+  }
   return {
     index,
-    domain: text('domain'),
-    statement: text('statement'),
+    domain,
+    statement,
     chains: [],
+    capabilities: [],
     proofs: [],
     notOffered: [],
     warnings: [],
@@ -295,10 +319,17 @@ function connectWarnings(
   request: AuthenticationRequest,
   proposer: ProposerOrigin,
   prefix: string,
+  now: number,
 ): ReviewWarning[] {
   const warnings: ReviewWarning[] = []
   const danger = (rule: string, message: string) =>
     warnings.push({ code: `${prefix}.${rule}`, severity: 'danger', message })
+  if (!request.tonProof) {
+    // A ton_proof carries the wallet's own timestamp and no resources; a sign-in message carries both.
+    const future = issuedInFutureWarning(prefix, request.iat, now)
+    if (future !== undefined) warnings.push(future)
+    warnings.push(...recapWarnings(request.resources ?? [], prefix, request.aud))
+  }
   if (proposer.validation === 'INVALID') {
     danger(
       'origin_invalid',

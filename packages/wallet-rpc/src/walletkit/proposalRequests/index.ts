@@ -34,7 +34,11 @@ export type ProposalRequestsPlan = {
   paymentExpiry: number | undefined
 }
 
-/** The review and plan of `proposal.requests`, or undefined when the proposal carries none. Never throws. */
+/**
+ * The review and plan of `proposal.requests`, or undefined when the proposal carries none. A malformed request
+ * is refused with its reason in the review; this throws only when the requests cannot be read at all (a Proxy
+ * or a getter that throws), and the adapter then rejects the proposal.
+ */
 export async function planProposalRequests(
   wallet: Pick<WalletRpcLike, 'supported'>,
   proposal: ProposalTypes.Struct,

@@ -1,6 +1,8 @@
 import { parseDateTime } from '../../core/dateTime.js'
+import { decodeRecap, isRecap } from '../../core/recap.js'
 import { quoted } from '../../core/review.js'
-import { parseAuthority, parseUri } from '../../core/uri.js'
+import { hasHiddenCharacters, printableLine } from '../../core/text.js'
+import { parseAuthority, parseUri, type Uri } from '../../core/uri.js'
 
 /** One `proposal.requests.authentication` entry (CAIP-122 `AuthenticateParams`), checked field by field. */
 export type AuthenticationRequest = {
@@ -32,6 +34,23 @@ const eip4361NoncePattern = /^[A-Za-z0-9]{8,}$/
 const maxChains = 32
 const maxResources = 32
 const maxFieldLength = 1024
+/** A resource may be a ReCap (EIP-5573), whose JSON makes it longer than other fields. */
+const maxResourceLength = 8192
+/**
+ * URI schemes that do not name a place to go but run or open something (a wallet may show a resource or the
+ * URI as a link): refused in `aud`/`uri` and resources.
+ */
+const unsafeSchemes = new Set([
+  'javascript',
+  'vbscript',
+  'data',
+  'blob',
+  'file',
+  'filesystem',
+  'about',
+  'view-source',
+  'jar',
+])
 
 class Refusal extends Error {}
 
@@ -48,7 +67,20 @@ function optionalString(record: Record<string, unknown>, field: string): string 
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'string') refuse(`${field} is not a string`)
   if (value.length > maxFieldLength) refuse(`${field} is longer than ${maxFieldLength} characters`)
+  refuseHidden(field, value)
   return value
+}
+
+/** Text the review shows or the key signs must read as it is: no control, bidi or invisible characters. */
+function refuseHidden(field: string, value: string): void {
+  if (hasHiddenCharacters(value) || /\t/.test(value))
+    refuse(`${field} holds control, bidi or invisible characters: ${printableLine(value, 120)}`)
+}
+
+/** A URI the wallet may show as a link: one that names a place, not one that runs or opens something. */
+function refuseUnsafeScheme(field: string, uri: Uri): void {
+  const scheme = uri.scheme.toLowerCase()
+  if (unsafeSchemes.has(scheme)) refuse(`${field} is a ${scheme}: URI, which runs or opens something`)
 }
 
 function dateTime(record: Record<string, unknown>, field: string): string | undefined {
@@ -62,7 +94,9 @@ function dateTime(record: Record<string, unknown>, field: string): string | unde
 /**
  * Checks one authentication entry of a session proposal against CAIP-122 and, for a sign-in message, EIP-4361's
  * grammar (a field that would not survive `formatMessage` or our sign-in parser is refused here, before any
- * review); a validity window that excludes `now` is refused too, since nothing outside it may be signed.
+ * review); a validity window that excludes `now` is refused too, since nothing outside it may be signed. Every
+ * text field (the statement, a ton_proof payload) must be free of control, bidi and invisible characters,
+ * `aud` and resources must not be `javascript:`-like URIs, and a ReCap resource must decode.
  */
 export function parseAuthentication(value: unknown, now: number): ParsedAuthentication {
   try {
@@ -107,14 +141,23 @@ function parseStrict(value: unknown, now: number): AuthenticationRequest {
       refuse(`resources is not a list of at most ${maxResources} URIs`)
     }
     for (const [index, resource] of resources.entries()) {
-      if (typeof resource !== 'string' || parseUri(resource) === undefined) {
-        refuse(`resources[${index}] is not a URI`)
+      if (typeof resource !== 'string' || resource.length > maxResourceLength)
+        refuse(`resources[${index}] is not a URI of at most ${maxResourceLength} characters`)
+      const uri = parseUri(resource)
+      if (uri === undefined) refuse(`resources[${index}] is not a URI`)
+      refuseUnsafeScheme(`resources[${index}]`, uri)
+      // What a ReCap grants is shown and flagged; one that cannot be read would grant what nobody saw.
+      if (isRecap(resource)) {
+        const recap = decodeRecap(resource)
+        if (!recap.ok) refuse(`resources[${index}] is a ReCap that cannot be read: ${recap.reason}`)
       }
     }
   }
   if (!tonProof) {
     if (!eip4361NoncePattern.test(nonce)) refuse('nonce is not 8 or more letters and digits (EIP-4361)')
-    if (parseUri(aud) === undefined) refuse(`aud ${quoted(aud)} is not a URI`)
+    const audUri = parseUri(aud)
+    if (audUri === undefined) refuse(`aud ${quoted(aud)} is not a URI`)
+    refuseUnsafeScheme('aud', audUri)
     if (requestId !== undefined && /[\r\n]/.test(requestId)) refuse('requestId spans several lines')
   }
   const iat = dateTime(record, 'iat') ?? new Date(now).toISOString()

@@ -1,11 +1,16 @@
+import { createRequire } from 'node:module'
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import { deployEip7702Executor } from '@wallet-rpc/devchains/eip7702Executor'
-import { createPublicClient, type Hex, http, type PublicClient, toHex } from 'viem'
+import { createPublicClient, encodeDeployData, type Hex, http, type PublicClient, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll } from 'vitest'
 import type { Review } from '../../../src/core/review.js'
 import { type Eip155Options, httpProvider, mnemonicKeys } from '../../../src/eip155/index.js'
-import { type Harness, harness } from '../helpers.js'
+import { type Harness, harness, minedReceipt } from '../helpers.js'
+
+const tokenArtifact = createRequire(import.meta.url)(
+  '@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json',
+) as { abi: unknown[]; bytecode: Hex }
 
 /**
  * The chain every EIP-5792/EIP-7702 anvil test runs on: anvil (`@foundry-rs/anvil`) with `--hardfork
@@ -39,6 +44,11 @@ export type PragueChain = {
   /** One raw JSON-RPC call to anvil (its `anvil_*`/`evm_*` methods included); the result, or a thrown error. */
   rpc(method: string, params: unknown[]): Promise<unknown>
   /**
+   * Deploys OpenZeppelin 4.9.6's ERC20PresetFixedSupply (10^24 base units, 18 decimals) from dev account 3 and
+   * returns its address.
+   */
+  deployToken(name: string, symbol: string, holder: string): Promise<Hex>
+  /**
    * A wallet over the dev accounts `addressIndex`, with the chain's delegate unless `delegate: false`;
    * `approve` may be async (a test changes the chain between approval and broadcast).
    */
@@ -67,12 +77,26 @@ export async function startPragueChain(): Promise<PragueChain> {
       if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`)
       return body.result
     }
+    const chain = createPublicClient({ transport: http(anvil.url) })
     return {
       anvil,
-      chain: createPublicClient({ transport: http(anvil.url) }),
+      chain,
       delegate,
       hexChainId: toHex(anvil.chainId),
       rpc,
+      async deployToken(name, symbol, holder) {
+        const hash = (await rpc('eth_sendTransaction', [
+          {
+            from: devAccounts[3],
+            data: encodeDeployData({
+              abi: tokenArtifact.abi,
+              bytecode: tokenArtifact.bytecode,
+              args: [name, symbol, 10n ** 24n, holder],
+            }),
+          },
+        ])) as Hex
+        return (await minedReceipt(chain, hash)).contractAddress as Hex
+      },
       wallet: (addressIndex, options = {}) =>
         harness(
           {

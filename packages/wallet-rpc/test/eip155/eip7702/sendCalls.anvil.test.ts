@@ -1,6 +1,4 @@
-import { createRequire } from 'node:module'
 import {
-  encodeDeployData,
   encodeFunctionData,
   erc20Abi,
   getAddress,
@@ -19,14 +17,9 @@ import { devAccounts, type PragueChain, startPragueChain } from './pragueChain.j
  * ERC-7821 executor deployed as the delegate (packages/devchains/src/eip7702Executor.ts) and OpenZeppelin 4.9.6's
  * ERC20PresetFixedSupply as the token.
  */
-const [account0, account1, account2, account3] = devAccounts
+const [account0, account1, account2] = devAccounts
 const recipient = '0x000000000000000000000000000000000000dEaD'
 const foreignDelegate = '0x63c0c19a282a1B52b07dD5a65b58948A07DAE32B'
-
-type Artifact = { abi: unknown[]; bytecode: Hex }
-const tokenArtifact = createRequire(import.meta.url)(
-  '@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json',
-) as Artifact
 
 let prague: PragueChain
 let anvil: PragueChain['anvil']
@@ -55,17 +48,7 @@ const sendCalls = (wallet: Harness, request: Record<string, unknown>) =>
 beforeAll(async () => {
   prague = await startPragueChain()
   ;({ anvil, chain, delegate } = prague)
-  const deployHash = (await rpc('eth_sendTransaction', [
-    {
-      from: account3,
-      data: encodeDeployData({
-        abi: tokenArtifact.abi,
-        bytecode: tokenArtifact.bytecode,
-        args: ['Batch Token', 'BAT', 10n ** 24n, account0],
-      }),
-    },
-  ])) as Hex
-  token = (await minedReceipt(chain, deployHash)).contractAddress as Hex
+  token = await prague.deployToken('Batch Token', 'BAT', account0)
   h = prague.wallet([0, 1, 2])
   plain = prague.wallet([0, 1, 2], { delegate: false })
 }, 60_000)

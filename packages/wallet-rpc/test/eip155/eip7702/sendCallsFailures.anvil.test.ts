@@ -182,4 +182,53 @@ describe('wallet_sendCalls failures on anvil (prague)', () => {
     )
     expect(errorOf(again).code).toBe(5720)
   })
+
+  it('a batch status is found when the origin comes back spelled with a trailing / or another case', async () => {
+    const from = devAccounts[6]
+    const wallet = prague().wallet([6], { delegate: false, eip155: { showCallsStatus: () => {} } }).wallet
+    let nextId = 1
+    const ask = (origin: string, method: string, params: unknown) =>
+      wallet.handle({
+        chainId: `eip155:${prague().anvil.chainId}`,
+        request: { id: nextId++, jsonrpc: '2.0', method, params },
+        origin,
+      }) as Promise<Record<string, unknown>>
+    const sent = await ask(
+      'https://shop.example',
+      'wallet_sendCalls',
+      batchParams(from, ['0x1'], { id: 'cart-9' }),
+    )
+    await minedReceipt(prague().chain, (sent.result as Sent).capabilities.caip345.transactionHashes[0]!)
+    for (const spelled of ['https://shop.example/', 'https://Shop.Example', 'HTTPS://SHOP.EXAMPLE:443/']) {
+      expect((await ask(spelled, 'wallet_getCallsStatus', ['cart-9'])).result).toMatchObject({
+        id: 'cart-9',
+        status: 200,
+      })
+      expect((await ask(spelled, 'wallet_showCallsStatus', ['cart-9'])).result).toBeNull()
+      // The same site: its id is taken.
+      expect(
+        errorOf(await ask(spelled, 'wallet_sendCalls', batchParams(from, ['0x1'], { id: 'cart-9' }))).code,
+      ).toBe(5720)
+    }
+    expect(errorOf(await ask('https://shop.example.evil', 'wallet_getCallsStatus', ['cart-9'])).code).toBe(
+      5730,
+    )
+  })
+
+  it('a batch whose values exceed the balance: -32602 tx.insufficient_funds naming both, before any estimate or review', async () => {
+    const from = devAccounts[7]
+    for (const delegate of [true, false]) {
+      const wallet = prague().wallet([7], { delegate })
+      const error = errorOf(
+        await wallet.call('wallet_sendCalls', batchParams(from, ['0x1', `0x${(10n ** 22n).toString(16)}`])),
+      )
+      expect(error).toMatchObject({ code: -32602, data: { rule: 'tx.insufficient_funds' } })
+      expect((error.data as { reason: string }).reason).toMatch(
+        new RegExp(
+          `^insufficient funds: the calls send 10000\\.000000000000000001 ETH, but ${from} holds [0-9.]+ ETH$`,
+        ),
+      )
+      expect(wallet.reviews).toEqual([])
+    }
+  })
 })
