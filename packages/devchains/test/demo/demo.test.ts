@@ -14,6 +14,10 @@ describe('wallet-rpc demo', () => {
       expect(covered).toContain(`bip122:0f9188f13cb7b2c71f2a335e3a4fc328 ${method}`)
     }
     for (const method of ['ton_signData', 'ton_sendMessage']) expect(covered).toContain(`ton:-3 ${method}`)
+    // The review of a jetton transfer, its emulated balance changes equal to what the real send moved.
+    expect(rows.find((row) => row.method === 'ton_sendMessage review (jetton transfer)')?.note).toMatch(
+      /^balance changes: -0\.\d+ TON, -12\.5 DEMO \(token kQ[\w-]{46}, symbol as it reports\)$/,
+    )
     for (const method of [
       'personal_sign',
       'eth_sign',

@@ -15,6 +15,8 @@ export type BalanceChange = {
   asset: string | undefined
   /** Token id within `asset` (nft, multi). */
   tokenId?: bigint
+  /** The NFT's own address where each NFT is a contract (TON); `asset` is then its collection, if any. */
+  item?: string
   /** As the asset reports it (untrusted); undefined when it has none or it is not plain text. */
   symbol: string | undefined
   /** Decimals of `amount`, as the asset reports them; undefined: shown in base units. */
@@ -48,6 +50,9 @@ export type BalanceChangesInput = {
   notes: readonly string[]
 }
 
+/** The section's title, for a namespace that says why it has no changes to show. */
+export const balanceChangesTitle = 'Balance changes (simulated)'
+
 /** Allowances at or above 2^128 exceed any real token supply: unlimited in effect. */
 export const unlimitedAllowance = 2n ** 128n
 
@@ -70,7 +75,7 @@ export function balanceChangesSection(input: BalanceChangesInput): {
     return item(change.direction === 'out' ? 'You send' : 'You receive', describeChange(change, input))
   })
   const items: ReviewItem[] = [
-    group('Balance changes (simulated)', [
+    group(balanceChangesTitle, [
       ...(lines.length === 0 ? [item('Balance changes', 'none for this account')] : lines),
       ...input.notes.map((note) => item('Note', note)),
     ]),
@@ -107,6 +112,11 @@ function describeChange(change: BalanceChange, input: BalanceChangesInput): stri
       ? `${sign}${change.amount} base units of ${name}`
       : `${sign}${units(change.amount, change.decimals)} ${name}`
   const id = `#${change.tokenId ?? 0n}`
+  if (change.kind === 'nft' && change.item !== undefined) {
+    if (change.asset === undefined) return `${sign}NFT ${change.item}`
+    const index = change.tokenId === undefined ? '' : `#${change.tokenId} `
+    return `${sign}NFT ${change.item} (${index}of collection ${change.asset})`
+  }
   if (change.kind === 'nft') return `${sign}NFT ${id} of ${name}`
   return `${sign}${change.amount} of token ${id} of ${name}`
 }

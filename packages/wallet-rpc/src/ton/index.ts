@@ -18,6 +18,7 @@ export {
   walletCodeHashes,
   walletContract,
 } from './contracts.js'
+export { emulationFailure, type TonTransactionSummary } from './emulation/outcome.js'
 export { type TonMnemonicOptions, type TonSigner, tonKeys } from './keys.js'
 export {
   type TonSendMessageOptions,
@@ -26,7 +27,19 @@ export {
 } from './methods/ton_sendMessage.js'
 export { type TonSignDataResult, ton_signData, tonSignDataParams } from './methods/ton_signData.js'
 export { type TonNamespaceOptions, ton } from './namespace.js'
-export type { TonAccount, TonAccountState, TonChainProvider } from './provider.js'
+export type {
+  TonAccount,
+  TonAccountState,
+  TonChainProvider,
+  TonEmulationFailure,
+  TonEmulationMessage,
+  TonEmulationRequest,
+  TonEmulationResult,
+  TonEmulator,
+  TonJettonChange,
+  TonNftMove,
+} from './provider.js'
+export { type TonapiOptions, tonapi } from './providers/tonapi.js'
 export { type ToncenterOptions, toncenter } from './providers/toncenter.js'
 export {
   crc32,

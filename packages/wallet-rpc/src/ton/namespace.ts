@@ -8,7 +8,7 @@ import { createTonWallet, maxValidFor } from './context.js'
 import type { TonWalletOptions, TonWalletVersion } from './contracts.js'
 import type { TonSigner } from './keys.js'
 import { ton_proof } from './methods/ton_proof.js'
-import { ton_sendMessage } from './methods/ton_sendMessage.js'
+import { defaultEmulationTimeoutMs, ton_sendMessage } from './methods/ton_sendMessage.js'
 import { ton_signData } from './methods/ton_signData.js'
 import type { TonChainProvider } from './provider.js'
 import { assertBufferGlobal } from './tonCore.js'
@@ -33,6 +33,14 @@ export type TonNamespaceOptions = {
    * || ''`, so the spec's answer reaches the app as ''). Nothing signed or sent changes, only the answer's shape.
    */
   sendMessageResultAsObject?: (context: RequestContext) => boolean
+  /**
+   * `ton_sendMessage` reviews show the balance changes the chain provider's emulator sees (`emulate`). A
+   * request it could not simulate is a `caution` (`ton.emulation_unavailable`); with `true`, a `danger`, which
+   * the wallet's policy refuses unless `allowDangerous` lists it. Default false.
+   */
+  requireEmulation?: boolean
+  /** How long a review waits for the emulator, whatever the provider's own timeout: default 10 s, 1 to 60 s. */
+  emulationTimeoutMs?: number
 }
 
 /**
@@ -54,6 +62,10 @@ export function ton(options: TonNamespaceOptions): Namespace {
   if (!Number.isInteger(defaultValidFor) || defaultValidFor < 10 || defaultValidFor > maxValidFor) {
     throw new RangeError(`defaultValidFor must be 10..${maxValidFor} seconds`)
   }
+  const emulationTimeoutMs = options.emulationTimeoutMs ?? defaultEmulationTimeoutMs
+  if (!Number.isInteger(emulationTimeoutMs) || emulationTimeoutMs < 1000 || emulationTimeoutMs > 60_000) {
+    throw new RangeError('emulationTimeoutMs must be 1000..60000 milliseconds')
+  }
   const wallet = createTonWallet({
     keys: options.keys,
     wallet:
@@ -69,10 +81,11 @@ export function ton(options: TonNamespaceOptions): Namespace {
     name: 'ton',
     chains,
     methods: {
-      ton_sendMessage: ton_sendMessage(
-        wallet,
-        options.sendMessageResultAsObject ? { resultAsObject: options.sendMessageResultAsObject } : {},
-      ),
+      ton_sendMessage: ton_sendMessage(wallet, {
+        ...(options.sendMessageResultAsObject ? { resultAsObject: options.sendMessageResultAsObject } : {}),
+        requireEmulation: options.requireEmulation === true,
+        emulationTimeoutMs,
+      }),
       ton_signData: ton_signData(wallet),
       ton_proof: ton_proof(wallet),
     },

@@ -122,6 +122,111 @@ export type TonChainProvider = {
    * hex hash of the message cell or its TEP-467 normalized hash; the namespace checks it against its own.
    */
   sendBoc(boc: Uint8Array): Promise<{ hash?: string }>
+  /**
+   * Runs the request on the chain's current state without sending it, for the review's balance changes
+   * (`ton_sendMessage` calls it while planning, before `approve`). Optional: without it the review says the
+   * request could not be simulated. Rejects when the emulator cannot answer.
+   */
+  emulate?(request: TonEmulationRequest): Promise<TonEmulationResult>
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Emulation (emulation/*.ts read the emulators' answers; providers/toncenter.ts and providers/tonapi.ts ask them)
+
+/**
+ * What an emulator is given. Nothing in it is signed by the wallet's key: `unsignedBoc` carries 64 zero bytes
+ * where the signature goes, and the rest is the dapp's own request. A signed external message is valid on chain
+ * until its `valid_until`, and whoever holds one can broadcast it.
+ */
+export type TonEmulationRequest = {
+  chainId: string
+  wallet: {
+    /** `0:<hex>`. */
+    rawAddress: string
+    /** User-friendly, non-bounceable, test flag on ton:-3 (the wallet's own form). */
+    address: string
+    publicKey: Uint8Array
+    version: TonWalletVersion
+    /** The wallet's StateInit BoC when it is not deployed yet (its first message deploys it). */
+    stateInit: Uint8Array | undefined
+  }
+  seqno: number
+  /** Unix seconds: the dapp's `valid_until`, else now + the namespace's `defaultValidFor`, capped as signed. */
+  validUntil: number
+  /** The dapp's messages as it sent them (amount as a decimal string, BoCs in standard base64). */
+  messages: readonly TonEmulationMessage[]
+  /**
+   * The external-in message the wallet would send (its StateInit attached when not deployed), with 64 zero
+   * bytes in place of the signature: for emulators that take a BoC and skip the signature check.
+   */
+  unsignedBoc: Uint8Array
+  /** Aborted when the namespace stops waiting. */
+  signal: AbortSignal
+}
+
+export type TonEmulationMessage = {
+  /** User-friendly, as the dapp sent it: its tag carries the bounce flag. */
+  address: string
+  /** Nanotons, decimal. */
+  amount: string
+  payload?: string
+  stateInit?: string
+}
+
+/** What the request does to the wallet, as an emulator saw it. */
+export type TonEmulationResult = {
+  /** Who emulated, for the review's note, e.g. `toncenter (toncenter.com)`. */
+  emulator: string
+  /** The wallet's net TON change in nanotons: negative when TON leaves; every fee included. */
+  ton: bigint
+  /** Net change per jetton master (raw `0:<hex>`), in the jetton's base units. */
+  jettons: readonly TonJettonChange[]
+  /** NFTs that leave or reach the wallet. */
+  nfts: readonly TonNftMove[]
+  /** What failed on the way (a bounce, a refused call, a skipped action); empty when nothing did. */
+  failures: readonly TonEmulationFailure[]
+  /** The emulator stopped before the end of the trace (its depth limit): later changes are missing. */
+  incomplete?: boolean
+  /**
+   * Kinds of actions involving the wallet (a staking deposit, a liquidity withdrawal…) whose jetton or NFT
+   * moves the adapter does not break down; the TON change counts them anyway. The review names them.
+   */
+  unreadActions?: readonly string[]
+}
+
+export type TonJettonChange = {
+  /** The jetton master, raw `0:<hex>`. */
+  master: string
+  /** Signed base units. */
+  amount: bigint
+  /** As the emulator's metadata reports it: the jetton's own claim, never its identity. */
+  symbol: string | undefined
+  decimals: number | undefined
+}
+
+export type TonNftMove = {
+  /** The NFT item contract, raw `0:<hex>`. */
+  item: string
+  collection: string | undefined
+  /** The item's index in its collection, decimal. */
+  index: string | undefined
+  direction: 'in' | 'out'
+}
+
+export type TonEmulationFailure = {
+  /** The account whose transaction or action failed, raw `0:<hex>`. */
+  account: string
+  /** The compute phase's exit code (or the action phase's result code), when there is one. */
+  exitCode: number | undefined
+  /** The incoming message went back to its sender, minus fees. */
+  bounced: boolean
+  /** In words, e.g. `compute phase failed` (the review adds the exit code and the bounce). */
+  reason: string
+}
+
+/** An emulator on its own (`tonapi()`), or as `toncenter(url, { emulator })` takes it. */
+export type TonEmulator = {
+  emulate(request: TonEmulationRequest): Promise<TonEmulationResult>
 }
 
 // ---------------------------------------------------------------------------------------------------------

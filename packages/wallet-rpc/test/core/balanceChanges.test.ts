@@ -70,6 +70,24 @@ describe('balanceChangesSection (namespace-neutral: a Solana-shaped example)', (
     expect(warnings).toEqual([])
   })
 
+  it('an NFT that is its own contract (TON): its address, then its index and collection when known', () => {
+    const nft = { kind: 'nft', symbol: undefined, decimals: undefined, amount: 1n } as const
+    const { items } = balanceChangesSection({
+      ...base,
+      changes: [
+        { ...nft, item: 'EQitem', asset: 'EQcollection', tokenId: 7n, direction: 'out' },
+        { ...nft, item: 'EQother', asset: undefined, direction: 'in' },
+      ],
+    })
+    expect(items[0]).toEqual({
+      label: 'Balance changes (simulated)',
+      items: [
+        { label: 'You send', value: '-NFT EQitem (#7 of collection EQcollection)' },
+        { label: 'You receive', value: '+NFT EQother' },
+      ],
+    })
+  })
+
   it('a token claiming the native symbol (any case) is a caution', () => {
     const { warnings } = balanceChangesSection({
       ...base,

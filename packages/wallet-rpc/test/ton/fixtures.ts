@@ -67,12 +67,17 @@ export function memoryProvider(
 export type TestWallet = { rpc: WalletRpc; reviews: Review[]; errors: unknown[] }
 
 export function tonWallet(
-  options: Partial<TonNamespaceOptions> & { approve?: boolean; clock?: Clock } = {},
+  options: Partial<TonNamespaceOptions> & {
+    approve?: boolean
+    clock?: Clock
+    allowDangerous?: string[]
+  } = {},
 ): TestWallet {
   const reviews: Review[] = []
   const errors: unknown[] = []
-  const { approve = true, clock = () => 1_700_000_000_000, ...namespace } = options
+  const { approve = true, clock = () => 1_700_000_000_000, allowDangerous, ...namespace } = options
   const rpc = createWalletRpc({
+    ...(allowDangerous === undefined ? {} : { policy: { allowDangerous } }),
     namespaces: [ton({ keys: fixtureSigner(), ...namespace })],
     approve: (review) => {
       reviews.push(review)

@@ -607,7 +607,11 @@ describe('ton_sendMessage results', () => {
     const response = await rpc.handle({ chainId: 'ton:-239', request: request('ton_sendMessage', params) })
     expect('result' in response).toBe(true)
     expect(reads.sort()).toEqual([ours, someoneElse].sort())
-    expect(reviews[0]!.warnings.map((warning) => warning.code)).toEqual(['ton.destination_state_unknown'])
+    // The memory provider has no emulator: the review says so (ton.emulation_unavailable).
+    expect(reviews[0]!.warnings.map((warning) => warning.code)).toEqual([
+      'ton.destination_state_unknown',
+      'ton.emulation_unavailable',
+    ])
   })
 
   it('review: deploy, bounce-to-uninitialised, opaque-payload and balance cautions, decoded comment', async () => {
@@ -640,6 +644,7 @@ describe('ton_sendMessage results', () => {
       ['ton.deploy', 'caution'],
       ['ton.state_init_mismatch', 'caution'],
       ['ton.insufficient_balance', 'caution'],
+      ['ton.emulation_unavailable', 'caution'],
     ])
     expect(JSON.stringify(review.items)).toContain('"label":"Comment","value":"hello"')
     expect(review.account).toBe('UQDSLOFVamNZzdy4LulclcCBEFkRReZ7WscBCLAw3Pg53h3h')

@@ -1,9 +1,10 @@
-import { Address, beginCell, Cell, comment, loadMessage, type Message } from '@ton/core'
+import { Address, beginCell, Cell, comment, fromNano, loadMessage, type Message } from '@ton/core'
 import { EmulationError } from '@ton/sandbox'
+import { jettonTransferBody } from '@wallet-rpc/devchains/tonJetton'
 import { startTonSandbox, type TonSandbox } from '@wallet-rpc/devchains/tonSandbox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { JsonRpcFailure, JsonRpcSuccess } from '../../src/core/jsonrpc.js'
-import { type TonChainProvider, walletContract } from '../../src/ton/index.js'
+import { type TonChainProvider, type TonEmulationResult, walletContract } from '../../src/ton/index.js'
 import { bounceableDestination, plainDestination, request, tonWallet } from './fixtures.js'
 
 /**
@@ -54,6 +55,8 @@ for (const version of ['v4r2', 'v5r1'] as const) {
     let wallet: ReturnType<typeof tonWallet>
     let address: Address
     const bocs: string[] = []
+    const emulations: TonEmulationResult[] = []
+    let afterEmulation: (() => Promise<void>) | undefined
 
     beforeAll(async () => {
       sandbox = await startTonSandbox({ clock: () => chainNow * 1000 })
@@ -61,12 +64,21 @@ for (const version of ['v4r2', 'v5r1'] as const) {
       const skewed: TonChainProvider = {
         ...sandbox.provider,
         getSeqno: async (at) => (await sandbox.provider.getSeqno(at)) + seqnoSkew,
+        emulate: async (request) => {
+          const result = await sandbox.provider.emulate!(request)
+          emulations.push(result)
+          await afterEmulation?.()
+          return result
+        },
       }
       wallet = tonWallet({
         wallet: version,
         chains: ['ton:-239'],
         providers: { 'ton:-239': skewed },
         clock: () => walletNow * 1000,
+        // Some messages below go, bounceable, to an account that does not exist: the emulation shows them
+        // bouncing (the danger ton.emulation_failed), which this wallet lets its user approve.
+        allowDangerous: ['ton.emulation_failed'],
       })
       const properties = await wallet.rpc.sessionProperties()
       // Deploy from our StateInit: the address is its hash.
@@ -148,6 +160,21 @@ for (const version of ['v4r2', 'v5r1'] as const) {
       expect(review).toContain('Jetton transfer')
       expect(review).toContain('12345')
       expect(review).toContain('thanks')
+      // And the emulation (on @ton/sandbox, of the unsigned message) saw what the chain then did: both bounceable
+      // messages reach an account that does not exist; the 0.002 TON bounces back, the 3 nanotons cannot.
+      const destination = Address.parse(bounceableDestination).toString({ urlSafe: true })
+      const failed = wallet.reviews
+        .at(-1)!
+        .warnings.find((warning) => warning.code === 'ton.emulation_failed')
+      expect(failed?.message).toContain(
+        `${destination}: compute phase skipped (no-state), its coins bounce back minus fees; ${destination}: compute phase skipped (no-gas).`,
+      )
+      const bouncePhases = sandbox.sent[0]!.transactions.flatMap((transaction) =>
+        transaction.description.type === 'generic' && transaction.description.bouncePhase
+          ? [transaction.description.bouncePhase.type]
+          : [],
+      )
+      expect(bouncePhases).toEqual(['ok', 'no-funds'])
     })
 
     it('a later message: no StateInit, seqno advances, outgoing message as requested', async () => {
@@ -216,6 +243,60 @@ for (const version of ['v4r2', 'v5r1'] as const) {
       expect((await sandbox.blockchain.getContract(child.address)).accountState?.type).toBe('active')
       expect(JSON.stringify(wallet.reviews.at(-1)?.warnings)).toContain('ton.deploy')
       expect(JSON.stringify(wallet.reviews.at(-1)?.warnings)).not.toContain('ton.state_init_mismatch')
+    })
+
+    it('a jetton transfer: the emulated TON and jetton changes equal the balances after the real send', async () => {
+      const jetton = await sandbox.deployJetton({ name: 'Test Token', symbol: 'TST', decimals: 6 })
+      await jetton.mint(address, 1_000_000_000n)
+      const jettonWallet = await jetton.walletOf(address)
+      const payload = jettonTransferBody({
+        amount: 12_500_000n,
+        destination: Address.parse(plainDestination),
+        responseDestination: address,
+      })
+      const tonBefore = (await sandbox.blockchain.getContract(address)).balance
+      const jettonsBefore = await jetton.balanceOf(address)
+      // The emulation runs on a snapshot and restores it: between it and the real send, nothing has moved.
+      const betweenEmulationAndSend: bigint[] = []
+      afterEmulation = async () => {
+        betweenEmulationAndSend.push((await sandbox.blockchain.getContract(address)).balance)
+        betweenEmulationAndSend.push(await jetton.balanceOf(address))
+      }
+      const response = await send(
+        {
+          messages: [
+            {
+              address: jettonWallet.toString({ bounceable: true, urlSafe: true }),
+              amount: '100000000',
+              payload: payload.toBoc().toString('base64'),
+            },
+          ],
+        },
+        7,
+      )
+      expect('result' in response).toBe(true)
+      const tonChange = (await sandbox.blockchain.getContract(address)).balance - tonBefore
+      const jettonChange = (await jetton.balanceOf(address)) - jettonsBefore
+      expect(jettonChange).toBe(-12_500_000n)
+      // The excess came back: the wallet paid fees, not the 0.1 TON attached.
+      expect(tonChange < 0n && tonChange > -100_000_000n).toBe(true)
+      const emulated = emulations.at(-1)!
+      expect(emulated).toEqual({
+        emulator: '@ton/sandbox',
+        ton: tonChange,
+        jettons: [{ master: jetton.master.toRawString(), amount: jettonChange, symbol: 'TST', decimals: 6 }],
+        nfts: [],
+        // The notify to a recipient that does not exist (1 nanoton) aborts: the normal end of a transfer.
+        failures: [],
+      })
+      const review = wallet.reviews.at(-1)!
+      expect(review.warnings).toEqual([])
+      const master = jetton.master.toString({ urlSafe: true })
+      expect(JSON.stringify(review.items)).toContain(
+        `{"label":"You send","value":"-${fromNano(-tonChange)} TON"},{"label":"You send","value":"-12.5 TST (token ${master}, symbol as it reports)"}`,
+      )
+      expect(betweenEmulationAndSend).toEqual([tonBefore, jettonsBefore])
+      afterEmulation = undefined
     })
   })
 }

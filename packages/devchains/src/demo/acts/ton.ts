@@ -1,8 +1,12 @@
 // The demo's ton act: TON Connect sign-in (ton_proof), ton_signData, and messages sent on the TON sandbox.
 import { randomBytes } from 'node:crypto'
 import { base64, hex } from '@scure/base'
-import { Address, beginCell, Cell, contractAddress, loadStateInit } from '@ton/core'
+import { Address, beginCell, Cell, contractAddress, fromNano, loadStateInit } from '@ton/core'
+import { mnemonicNew } from '@ton/crypto'
+import { createWalletRpc, type Review } from 'wallet-rpc'
+import { ton, tonKeys } from 'wallet-rpc/ton'
 import { type TonProof, verifyTonProof } from 'wallet-rpc/verify'
+import { jettonTransferBody } from '../../tonJetton.js'
 import { type Chains, TON } from '../chains.js'
 import { type DappSession, origin, verify } from '../dapp.js'
 
@@ -97,4 +101,86 @@ export async function tonAct(session: DappSession, chains: Chains): Promise<void
       ),
     'ton_sendMessage (seqno 1)',
   )
+  await jettonTransferReview(session, chains)
+}
+
+/**
+ * The review a wallet shows before a jetton transfer, with the balance changes its chain provider emulates (the
+ * unsigned message run on a snapshot of the sandbox), checked against the balances after the real send. A wallet
+ * of its own, on the sandbox provider itself: the CLI wallet reaches the sandbox through the toncenter v2 facade,
+ * which has no emulation API.
+ */
+async function jettonTransferReview(session: DappSession, chains: Chains): Promise<void> {
+  const started = performance.now()
+  const reviews: Review[] = []
+  const wallet = createWalletRpc({
+    namespaces: [
+      ton({
+        keys: await tonKeys.fromMnemonic(await mnemonicNew(24)),
+        chains: [TON],
+        providers: { [TON]: chains.ton.provider },
+      }),
+    ],
+    approve: (review) => {
+      reviews.push(review)
+      return true
+    },
+  })
+  let verified = false
+  let note: string
+  try {
+    const stateInit = (await wallet.sessionProperties()).ton_getStateInit ?? ''
+    const owner = contractAddress(0, loadStateInit(Cell.fromBase64(stateInit).beginParse()))
+    await chains.ton.fund(owner, 1_000_000_000n)
+    const jetton = await chains.ton.deployJetton({ name: 'Demo Token', symbol: 'DEMO', decimals: 6 })
+    await jetton.mint(owner, 100_000_000n)
+    const tonBefore = (await chains.ton.blockchain.getContract(owner)).balance
+    const payload = jettonTransferBody({
+      amount: 12_500_000n,
+      destination: new Address(0, randomBytes(32)),
+      responseDestination: owner,
+    })
+    const response = (await wallet.handle({
+      chainId: TON,
+      origin,
+      request: {
+        id: 1,
+        jsonrpc: '2.0',
+        method: 'ton_sendMessage',
+        params: {
+          messages: [
+            {
+              address: (await jetton.walletOf(owner)).toString({ bounceable: true, testOnly: true }),
+              amount: '100000000',
+              payload: payload.toBoc().toString('base64'),
+            },
+          ],
+        },
+      },
+    })) as { result?: unknown; error?: { message: string } }
+    const tonChange = (await chains.ton.blockchain.getContract(owner)).balance - tonBefore
+    const jettons = await jetton.balanceOf(owner)
+    const section = reviews[0]?.items.find((item) => item.label === 'Balance changes (simulated)')
+    const lines = section !== undefined && 'items' in section ? section.items : []
+    const sent = lines.flatMap((line) => ('value' in line && line.label === 'You send' ? [line.value] : []))
+    const expected = [
+      `-${fromNano(-tonChange)} TON`,
+      `-12.5 DEMO (token ${jetton.master.toString({ testOnly: true })}, symbol as it reports)`,
+    ]
+    verified = response.result !== undefined && jettons === 87_500_000n && sent.join() === expected.join()
+    note = verified
+      ? `balance changes: ${sent.join(', ')}`
+      : `review showed ${JSON.stringify(sent)}, chain moved ${JSON.stringify(expected)}${response.error ? ` (${response.error.message})` : ''}`
+  } catch (error) {
+    note = error instanceof Error ? error.message : String(error)
+  } finally {
+    await wallet.close()
+  }
+  session.note({
+    method: 'ton_sendMessage review (jetton transfer)',
+    chain: TON,
+    verified,
+    ms: Math.round(performance.now() - started),
+    note,
+  })
 }

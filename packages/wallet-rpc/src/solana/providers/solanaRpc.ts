@@ -1,3 +1,4 @@
+import { quoteLongIntegers } from '../../core/http.js'
 import { addressOf, decodeBase58, decodeBase64, encodeBase58, encodeBase64, readU64Le } from '../encoding.js'
 import type {
   AccountInfo,
@@ -184,32 +185,4 @@ export function solanaRpc(url: string, options: SolanaRpcOptions = {}): SolanaCh
       return Array.isArray(value) && value[0] !== null && value[0] !== undefined
     },
   }
-}
-
-/**
- * Quotes integers of 16 digits or more outside JSON strings, so u64 values (lamports, token amounts) survive
- * `JSON.parse` with every digit; `BigInt` reads them back.
- */
-export function quoteLongIntegers(json: string): string {
-  let out = ''
-  let index = 0
-  while (index < json.length) {
-    const char = json[index]!
-    if (char === '"') {
-      let end = index + 1
-      while (end < json.length && json[end] !== '"') end += json[end] === '\\' ? 2 : 1
-      out += json.slice(index, end + 1)
-      index = end + 1
-    } else if (char === '-' || (char >= '0' && char <= '9')) {
-      let end = index + 1
-      while (end < json.length && /[0-9.eE+-]/.test(json[end]!)) end++
-      const token = json.slice(index, end)
-      out += /^-?\d{16,}$/.test(token) ? `"${token}"` : token
-      index = end
-    } else {
-      out += char
-      index++
-    }
-  }
-  return out
 }

@@ -1,19 +1,19 @@
-import { bytesToHex } from '@noble/curves/utils.js'
 import * as v from 'valibot'
 import { InvalidParamsError, PolicyRefusedError, ProviderError } from '../../core/errors.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { readProvider } from '../../core/readProvider.js'
 import { group, item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
 import { decimalOrSafeInteger } from '../../core/schema.js'
-import { type Destination, friendly, parseDestination } from '../address.js'
-import { type FastCell, toCoreCell } from '../cells.js'
+import { friendly, parseDestination } from '../address.js'
 import { maxValidFor, type TonWallet } from '../context.js'
-import { normalizedMessageHash, type TransferRequest, type WalletContract } from '../contracts.js'
+import type { TransferRequest, WalletContract } from '../contracts.js'
+import { type EmulationOutcome, emulate, emulationReview } from '../emulation/review.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc, parseFastBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
+import { type PlannedMessage, prepareTransfer, type SealedTransfer } from '../preparedTransfer.js'
 import type { TonAccount, TonChainProvider } from '../provider.js'
-import { contractAddress, fromNano, internal, loadStateInit, type StateInit } from '../tonCore.js'
-import { fastExternalMessage, fastUnsignedTransfer } from '../transfer.js'
+import { contractAddress, fromNano, loadStateInit, type StateInit } from '../tonCore.js'
+import type { TonEmulationMessage } from '../types.js'
 
 /** PAY_GAS_SEPARATELY (1) + IGNORE_ERRORS (2): what TON Connect's signMessage spec, WalletKit and Tonkeeper send. */
 export const sendMode = 3
@@ -51,13 +51,6 @@ export const tonSendMessageParams = oneObject(
 )
 
 export type TonSendMessageParams = v.InferOutput<typeof tonSendMessageParams>
-
-type PlannedMessage = {
-  destination: Destination
-  amount: bigint
-  body: FastCell | undefined
-  init: StateInit | undefined
-}
 
 type SendMessagePlan = {
   provider: TonChainProvider
@@ -154,6 +147,7 @@ function reviewSendMessage(
   destinations: readonly (TonAccount | undefined)[],
   wallet: TonAccount,
   requestedValidUntil: number | undefined,
+  emulation: { outcome: EmulationOutcome; required: boolean },
 ): ReviewDraft {
   const { chainId } = context
   const warnings: ReviewWarning[] = []
@@ -205,6 +199,9 @@ function reviewSendMessage(
     }
     return group(`Message ${index + 1}`, lines)
   })
+  // What the request does to the wallet's balances, after what it sends: the decoded messages stay as they are.
+  const simulated = emulationReview(emulation.outcome, { chainId, required: emulation.required })
+  items.push(...simulated.items)
   const total = messages.reduce((sum, message) => sum + message.amount, 0n)
   if (total > wallet.balance) {
     warn(
@@ -227,57 +224,20 @@ function reviewSendMessage(
     account: contract.account(chainId),
     title: messages.length === 1 ? 'Send 1 message' : `Send ${messages.length} messages`,
     items,
-    warnings,
+    warnings: [...warnings, ...simulated.warnings],
   }
 }
 
-/**
- * The signed external message and its two hashes (cell hash, TEP-467 normalized): through FastCells
- * (transfer.ts) where they cover the request, else through @ton/core, the same bytes either way.
- */
+/** The signed external message and its two hashes (cell hash, TEP-467 normalized). Only after approval. */
 async function signTransfer(
   wallet: TonWallet,
   contract: WalletContract,
   header: Omit<TransferRequest, 'messages'>,
   messages: readonly PlannedMessage[],
   includeInit: boolean,
-): Promise<{ boc: Uint8Array; hashes: () => string[] }> {
-  const fast =
-    includeInit || messages.some((message) => message.init !== undefined)
-      ? undefined
-      : fastUnsignedTransfer(contract, {
-          ...header,
-          messages: messages.map(({ destination, amount, body }) => ({
-            to: destination.address,
-            value: amount,
-            bounce: destination.bounceable,
-            body,
-          })),
-        })
-  if (fast !== undefined) {
-    const message = fastExternalMessage(contract, fast, await wallet.sign(fast.hash))
-    return {
-      boc: message.boc,
-      hashes: () => [bytesToHex(message.hash), bytesToHex(message.normalizedHash())],
-    }
-  }
-  // No payload means no body: nothing is invented (react-wallet-v2 added a comment of its own).
-  const relaxed = messages.map(({ destination, amount, body, init }) =>
-    internal({
-      to: destination.address,
-      value: amount,
-      bounce: destination.bounceable,
-      ...(body === undefined ? {} : { body: toCoreCell(body) }),
-      ...(init === undefined ? {} : { init }),
-    }),
-  )
-  const unsigned = contract.unsignedTransfer({ ...header, messages: relaxed })
-  const signature = await wallet.sign(new Uint8Array(unsigned.hash()))
-  const message = contract.externalMessage(contract.signedTransfer(unsigned, signature), includeInit)
-  return {
-    boc: new Uint8Array(message.toBoc()),
-    hashes: () => [bytesToHex(message.hash()), bytesToHex(normalizedMessageHash(message))],
-  }
+): Promise<SealedTransfer> {
+  const transfer = prepareTransfer(contract, header, messages, includeInit)
+  return transfer.seal(await wallet.sign(transfer.digest))
 }
 
 /**
@@ -309,6 +269,24 @@ async function sendChecked(provider: TonChainProvider, signed: SignedMessage): P
 export type TonSendMessageOptions = {
   /** Answer `{ boc }` instead of the spec's string for this request (opt-in AppKit compatibility; see ton()). */
   resultAsObject?: (context: RequestContext) => boolean
+  /** A request that could not be simulated is a `danger` instead of a `caution` (see ton()). */
+  requireEmulation?: boolean
+  /** How long the review waits for the provider's emulator, whatever the provider's own timeout. */
+  emulationTimeoutMs?: number
+}
+
+/** The namespace's bound on any emulator; toncenter() and tonapi() give up sooner on their own (5 s). */
+export const defaultEmulationTimeoutMs = 10_000
+
+/** A message as the dapp sent it, for an emulator that takes TON Connect's shape (BoCs in standard base64). */
+function emulationMessage(raw: TonSendMessageParams['messages'][number]): TonEmulationMessage {
+  const standard = (text: string) => Buffer.from(text, 'base64').toString('base64')
+  return {
+    address: raw.address,
+    amount: BigInt(raw.amount).toString(),
+    ...(raw.payload === undefined ? {} : { payload: standard(raw.payload) }),
+    ...(raw.stateInit === undefined ? {} : { stateInit: standard(raw.stateInit) }),
+  }
 }
 
 export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOptions = {}) => {
@@ -331,7 +309,11 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
       }
       const rawValidUntil = params.valid_until ?? params.validUntil
       const requestedValidUntil = rawValidUntil === undefined ? undefined : normaliseValidUntil(rawValidUntil)
-      resolveValidUntil(requestedValidUntil, Math.floor(context.clock() / 1000), wallet.defaultValidFor)
+      const validUntil = resolveValidUntil(
+        requestedValidUntil,
+        Math.floor(context.clock() / 1000),
+        wallet.defaultValidFor,
+      )
       if (params.messages.length > contract.maxMessages) {
         throw new InvalidParamsError(
           `a ${contract.version} wallet sends at most ${contract.maxMessages} messages`,
@@ -365,8 +347,33 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
         requestedValidUntil,
         messages,
       }
+      // After the chain reads, before approval: what the emulator is shown is unsigned (64 zero bytes).
+      const emulation = await emulate(
+        provider,
+        context.chainId,
+        () => ({
+          chainId: context.chainId,
+          wallet: {
+            rawAddress: self,
+            address: contract.account(context.chainId),
+            publicKey: contract.publicKey,
+            version: contract.version,
+            stateInit: deployed ? undefined : new Uint8Array(Buffer.from(contract.stateInitBoc, 'base64')),
+          },
+          seqno,
+          validUntil,
+          messages: params.messages.map(emulationMessage),
+          unsignedBoc: prepareTransfer(contract, { seqno, validUntil, sendMode }, messages, !deployed).seal(
+            new Uint8Array(64),
+          ).boc,
+        }),
+        options.emulationTimeoutMs ?? defaultEmulationTimeoutMs,
+      )
       return {
-        review: reviewSendMessage(context, contract, messages, destinations, account, requestedValidUntil),
+        review: reviewSendMessage(context, contract, messages, destinations, account, requestedValidUntil, {
+          outcome: emulation,
+          required: options.requireEmulation === true,
+        }),
         plan,
       }
     },

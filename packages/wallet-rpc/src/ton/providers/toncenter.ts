@@ -1,15 +1,31 @@
 import { ProviderError } from '../../core/errors.js'
 import { fetchFailureReason, splitCredentials, timeoutSignal } from '../../core/http.js'
+import { EmulatorError, postToEmulator, readAnswer } from '../emulation/post.js'
+import { readToncenterAnswer } from '../emulation/toncenterAnswer.js'
 import type { TonAccountState, TonChainProvider } from '../provider.js'
+import type { TonEmulationRequest, TonEmulator } from '../types.js'
 
 export type ToncenterOptions = {
-  /** Sent as `X-API-Key`; never echoed in errors. */
+  /** Sent as `X-API-Key` to the provider's own origin only; never echoed in errors. */
   apiKey?: string
   /** Injected for tests and non-Node runtimes; the global `fetch` by default. */
   fetch?: typeof fetch
   /** Per-request timeout, default 15 s. */
   timeoutMs?: number
+  /**
+   * Base of toncenter's emulation API. By default the provider URL with its `/api/v2` (or `/api/v2/jsonRPC`)
+   * replaced by `/api/emulate/v1`; a URL without `/api/v2` has no emulator unless this names one. Credentials
+   * in this URL go to it; the API key and the provider URL's credentials only when it is the same origin.
+   */
+  emulatorUrl?: string
+  /** Another emulator instead of toncenter's (`tonapi()`, or any `{ emulate }`); `false`: do not emulate. */
+  emulator?: TonEmulator | false
+  /** The emulation's own timeout (both calls when it falls back to `emulateTrace`), default 5 s. */
+  emulateTimeoutMs?: number
 }
+
+/** `emulateTonConnect` takes at most this many messages (toncenter/ton-indexer `ton-emulate-go/main.go`). */
+const maxTonConnectMessages = 4
 
 type ToncenterAnswer = { ok?: boolean; result?: unknown; error?: unknown; code?: unknown }
 
@@ -41,6 +57,7 @@ export function toncenter(url: string, options: ToncenterOptions = {}): TonChain
   const base = credentialFree.replace(/\/+$/, '').replace(/\/jsonRPC$/i, '')
   const fetchImpl = options.fetch ?? globalThis.fetch
   const timeoutMs = options.timeoutMs ?? 15_000
+  const emulator = emulatorFor(credentialFree, authorization, options)
 
   async function call(
     method: string,
@@ -115,6 +132,108 @@ export function toncenter(url: string, options: ToncenterOptions = {}): TonChain
       const result = await call('sendBocReturnHash', { body: { boc: Buffer.from(boc).toString('base64') } })
       const hash = isRecord(result) ? (hashToHex(result.hash_norm) ?? hashToHex(result.hash)) : undefined
       return hash === undefined ? {} : { hash }
+    },
+
+    ...(emulator === undefined ? {} : { emulate: (request) => emulator.emulate(request) }),
+  }
+}
+
+/** Where `toncenter()` emulates: another emulator, toncenter's own at the derived or given URL, or nowhere. */
+function emulatorFor(
+  providerUrl: string,
+  providerAuthorization: string | undefined,
+  options: ToncenterOptions,
+): TonEmulator | undefined {
+  if (options.emulator === false) return undefined
+  if (options.emulator !== undefined) return options.emulator
+  let base: URL
+  let authorization: string | undefined
+  if (options.emulatorUrl !== undefined) {
+    const given = splitCredentials(options.emulatorUrl, 'toncenter emulatorUrl')
+    base = new URL(given.url)
+    authorization = given.authorization
+  } else {
+    const derived = new URL(providerUrl)
+    const prefix = /^(.*)\/api\/v2(?:\/jsonRPC)?\/*$/i.exec(derived.pathname)?.[1]
+    if (prefix === undefined) return undefined
+    derived.pathname = `${prefix}/api/emulate/v1`
+    derived.search = ''
+    derived.hash = ''
+    base = derived
+  }
+  // The provider's key and credentials are for its own origin: another host never sees them.
+  const sameOrigin = base.origin === new URL(providerUrl).origin
+  const headers: Record<string, string> = {}
+  if (sameOrigin && options.apiKey !== undefined) headers['x-api-key'] = options.apiKey
+  const basic = authorization ?? (sameOrigin ? providerAuthorization : undefined)
+  if (basic !== undefined) headers.authorization = basic
+  return toncenterEmulator(base.href.replace(/\/+$/, ''), headers, options)
+}
+
+/**
+ * toncenter's emulation API (toncenter/ton-indexer `ton-emulate-go`). `emulateTonConnect` takes the dapp's
+ * request itself, so nothing is signed: `{ from, valid_until, messages, with_actions, include_metadata,
+ * include_address_book }`. It takes 1 to 4 messages from a deployed v3, v4 or v5 wallet; for more messages or
+ * an undeployed wallet (its answer "Account not found in accounts_dict"), `emulateTrace` runs the unsigned
+ * external message (64 zero bytes for the signature) with `ignore_chksig`.
+ */
+function toncenterEmulator(
+  base: string,
+  headers: Record<string, string>,
+  options: ToncenterOptions,
+): TonEmulator {
+  const fetchImpl = options.fetch ?? globalThis.fetch
+  const timeoutMs = options.emulateTimeoutMs ?? 5_000
+  const name = `toncenter (${new URL(base).host})`
+  const answerFields = { with_actions: true, include_metadata: true, include_address_book: true }
+
+  return {
+    async emulate(request: TonEmulationRequest) {
+      // One budget for both calls; the namespace's signal stops both too.
+      const signal = timeoutSignal(timeoutMs, request.signal)
+      const post = (method: string, body: unknown) =>
+        postToEmulator({
+          fetch: fetchImpl,
+          url: `${base}/${method}`,
+          headers,
+          body,
+          signal,
+          timeoutMs,
+          what: `toncenter ${method}`,
+        })
+      let answer: unknown
+      if (request.wallet.stateInit === undefined && request.messages.length <= maxTonConnectMessages) {
+        try {
+          answer = await post('emulateTonConnect', {
+            from: request.wallet.address,
+            valid_until: request.validUntil,
+            messages: request.messages.map(({ address, amount, payload, stateInit }) => ({
+              address,
+              amount,
+              ...(payload === undefined ? {} : { payload }),
+              ...(stateInit === undefined ? {} : { stateInit }),
+            })),
+            ...answerFields,
+          })
+        } catch (error) {
+          const undeployed =
+            error instanceof EmulatorError &&
+            error.serviceError?.includes('Account not found in accounts_dict')
+          if (!undeployed) throw error
+        }
+      }
+      let method = 'emulateTonConnect'
+      if (answer === undefined) {
+        method = 'emulateTrace'
+        answer = await post(method, {
+          boc: Buffer.from(request.unsignedBoc).toString('base64'),
+          ignore_chksig: true,
+          ...answerFields,
+        })
+      }
+      return readAnswer(`toncenter ${method}`, () =>
+        readToncenterAnswer(answer, request.wallet.rawAddress, name),
+      )
     },
   }
 }
