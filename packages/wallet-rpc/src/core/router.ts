@@ -18,6 +18,7 @@ import {
   WalletRpcError,
 } from './errors.js'
 import { createEventHub, type WalletEventListener } from './events.js'
+import { withExpectation } from './expectation.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
 import {
   type Effects,
@@ -260,7 +261,13 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     const params = parseParams(method.params, envelope.params)
     const planned = await method.plan(context, params)
     const { plan } = planned
-    const review = withCallerWarnings(planned.review, envelope.warnings)
+    // A third party's description of the payment (`HandleInput.expected`) against what the bytes move.
+    const review = withExpectation(
+      withCallerWarnings(planned.review, envelope.warnings),
+      planned.effects,
+      envelope.expected,
+      envelope.chainId,
+    )
     let effects = unrecordedEffects
     let record: JournalRecord | undefined
     if (review !== null) {
