@@ -9,6 +9,7 @@ import { type Destination, friendly, parseDestination } from '../address.js'
 import { type FastCell, toCoreCell } from '../cells.js'
 import { maxValidFor, type TonWallet } from '../context.js'
 import { normalizedMessageHash, type TransferRequest, type WalletContract } from '../contracts.js'
+import { messageEffects } from '../effects.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc, parseFastBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
 import type { TonAccount, TonChainProvider } from '../provider.js'
@@ -368,6 +369,7 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
       return {
         review: reviewSendMessage(context, contract, messages, destinations, account, requestedValidUntil),
         plan,
+        effects: messageEffects(context.chainId, contract.account(context.chainId), messages),
       }
     },
 
