@@ -5,6 +5,11 @@ import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { transactionEffects, typedDataEffects } from '../../src/eip155/effects.js'
 import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
 import { permit2Address, permit2SingleTypedData } from './permit2.js'
+import {
+  authorizationTypes,
+  transferWithAuthorization,
+  usdcDomainTypes,
+} from './transferWithAuthorization.js'
 
 /**
  * What an eip155 request moves, decoded from the exact transaction or typed data (src/eip155/effects.ts), and the
@@ -87,44 +92,20 @@ describe('transactionEffects', () => {
   })
 })
 
-const authorizationTypes = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-]
-const usdcDomainTypes = [
-  { name: 'name', type: 'string' },
-  { name: 'version', type: 'string' },
-  { name: 'chainId', type: 'uint256' },
-  { name: 'verifyingContract', type: 'address' },
-]
-
-function authorization(
+const authorization = (
   primaryType: string,
   value: string,
-  overrides: { types?: object; from?: string; domainTypes?: object[] } = {},
-) {
-  return {
-    types: {
-      EIP712Domain: overrides.domainTypes ?? usdcDomainTypes,
-      [primaryType]: authorizationTypes,
-      ...overrides.types,
-    },
+  overrides: { from?: string; domainTypes?: { name: string; type: string }[] } = {},
+) =>
+  transferWithAuthorization({
+    chainId: 8453,
+    token,
+    from: overrides.from ?? signer,
+    to: payee,
+    value,
     primaryType,
-    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: token },
-    message: {
-      from: overrides.from ?? signer,
-      to: payee,
-      value,
-      validAfter: '0',
-      validBefore: '1800000000',
-      nonce: `0x${'11'.repeat(32)}`,
-    },
-  }
-}
+    ...(overrides.domainTypes === undefined ? {} : { domainTypes: overrides.domainTypes }),
+  })
 
 const effectsOf = (typedData: object) =>
   typedDataEffects(chainId, typedData as unknown as TypedDataDefinition, signer as Hex)

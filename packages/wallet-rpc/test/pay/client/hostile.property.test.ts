@@ -4,6 +4,7 @@ import type { Review } from '../../../src/core/review.js'
 import { createWalletRpc } from '../../../src/createWalletRpc.js'
 import { eip155, mnemonicKeys } from '../../../src/eip155/index.js'
 import { createPayClient, PayActionError } from '../../../src/pay/index.js'
+import { transferWithAuthorization } from '../../eip155/transferWithAuthorization.js'
 import { optionsBody, scriptedGateway } from './fakes.js'
 
 /**
@@ -36,36 +37,8 @@ const codeOf: Record<Lie, string> = {
   account: 'pay.account_mismatch',
 }
 
-function authorization(chainId: number, token: string, from: string, value: bigint) {
-  return JSON.stringify({
-    types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'TransferWithAuthorization',
-    domain: { name: 'USD Coin', version: '2', chainId, verifyingContract: token },
-    message: {
-      from,
-      to: payee,
-      value: value.toString(),
-      validAfter: '0',
-      validBefore: '4000000000',
-      nonce: `0x${'22'.repeat(32)}`,
-    },
-  })
-}
+const authorization = (chainId: number, token: string, from: string, value: bigint) =>
+  JSON.stringify(transferWithAuthorization({ chainId, token, from, to: payee, value }))
 
 const otherToken = fc
   .uint8Array({ minLength: 20, maxLength: 20 })
