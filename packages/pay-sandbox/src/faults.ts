@@ -31,6 +31,18 @@ export type GatewayFault = {
 }
 
 /**
+ * A hostile gateway: the option shows the honest payment (account, asset, amount), but what its actions sign is
+ * not that. `amount`: the TransferWithAuthorization (behind the build action) moves 1000 times the amount;
+ * `asset`: the approval and the authorization are for another token; `chain`: the authorization is for another
+ * chain (eip155:1, or eip155:10 on chain 1), its action on that chain; `account`: the actions sign from another
+ * of the accounts the wallet offered on the chain (when it offered one); `approval`: the approval is unlimited.
+ * The sandbox accepts what it asked for: only the wallet can refuse.
+ */
+export type HostileAction = 'amount' | 'asset' | 'chain' | 'account' | 'approval'
+
+export const hostileActions: readonly HostileAction[] = ['amount', 'asset', 'chain', 'account', 'approval']
+
+/**
  * What the sandbox does wrong on purpose, to rehearse the spec's obligations on receivers and wallets. Every
  * decision is a hash of the seed and a stable key (the delivery's sequence number and attempt, the payment's
  * ordinal and call number), never of timing: the same seed and the same sequence of calls replay the same faults.
@@ -55,10 +67,12 @@ export type FaultPlan = {
   gateway?: GatewayFault[]
   /** Confirm long polls are held for their whole `maxPollMs`, even when the status changes sooner. */
   holdLongPolls?: boolean
+  /** EVM options offered from now on sign something else than they show (test mode only). */
+  hostile?: HostileAction[]
 }
 
 export type FaultRecord = {
-  kind: 'duplicate' | 'delay' | 'late' | 'rotate' | 'gateway' | 'hold'
+  kind: 'duplicate' | 'delay' | 'late' | 'rotate' | 'gateway' | 'hold' | 'hostile'
   /** The delivery's sequence number (0-based, in enqueue order) or the payment id. */
   target: string
   detail: string
@@ -68,7 +82,7 @@ const maxLog = 10_000
 
 /** The active fault plan of one sandbox, its decisions and a log of every fault injected. */
 export class Faults {
-  private current: Required<Omit<FaultPlan, 'gateway'>> & { gateway: GatewayFault[] }
+  private current: Normalised
   private readonly calls = new Map<string, number>()
   private readonly ordinals = new Map<string, number>()
   private attempts = 0
@@ -99,8 +113,17 @@ export class Faults {
       plan.lateRate > 0 ||
       plan.rotateEvery > 0 ||
       plan.gateway.length > 0 ||
-      plan.holdLongPolls
+      plan.holdLongPolls ||
+      plan.hostile.length > 0
     )
+  }
+
+  /** What a new EVM option of `paymentId` signs instead of what it shows (logged when anything). */
+  hostile(paymentId: string, optionId: string): readonly HostileAction[] {
+    const actions = this.current.hostile
+    if (actions.length > 0)
+      this.record('hostile', paymentId, `option ${optionId} signs: ${actions.join(', ')}`)
+    return actions
   }
 
   /** Whether a confirm long poll of `ms` on `paymentId` is held to its limit (logged when it is). */
@@ -239,12 +262,21 @@ export function parseFaultSpec(text: string): FaultPlan {
       case 'hold-long-polls':
         plan.holdLongPolls = true
         break
+      case 'hostile':
+        plan.hostile = value.split('+').map((action) => {
+          if (!hostileActions.includes(action as HostileAction))
+            throw new TypeError(
+              `--faults hostile=${value}: each of ${hostileActions.join(', ')}, joined by +`,
+            )
+          return action as HostileAction
+        })
+        break
       case 'gateway':
         gateway.push(parseGatewayFault(value))
         break
       default:
         throw new TypeError(
-          `unknown --faults item ${key}; one of seed, duplicates, reorder, late, rotate, gateway, hold-long-polls`,
+          `unknown --faults item ${key}; one of seed, duplicates, reorder, late, rotate, gateway, hold-long-polls, hostile`,
         )
     }
   }
@@ -290,6 +322,7 @@ export function checkFaultPlan(plan: unknown): FaultPlan {
     'rotateEvery',
     'gateway',
     'holdLongPolls',
+    'hostile',
   ])
   for (const key of Object.keys(input)) if (!known.has(key)) throw new TypeError(`unknown fault ${key}`)
   const rate = (key: string) => {
@@ -311,6 +344,13 @@ export function checkFaultPlan(plan: unknown): FaultPlan {
   whole('rotateEvery', 1_000_000)
   if (input.holdLongPolls !== undefined && typeof input.holdLongPolls !== 'boolean') {
     throw new TypeError('holdLongPolls is a boolean')
+  }
+  if (
+    input.hostile !== undefined &&
+    (!Array.isArray(input.hostile) ||
+      !input.hostile.every((action) => hostileActions.includes(action as HostileAction)))
+  ) {
+    throw new TypeError(`hostile is a list of ${hostileActions.join(', ')}`)
   }
   if (input.gateway !== undefined) {
     if (!Array.isArray(input.gateway)) throw new TypeError('gateway is an array')
@@ -343,7 +383,12 @@ function checkGatewayFault(entry: unknown, path: string): void {
   }
 }
 
-function normalise(plan: FaultPlan): Required<Omit<FaultPlan, 'gateway'>> & { gateway: GatewayFault[] } {
+type Normalised = Required<Omit<FaultPlan, 'gateway' | 'hostile'>> & {
+  gateway: GatewayFault[]
+  hostile: HostileAction[]
+}
+
+function normalise(plan: FaultPlan): Normalised {
   checkFaultPlan(plan)
   return {
     seed: plan.seed ?? 1,
@@ -353,6 +398,7 @@ function normalise(plan: FaultPlan): Required<Omit<FaultPlan, 'gateway'>> & { ga
     rotateEvery: plan.rotateEvery ?? 0,
     gateway: (plan.gateway ?? []).map((fault) => ({ ...fault })),
     holdLongPolls: plan.holdLongPolls ?? false,
+    hostile: [...(plan.hostile ?? [])],
   }
 }
 

@@ -42,6 +42,23 @@ export const sandboxTokenAddress = derivedAddress('wallet-rpc pay sandbox: USDC-
 export const sandboxSpender = derivedAddress('wallet-rpc pay sandbox: spender')
 /** Where the authorization moves funds when the merchant registered no settlement for the asset. */
 export const sandboxCollector = derivedAddress('wallet-rpc pay sandbox: collector')
+/** The token a hostile gateway's `asset` fault signs for instead of the option's. */
+export const hostileTokenAddress = derivedAddress('wallet-rpc pay sandbox: hostile token')
+
+/** What an EVM route's actions sign: the route itself, or what the fault mode's hostile gateway puts instead. */
+function signedView(route: EvmRoute) {
+  const hostile = new Set(route.hostile?.actions ?? [])
+  const chainNumber = Number(route.chainId.slice('eip155:'.length))
+  const signChain = hostile.has('chain') ? (chainNumber === 1 ? 10 : 1) : chainNumber
+  return {
+    address: (hostile.has('account') ? route.hostile?.otherAddress : undefined) ?? route.address,
+    token: hostile.has('asset') ? hostileTokenAddress : route.token.address,
+    approval: hostile.has('approval') ? 2n ** 256n - 1n : route.tokenValue,
+    authorized: hostile.has('amount') ? route.tokenValue * 1000n : route.tokenValue,
+    chainNumber,
+    signChain,
+  }
+}
 
 export function tokenFor(
   chainId: string,
@@ -90,9 +107,17 @@ export function evmRouteBase(input: EvmRouteInput) {
 }
 
 /** A route for one EVM account: approval transaction first, then the TransferWithAuthorization signature. */
-export function createRoute(input: EvmRouteInput & { layout: ActionLayout }): EvmRoute {
+export function createRoute(
+  input: EvmRouteInput & { layout: ActionLayout; hostile?: EvmRoute['hostile'] },
+): EvmRoute {
   const buildData = newId('build_', 32)
-  const route: EvmRoute = { ...evmRouteBase(input), actions: [], buildData, forcedExpired: false }
+  const route: EvmRoute = {
+    ...evmRouteBase(input),
+    actions: [],
+    buildData,
+    forcedExpired: false,
+    ...(input.hostile === undefined ? {} : { hostile: input.hostile }),
+  }
   const build = { type: 'build' as const, data: { data: buildData } }
   route.actions = input.layout === 'single-build' ? [build] : [approvalAction(route), build]
   return route
@@ -103,25 +128,25 @@ export function createRoute(input: EvmRouteInput & { layout: ActionLayout }): Ev
  * for every result confirm will receive, in execution order.
  */
 export function resolveBuild(route: EvmRoute, layout: ActionLayout): EvmRoute['resolved'] & {} {
-  const chainNumber = Number(route.chainId.slice('eip155:'.length))
-  const typedData = transferWithAuthorization(route, chainNumber)
+  const view = signedView(route)
+  const typedData = transferWithAuthorization(route)
   const signature: WalletRpcAction = {
     type: 'walletRpc',
     data: {
-      chain_id: route.chainId,
+      chain_id: `eip155:${view.signChain}`,
       method: 'eth_signTypedData_v4',
-      params: [route.address, JSON.stringify(typedDataJson(typedData))],
+      params: [view.address, JSON.stringify(typedDataJson(typedData))],
     },
   }
   const approval = approvalAction(route)
   const approvalCheck: ExpectedResult = {
     kind: 'transaction',
-    chainId: chainNumber,
-    from: route.address,
-    to: route.token.address,
+    chainId: view.chainNumber,
+    from: view.address,
+    to: view.token,
     data: approvalData(route),
   }
-  const signatureCheck: ExpectedResult = { kind: 'typedData', from: route.address, typedData }
+  const signatureCheck: ExpectedResult = { kind: 'typedData', from: view.address, typedData }
   // Whatever the layout, the wallet executes approval then signature; only what fetch returns differs.
   return {
     actions: layout === 'single-build' ? [approval, signature] : [signature],
@@ -133,14 +158,15 @@ function approvalData(route: EvmRoute): Hex {
   return encodeFunctionData({
     abi: erc20Abi,
     functionName: 'approve',
-    args: [route.spender, route.tokenValue],
+    args: [route.spender, signedView(route).approval],
   })
 }
 
 function approvalAction(route: EvmRoute): WalletRpcAction {
+  const view = signedView(route)
   const transaction = {
-    from: route.address,
-    to: route.token.address,
+    from: view.address,
+    to: view.token,
     data: approvalData(route),
     value: '0x0',
   }
@@ -162,20 +188,21 @@ const transferWithAuthorizationTypes = {
 } as const
 
 /** EIP-3009 `TransferWithAuthorization`, valid until the route expires, with a fresh random nonce. */
-function transferWithAuthorization(route: EvmRoute, chainId: number): TypedDataDefinition {
+function transferWithAuthorization(route: EvmRoute): TypedDataDefinition {
+  const view = signedView(route)
   return {
     domain: {
       name: route.token.domainName,
       version: route.token.domainVersion,
-      chainId,
-      verifyingContract: route.token.address,
+      chainId: view.signChain,
+      verifyingContract: view.token,
     },
     types: transferWithAuthorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message: {
-      from: route.address,
+      from: view.address,
       to: route.payee,
-      value: route.tokenValue,
+      value: view.authorized,
       validAfter: 0n,
       validBefore: BigInt(Math.floor(route.expiresAt / 1000)),
       nonce: randomHex(32),

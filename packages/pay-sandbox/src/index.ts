@@ -4,7 +4,13 @@
  */
 export { associatedTokenAccount } from './associatedToken.js'
 export type { PaySandboxControl } from './control.js'
-export { type FaultPlan, type FaultRecord, type GatewayFault, parseFaultSpec } from './faults.js'
+export {
+  type FaultPlan,
+  type FaultRecord,
+  type GatewayFault,
+  type HostileAction,
+  parseFaultSpec,
+} from './faults.js'
 export type { ActionLayout } from './gatewayOptions.js'
 export { knownTokens, sandboxCollector, sandboxSpender, sandboxTokenAddress } from './gatewayOptions.js'
 export type { LiveEvmChain } from './live/engine.js'

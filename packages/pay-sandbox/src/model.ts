@@ -1,4 +1,5 @@
 import type { Address, Hex, TypedDataDefinition } from 'viem'
+import type { HostileAction } from './faults.js'
 import type { Reply } from './http.js'
 
 /** Every status a payment can have inside the sandbox (the general status endpoint's and webhooks' set). */
@@ -109,6 +110,8 @@ export type EvmRoute = RouteBase & {
   spender: Address
   /** Live mode: the chain's block number when the option was offered; the payment must be mined at or after it. */
   sinceBlock?: bigint
+  /** The fault mode's hostile gateway: what the actions sign instead (`hostileView` in gatewayOptions.ts). */
+  hostile?: { actions: readonly HostileAction[]; otherAddress: Address | undefined }
 }
 
 /** A Solana option: one SPL `transferChecked` transaction the wallet signs and the sandbox submits. */

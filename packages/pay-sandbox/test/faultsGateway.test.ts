@@ -184,6 +184,43 @@ describe('fault mode on the gateway', () => {
     expect((await call('GET', '/_sandbox/faults', { headers: { 'api-key': undefined } })).status).toBe(401)
   })
 
+  it('hostile: the option shows the honest payment while its actions sign something else (and the log says so)', async () => {
+    const sandbox = await sandboxWith({ faults: { hostile: ['amount', 'asset', 'account', 'approval'] } })
+    const call = api(sandbox)
+    const id = await createPayment(sandbox)
+    const second = 'eip155:31337:0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+    const offered = await call('POST', `/v1/gateway/payment/${id}/options`, {
+      body: { accounts: [...accounts.accounts, second] },
+    })
+    const [option] = offered.body.options
+    expect(option.account).toBe(accounts.accounts[0])
+    expect(option.amount).toMatchObject({ value: '12500000', display: { assetSymbol: 'USDC', decimals: 6 } })
+    const [approval, build] = option.actions
+    const [transaction] = approval.data.params
+    // Signed from the other offered account, for another token, unlimited.
+    expect(transaction.from).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8')
+    expect(transaction.to).not.toBe(option.amount.unit.split(':').pop())
+    expect(transaction.data.endsWith('f'.repeat(64))).toBe(true)
+    const fetched = await call('POST', `/v1/gateway/payment/${id}/fetch`, {
+      body: { optionId: option.id, data: build.data.data },
+    })
+    const typedData = JSON.parse(fetched.body.actions[0].data.params[1])
+    expect(typedData.message.value).toBe('12500000000')
+    expect(sandbox.faults.log()).toContainEqual({
+      kind: 'hostile',
+      target: id,
+      detail:
+        'option for eip155:31337:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 signs: amount, asset, account, approval',
+    })
+    expect(parseFaultSpec('hostile=amount+chain')).toEqual({ hostile: ['amount', 'chain'] })
+    expect(() => parseFaultSpec('hostile=amount+recipient')).toThrow(/hostile=amount\+recipient/)
+    expectError(
+      await call('PUT', '/_sandbox/faults', { body: { hostile: ['fees'] } }),
+      400,
+      'params_validation',
+    )
+  })
+
   it('--faults parses the CLI spec; a bad item names itself', () => {
     expect(
       parseFaultSpec(

@@ -104,6 +104,7 @@ async function payWithOfficialClient(
   const signatures = await executePayActions(wallet, actions, {
     paymentId: offered.paymentId,
     optionId: option!.id,
+    option: option!,
     origin: 'https://wallet.example',
   })
   const confirmed = await client.confirmPayment({

@@ -116,6 +116,7 @@ async function officialFlow(link: (payment: { id: string; paymentLink: string })
     const signatures = await executePayActions(rpc, actions, {
       paymentId: offered.paymentId,
       optionId: option.id,
+      option,
       origin: recorder.url,
     })
     const confirmed = await client.confirmPayment({

@@ -11,14 +11,14 @@ const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 
 /** Budgets in KiB (min+gzip), set from the first measurement plus about 10%. */
 export const budgets = {
-  'wallet-rpc': 7,
+  'wallet-rpc': 9,
   'wallet-rpc/bip122': 136,
   'wallet-rpc/ton': 136,
   'wallet-rpc/eip155': 134,
   'wallet-rpc/solana': 60,
   'wallet-rpc/verify': 162,
   'wallet-rpc/walletkit': 48,
-  'wallet-rpc/pay': 17,
+  'wallet-rpc/pay': 18,
   'wallet-rpc/explorer': 5,
 }
 /** Each namespace's chain libraries, which no other namespace's bundle may contain. */

@@ -4,6 +4,7 @@ import { type Address, getAddress, isAddress } from 'viem'
 import { checkCollected, collectDataObject, collectedDataSchema } from '../collectData.js'
 import { type Route as HttpRoute, ok, type RequestContext } from '../context.js'
 import { badRequest, PayHttpError } from '../errors.js'
+import type { HostileAction } from '../faults.js'
 import { caip19Of, createRoute, resolveBuild, sandboxCollector, tokenFor } from '../gatewayOptions.js'
 import { createLiveEvmRoute } from '../live/evmOption.js'
 import type { Payment, Route } from '../model.js'
@@ -158,6 +159,7 @@ export const gatewayOptions: HttpRoute = {
                 now,
                 routeTtlMs: config.routeTtlMs,
                 layout: config.actionLayout,
+                ...hostileOf(context, payment, chainId, address, body.accounts),
               })
             : createLiveEvmRoute({
                 payment,
@@ -181,6 +183,33 @@ export const gatewayOptions: HttpRoute = {
       collectData: payment.collectData ? collectDataObject(context.sandbox.baseUrl(), payment.id) : null,
     })
   },
+}
+
+/**
+ * The fault mode's hostile gateway for a new EVM option of `address`: what its actions sign instead, with another
+ * offered account of the chain to sign from (`account`).
+ */
+function hostileOf(
+  context: RequestContext,
+  payment: Payment,
+  chainId: string,
+  address: Address,
+  accounts: readonly string[],
+): { hostile?: { actions: readonly HostileAction[]; otherAddress: Address | undefined } } {
+  const { faults } = context.sandbox
+  if (!faults.active) return {}
+  const actions = faults.hostile(payment.id, `for ${chainId}:${address}`)
+  if (actions.length === 0) return {}
+  const other = accounts
+    .map((account) => caip10.exec(account))
+    .find(
+      (match) =>
+        match !== null &&
+        `${match[1]}:${match[2]}` === chainId &&
+        isAddress(match[3]!, { strict: false }) &&
+        getAddress(match[3]!) !== address,
+    )?.[3]
+  return { hostile: { actions, otherAddress: other === undefined ? undefined : getAddress(other) } }
 }
 
 /** The Solana option for `owner` on `chainId`, when the sandbox offers one there; reused until it expires. */

@@ -30,4 +30,16 @@ export type ConnectPayments = {
   }): Promise<unknown>
   /** The transaction id in the method's answer (what `walletPay` returns as `txid`). */
   txid(result: unknown): string | undefined
+  /**
+   * Waits until the chain shows the payment made (eip155: a successful receipt with the token's `Transfer` log)
+   * and answers undefined, or why it is not reported as paid. Without it the payment is reported once sent.
+   */
+  settled?(payment: {
+    chainId: string
+    asset: string
+    recipient: string
+    amount: bigint
+    payer: string
+    txid: string
+  }): Promise<string | undefined>
 }

@@ -1,4 +1,5 @@
 import { InvalidParamsError, InvalidRequestError, WalletRpcError } from './errors.js'
+import { type Expectation, type ExpectedPayment, readExpectation } from './expectation.js'
 import { idOf, type JsonRpcResponse } from './jsonrpc.js'
 import type { OriginValidation, ReviewWarning, Severity } from './review.js'
 
@@ -36,6 +37,11 @@ export type HandleInput = {
    * topic nothing is recorded: origin and id alone are no identity, as a reloaded page starts its ids again.
    */
   requestKey?: string
+  /**
+   * The payment a third party says this request makes (the pay client: the gateway's option; the WalletKit
+   * adapter: the proposal's `walletPay`). Every difference from what the request moves is a `danger`.
+   */
+  expected?: ExpectedPayment
 }
 
 /** WalletKit's `session_request` event. */
@@ -62,6 +68,7 @@ export type Envelope = {
   warnings: ReviewWarning[] | undefined
   /** The request's identity for the journal, or undefined when it has none (core/journal.ts). */
   key: string | undefined
+  expected: Expectation | undefined
 }
 
 /**
@@ -120,6 +127,7 @@ function toEnvelope(input: unknown): Envelope {
     context: contextOf(input.context),
     warnings: warningsOf(input.warnings),
     key: keyOf(input.requestKey, input.sessionTopic, id),
+    expected: readExpectation(input.expected),
   }
 }
 
@@ -144,6 +152,7 @@ function fromSessionRequest(input: Record<string, unknown>): Envelope {
     context: undefined,
     warnings: undefined,
     key: keyOf(undefined, input.topic, id),
+    expected: undefined,
   }
 }
 

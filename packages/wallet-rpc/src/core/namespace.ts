@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js'
 import type { JsonRpcErrorObject } from './errors.js'
 import type { WalletEvent } from './events.js'
+import type { AssetEffect } from './expectation.js'
 import type { Effects, JsonValue } from './journal.js'
 import type { OriginValidation, ReviewDraft } from './review.js'
 import type { Schema } from './schema.js'
@@ -22,8 +23,10 @@ export type RequestContext = {
 /**
  * A method's plan: the review to show (null for a read that touches no key) and whatever `execute` needs.
  * Planning validates against wallet state and reads the chain; it must never touch a key.
+ * `effects`: what the exact bytes it will sign or send move, decoded from them (never from a description);
+ * absent when the method cannot tell. The router compares them with a caller's `expected` payment.
  */
-export type Planned<Plan> = { review: ReviewDraft | null; plan: Plan }
+export type Planned<Plan> = { review: ReviewDraft | null; plan: Plan; effects?: AssetEffect[] | undefined }
 
 /**
  * One method: its params schema, its planner (validation beyond the schema, account resolution, chain

@@ -21,6 +21,7 @@ import {
   WalletRpcError,
 } from './errors.js'
 import { createEventHub, type WalletEventListener } from './events.js'
+import { withExpectation } from './expectation.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
 import {
   type Effects,
@@ -290,7 +291,13 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     const params = parseParams(method.params, envelope.params)
     const planned = await method.plan(context, params)
     const { plan } = planned
-    const review = withCallerWarnings(planned.review, envelope.warnings)
+    // A third party's description of the payment (`HandleInput.expected`) against what the bytes move.
+    const review = withExpectation(
+      withCallerWarnings(planned.review, envelope.warnings),
+      planned.effects,
+      envelope.expected,
+      envelope.chainId,
+    )
     // Whatever sends is reviewed (and so approved and recorded): never sent unasked, never without a record.
     if (review === null && method.sends !== undefined)
       throw new Error(`${envelope.method} planned a send without a review`)

@@ -6,6 +6,7 @@
 
 export type { CallsStatus } from './calls/status.js'
 export { type CallsStore, memoryCallsStore, type StoredCalls } from './calls/store.js'
+export { type Eip155ConnectPaymentsOptions, eip155ConnectPayments } from './connectPayments.js'
 export {
   accountKeys,
   type Eip155Keys,

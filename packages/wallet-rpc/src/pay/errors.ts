@@ -1,8 +1,17 @@
+import { printableLine } from '../core/text.js'
+
 /**
  * Typed failures of the Pay client. Each carries a stable string `code`: the gateway's own code when it
  * sent one (error body `{message, code, details?, issues?}`), otherwise one of ours (listed on each class).
- * Messages never contain the API key: the client scrubs it from anything the gateway echoes back.
+ * Messages never contain the API key: the client scrubs it from anything the gateway echoes back. The code
+ * and the message are one bounded line each (`maxCodeLength`, `maxMessageLength`), every control, bidi or
+ * invisible character the gateway sent written out visibly: a wallet may show them as they are.
  */
+
+/** Characters of a `PayError.code` (the gateway's codes are short snake_case words). */
+export const maxCodeLength = 64
+/** Characters of a `PayError.shortMessage`. */
+export const maxMessageLength = 512
 export type PayErrorOptions = {
   /** HTTP status of the gateway response, when the failure came from one. */
   status?: number
@@ -21,7 +30,9 @@ export class PayError extends Error {
   readonly details: unknown
   readonly issues: readonly { field: string; message: string }[] | undefined
 
-  constructor(code: string, shortMessage: string, options: PayErrorOptions = {}) {
+  constructor(gatewayCode: string, gatewayMessage: string, options: PayErrorOptions = {}) {
+    const code = printableLine(String(gatewayCode), maxCodeLength)
+    const shortMessage = printableLine(String(gatewayMessage), maxMessageLength)
     super(
       options.status === undefined
         ? `${shortMessage} (${code})`

@@ -324,7 +324,22 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         hold,
         reservationMs: policy.reservationMs,
       }
-      return { review: { account: account.id, title: 'Send bitcoin', items, warnings }, plan }
+      return {
+        review: { account: account.id, title: 'Send bitcoin', items, warnings },
+        plan,
+        // What the transaction pays out (change and memo stay with the wallet or move nothing).
+        effects: [
+          {
+            chainId: context.chainId,
+            account: account.id,
+            asset: 'native',
+            amount,
+            recipient: params.recipientAddress,
+            kind: 'transfer' as const,
+            form: 'bitcoin transfer',
+          },
+        ],
+      }
     },
 
     async execute(context, plan, effects): Promise<{ txid: string }> {

@@ -4,6 +4,7 @@ import { defineMethod } from '../../core/namespace.js'
 import { item } from '../../core/review.js'
 import { timeSlicer } from '../../core/yielding.js'
 import { signTypedDataDigest } from '../account.js'
+import { typedDataEffects } from '../effects.js'
 import { delegationWarnings } from '../eip7702/delegation.js'
 import { chainOf, type Eip155Env, ownedAddress, signerOf } from '../env.js'
 import { addressSchema } from '../schemas.js'
@@ -69,6 +70,7 @@ export const signTypedData = (env: Eip155Env) =>
           ],
         },
         plan: { address, definition, digest: digestBytes } satisfies Plan,
+        effects: typedDataEffects(context.chainId, definition, address),
       }
     },
     async execute(_context, plan: Plan): Promise<Hex> {

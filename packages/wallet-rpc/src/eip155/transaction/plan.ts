@@ -1,6 +1,8 @@
 import { InvalidParamsError, PolicyRefusedError } from '../../core/errors.js'
+import type { AssetEffect } from '../../core/expectation.js'
 import type { RequestContext } from '../../core/namespace.js'
 import type { ReviewDraft } from '../../core/review.js'
+import { transactionEffects } from '../effects.js'
 import { accessOf, type ChainConfig, chainOf, type Eip155Env, ownedAddress } from '../env.js'
 import { assertCovered, estimateFees, fillFees, maxFeeOf } from './fees.js'
 import { fillGas } from './gas.js'
@@ -16,11 +18,15 @@ export async function planTransactionRequest(
   context: RequestContext,
   request: TransactionRequest,
   method: { title: string; broadcasts: boolean },
-): Promise<{ review: ReviewDraft; plan: TransactionDraft }> {
+): Promise<{ review: ReviewDraft; plan: TransactionDraft; effects: AssetEffect[] | undefined }> {
   const chain = chainOf(env, context)
   const draft = await planTransaction(env, chain, context, request)
   if (method.broadcasts || draft.nonce === undefined) accessOf(chain)
-  return { review: await reviewTransaction(method.title, chain, draft), plan: draft }
+  return {
+    review: await reviewTransaction(method.title, chain, draft),
+    plan: draft,
+    effects: transactionEffects(context.chainId, draft),
+  }
 }
 
 /**

@@ -1,7 +1,9 @@
 import { base58, base64 } from '@scure/base'
+import type { ExpectedPayment } from '../../core/expectation.js'
 import type { SupportedNamespace, WalletRpc } from '../../core/router.js'
-import { PayActionError, PayProtocolError } from '../errors.js'
-import type { Action, Amount, RawOption, WalletRpcAction } from './shapes.js'
+import { printableLine } from '../../core/text.js'
+import { OptionUnavailableError, PayActionError, PayProtocolError } from '../errors.js'
+import type { Action, Amount, WalletRpcAction } from './shapes.js'
 
 /** chainId → methods the wallet serves there. */
 type Capabilities = Map<string, ReadonlySet<string>>
@@ -17,25 +19,17 @@ export function capabilitiesOf(supported: readonly SupportedNamespace[]): Capabi
 
 /** Why the wallet cannot run these actions, or undefined when it can (decided before anything is signed). */
 export function unavailableReason(
-  option: Pick<RawOption, 'account'>,
+  option: PayOptionLike,
   actions: readonly Action[],
   capabilities: Capabilities,
   ownedAccounts?: ReadonlySet<string>,
 ): string | undefined {
-  const accountChain = option.account === undefined ? undefined : chainOfAccount(option.account)
-  if (option.account !== undefined && accountChain === undefined) {
-    return `option account ${option.account} is not a CAIP-10 account id`
-  }
-  if (accountChain !== undefined && !capabilities.has(accountChain)) {
-    return `the wallet has no ${accountChain} chain`
-  }
+  const expected = expectedPaymentOf(option)
+  if (typeof expected === 'string') return expected
+  if (!capabilities.has(expected.chainId)) return `the wallet has no ${expected.chainId} chain`
   // An option for an account the wallet did not offer would fail at the router halfway through its actions.
-  if (
-    option.account !== undefined &&
-    ownedAccounts !== undefined &&
-    !ownedAccounts.has(accountKey(option.account))
-  ) {
-    return `option account ${option.account} is not one of this wallet's accounts`
+  if (ownedAccounts !== undefined && !ownedAccounts.has(accountKey(expected.account))) {
+    return `option account ${printableLine(expected.account, 140)} is not one of this wallet's accounts`
   }
   for (const action of actions) {
     if (action.type === 'build') continue // resolved by fetch; checked again once resolved
@@ -46,6 +40,54 @@ export function unavailableReason(
     if (!methods.has(method)) return `the wallet does not serve ${method} on ${chainId}`
   }
   return undefined
+}
+
+/** What the client reads of an option to check its actions (a gateway option, or `@walletconnect/pay`'s). */
+export type PayOptionLike = {
+  account?: string | undefined
+  amount?:
+    | {
+        unit: string
+        value: string
+        display?: { assetSymbol?: string | undefined; decimals?: number | undefined } | null | undefined
+      }
+    | undefined
+}
+
+const caip19Unit = /^caip19\/(([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32})\/[-a-z0-9]{3,8}:[-.%a-zA-Z0-9]{1,128})$/
+
+/**
+ * The payment an option describes, as every one of its actions must make it (`HandleInput.expected`: the
+ * router compares it with what each signature or transaction moves): the option's account pays `amount`
+ * base units of its CAIP-19 asset on the account's chain. Or why an option cannot be checked, and so is not
+ * paid: it names no account or no token amount (an amount in a currency says nothing about what is signed).
+ */
+export function expectedPaymentOf(option: PayOptionLike): ExpectedPayment | string {
+  const { account, amount } = option
+  if (account === undefined) return 'the option names no paying account, so its actions cannot be checked'
+  const chainId = chainOfAccount(account)
+  if (chainId === undefined)
+    return `option account ${printableLine(account, 140)} is not a CAIP-10 account id`
+  const unit = amount === undefined ? null : caip19Unit.exec(amount.unit)
+  if (amount === undefined || unit === null || !/^[0-9]{1,78}$/.test(amount.value)) {
+    return 'the option names no token amount (a caip19 unit and base units), so its actions cannot be checked'
+  }
+  if (unit[2] !== chainId) {
+    return `the option pays ${printableLine(unit[1]!, 140)} from an account on ${chainId}`
+  }
+  const decimals = amount.display?.decimals
+  const symbol = amount.display?.assetSymbol
+  return {
+    source: 'The payment gateway',
+    chainId,
+    account,
+    asset: unit[1]!,
+    amount: amount.value,
+    ...(typeof decimals === 'number' && Number.isSafeInteger(decimals) && decimals >= 0 && decimals <= 36
+      ? { decimals }
+      : {}),
+    ...(typeof symbol === 'string' ? { symbol: printableLine(symbol, 16) } : {}),
+  }
 }
 
 /** Comparable form of a CAIP-10 account: EVM addresses are case-insensitive (EIP-55 is only a checksum). */
@@ -95,6 +137,8 @@ type ActionContext = {
   amount: string | undefined
   option: string
   origin: string
+  /** What every action must pay (`expectedPaymentOf` the option). */
+  expected: ExpectedPayment
 }
 
 /**
@@ -114,13 +158,14 @@ export async function executeActions(
     beforeEach(index)
     const params = adaptParams(action.data.method, paramsOf(action, index))
     onAction?.({ index, total: actions.length, chainId: action.data.chain_id, method: action.data.method })
+    // The gateway's words, shown beside the review: one bounded line each, every hidden character visible.
     const reviewContext: Record<string, string> = {
-      payment: context.paymentId,
-      option: context.option,
+      payment: printableLine(context.paymentId, 128),
+      option: printableLine(context.option, 256),
       action: `${index + 1} of ${actions.length}`,
     }
-    if (context.merchant !== undefined) reviewContext.merchant = context.merchant
-    if (context.amount !== undefined) reviewContext.amount = context.amount
+    if (context.merchant !== undefined) reviewContext.merchant = printableLine(context.merchant, 128)
+    if (context.amount !== undefined) reviewContext.amount = printableLine(context.amount, 128)
     const response = await wallet.handle({
       chainId: action.data.chain_id,
       request: {
@@ -131,6 +176,7 @@ export async function executeActions(
       },
       origin: context.origin,
       context: reviewContext,
+      expected: context.expected,
     })
     if ('error' in response) throw new PayActionError(index, response.error)
     const result = resultString(action.data.method, response.result)
@@ -151,14 +197,29 @@ export type SdkPayAction = { walletRpc: { chainId: string; method: string; param
 /**
  * Runs the actions `@walletconnect/pay`'s `getRequiredPaymentActions` returns through the wallet's router, in
  * order, each with the payment context its approval shows, and returns what its `confirmPayment` takes as
- * `signatures` (one string per action; a Solana action's signed transaction in base64). Stops at the first
- * failure (`PayActionError`).
+ * `signatures` (one string per action; a Solana action's signed transaction in base64). `option` is the
+ * chosen option as `getPaymentOptions` gave it: each action must pay what it shows (its account, asset and
+ * amount), or the wallet refuses it (`pay.*` dangers). Stops at the first failure (`PayActionError`); an
+ * option that names no account or token amount is refused before any action (`OptionUnavailableError`).
  */
-export function executePayActions(
+export async function executePayActions(
   wallet: WalletRpc,
   actions: readonly SdkPayAction[],
-  context: { paymentId: string; optionId: string; origin: string; merchant?: string; amount?: string },
+  context: {
+    paymentId: string
+    optionId: string
+    option: PayOptionLike
+    origin: string
+    merchant?: string
+    amount?: string
+  },
 ): Promise<string[]> {
+  const expected = expectedPaymentOf(context.option)
+  if (typeof expected === 'string') {
+    throw new OptionUnavailableError(
+      `Option ${printableLine(context.optionId, 128)} is unavailable: ${expected}.`,
+    )
+  }
   const walletRpcActions: WalletRpcAction[] = actions.map(({ walletRpc }) => ({
     type: 'walletRpc',
     data: { chain_id: walletRpc.chainId, method: walletRpc.method, params: walletRpc.params },
@@ -172,6 +233,7 @@ export function executePayActions(
       amount: context.amount,
       option: context.optionId,
       origin: context.origin,
+      expected,
     },
     () => {},
     undefined,

@@ -16,6 +16,7 @@ import {
   capabilitiesOf,
   chainOfAccount,
   executeActions,
+  expectedPaymentOf,
   formatAmount,
   unavailableReason,
 } from './actions.js'
@@ -342,8 +343,9 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     assertOpen(payment, option)
     const actions = await resolveActions(ref, option, hooks.signal)
     const reason = unavailableReason(option, actions, capabilitiesOf(wallet.supported()))
-    if (reason !== undefined)
-      throw new OptionUnavailableError(`Option ${option.id} is unavailable: ${reason}.`)
+    const expected = expectedPaymentOf(option)
+    if (reason !== undefined || typeof expected === 'string')
+      throw new OptionUnavailableError(`Option ${option.id} is unavailable: ${reason ?? expected}.`)
     const results = await executeActions(
       wallet,
       actions,
@@ -353,6 +355,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         amount: formatAmount(payment.info?.amount),
         option: describeOption(option),
         origin,
+        expected,
       },
       () => {
         throwIfAborted(hooks.signal)

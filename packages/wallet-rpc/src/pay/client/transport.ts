@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { printableLine } from '../../core/text.js'
 import {
   GatewayError,
   PayAbortedError,
@@ -206,7 +207,7 @@ function toError(status: number, body: unknown): PayError {
   const extra = {
     status,
     ...(gateway?.details === undefined ? {} : { details: gateway.details }),
-    ...(gateway?.issues === undefined ? {} : { issues: gateway.issues }),
+    ...(gateway?.issues === undefined ? {} : { issues: boundedIssues(gateway.issues) }),
   }
   const withCode = gateway === undefined ? extra : { ...extra, code: gateway.code }
   if (status === 410) return new PaymentExpiredError(gateway?.message, withCode)
@@ -216,6 +217,14 @@ function toError(status: number, body: unknown): PayError {
     gateway?.message ?? `The gateway answered HTTP ${status}.`,
     extra,
   )
+}
+
+/** At most 32 validation issues, each field and message one bounded printable line. */
+function boundedIssues(issues: readonly { field: string; message: string }[]) {
+  return issues.slice(0, 32).map((issue) => ({
+    field: printableLine(issue.field, 128),
+    message: printableLine(issue.message, 256),
+  }))
 }
 
 /** The value with the secret removed from every string in it, object keys included. */

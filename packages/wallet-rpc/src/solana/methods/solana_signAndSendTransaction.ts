@@ -4,6 +4,7 @@ import type { JsonValue } from '../../core/journal.js'
 import { defineMethod } from '../../core/namespace.js'
 import { readProvider } from '../../core/readProvider.js'
 import type { SolanaWallet } from '../context.js'
+import { transactionEffects } from '../effects.js'
 import { decodeBase64, encodeBase58, encodeBase64 } from '../encoding.js'
 import type { SendOptions, SolanaChainProvider } from '../provider.js'
 import { type PreparedTransaction, prepareTransaction, signPrepared, transactionFields } from '../request.js'
@@ -65,6 +66,7 @@ export const solana_signAndSendTransaction = (wallet: SolanaWallet) => {
       return {
         review: transactionReview(context, wallet, prepared, 'Send transaction', chain),
         plan: { prepared, options } satisfies Plan,
+        effects: transactionEffects(context.chainId, prepared, chain?.resolved),
       }
     },
     async execute(context, plan: Plan, effects): Promise<SolanaSignAndSendTransactionResult> {

@@ -1,5 +1,6 @@
 import { defineMethod } from '../../core/namespace.js'
 import type { SolanaWallet } from '../context.js'
+import { transactionEffects } from '../effects.js'
 import { encodeBase58 } from '../encoding.js'
 import {
   encodeSigned,
@@ -31,6 +32,7 @@ export const solana_signTransaction = (wallet: SolanaWallet) =>
       return {
         review: transactionReview(context, wallet, prepared, 'Sign transaction', chain),
         plan: prepared,
+        effects: transactionEffects(context.chainId, prepared, chain?.resolved),
       }
     },
     async execute(_context, prepared: PreparedTransaction): Promise<SolanaSignTransactionResult> {

@@ -7,6 +7,7 @@ import { decimalOrSafeInteger } from '../../core/schema.js'
 import { friendly, parseDestination } from '../address.js'
 import { maxValidFor, type TonWallet } from '../context.js'
 import type { TransferRequest, WalletContract } from '../contracts.js'
+import { messageEffects } from '../effects.js'
 import { type EmulationOutcome, emulate, emulationReview } from '../emulation/review.js'
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc, parseFastBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
@@ -375,6 +376,7 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
           required: options.requireEmulation === true,
         }),
         plan,
+        effects: messageEffects(context.chainId, contract.account(context.chainId), messages),
       }
     },
 

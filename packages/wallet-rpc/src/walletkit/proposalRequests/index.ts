@@ -87,7 +87,13 @@ export async function answerProposalRequests(
   const wants = (request: 'authentication' | 'walletPay') =>
     answer === true || (typeof answer === 'object' && answer[request] === true)
   const run = async (
-    step: { chainId: string; method: string; params: unknown; warnings?: AuthenticationStep['warnings'] },
+    step: {
+      chainId: string
+      method: string
+      params: unknown
+      warnings?: AuthenticationStep['warnings']
+      expected?: PaymentStep['expected']
+    },
     id: string,
     what: string,
   ) => {
@@ -103,6 +109,7 @@ export async function answerProposalRequests(
       ...(proposer.validation === undefined ? {} : { originValidation: proposer.validation }),
       context: { 'session proposal': String(proposalId), 'requested at connect': what },
       ...(step.warnings === undefined || step.warnings.length === 0 ? {} : { warnings: step.warnings }),
+      ...(step.expected === undefined ? {} : { expected: step.expected }),
     }
     const response = await wallet.handle(input)
     if (!('error' in response)) return response.result
@@ -140,12 +147,16 @@ export async function answerProposalRequests(
         params === undefined
           ? undefined
           : await run(
-              { chainId: payment.chainId, method: payment.method, params },
+              { chainId: payment.chainId, method: payment.method, params, expected: payment.expected },
               `walletPay-${payment.option.index}`,
               `payment ${payment.option.display ?? ''}`,
             )
       const txid = result === undefined ? undefined : payment.txid(result)
-      if (txid !== undefined) responses.walletPay = [payment.result(txid)]
+      // Reported only once the chain shows it paid (a token's Transfer log), never on the broadcast alone.
+      const unpaid = txid === undefined ? undefined : await payment.settled(txid).catch(String)
+      if (txid !== undefined && unpaid !== undefined)
+        report(new Error(`the walletPay transaction ${txid} is not reported as paid: ${unpaid}`))
+      else if (txid !== undefined) responses.walletPay = [payment.result(txid)]
     }
   }
   return Object.keys(responses).length === 0 ? undefined : responses

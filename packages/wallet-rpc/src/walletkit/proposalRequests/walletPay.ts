@@ -1,5 +1,6 @@
 import type { EngineTypes, SessionTypes } from '@walletconnect/types'
 import type { ConnectPayments } from '../../core/connectPayment.js'
+import type { ExpectedPayment } from '../../core/expectation.js'
 import type { WalletRpcLike } from '../walletRpcLike.js'
 
 /** A token's symbol and decimals, as the wallet reads them from its chain (display only). */
@@ -49,6 +50,13 @@ export type PaymentStep = {
   params: () => Promise<unknown>
   /** The transaction id in the method's answer. */
   txid: (result: unknown) => string | undefined
+  /**
+   * What the request must pay (`HandleInput.expected`): the router compares it with what the transaction the
+   * method builds moves, and refuses any difference.
+   */
+  expected: ExpectedPayment
+  /** Undefined once the chain shows the payment made (a `ConnectPayments.settled`), else why it is not reported. */
+  settled: (txid: string) => Promise<string | undefined>
   result: (txid: string) => EngineTypes.WalletPayResult
 }
 
@@ -57,18 +65,17 @@ const assetPattern = /^([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32})\/([-a-z0-9]{3,8}):([
 const accountPattern = /^([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}):([-.%a-zA-Z0-9]{1,128})$/
 const hexAmountPattern = /^0x[0-9a-fA-F]{1,64}$/
 const evmAddressPattern = /^0x[0-9a-fA-F]{40}$/
-// ERC-20 `transfer(address,uint256)`.
-const transferSelector = '0xa9059cbb'
 
 const own = (record: Record<string, unknown>, field: string): unknown =>
   Object.hasOwn(record, field) ? record[field] : undefined
 
 /**
- * The review and the payment plan of a proposal's `walletPay`. Payable: eip155 native (`slip44:60`) and
- * `erc20:` tokens through `eth_sendTransaction`, and the options of a namespace the wallet passed a
- * `ConnectPayments` for (solana: SOL and SPL through `solana_signAndSendTransaction`); an option on another
- * chain, of another asset, or for an account the session does not include is listed with why it is not
- * paid. Never throws.
+ * The review and the payment plan of a proposal's `walletPay`. Payable: the options of a namespace the wallet
+ * passed a `ConnectPayments` for (eip155: native and ERC-20 tokens checked on the chain, through
+ * `eth_sendTransaction`; solana: SOL and SPL through `solana_signAndSendTransaction`), and without one eip155
+ * native (`slip44:60`) only: an ERC-20 is paid only once the chain showed it is one. An option on another
+ * chain, of another asset, or for an account the session does not include is listed with why it is not paid.
+ * Never throws.
  */
 export async function planWalletPay(
   value: unknown,
@@ -198,9 +205,13 @@ async function decodeOption(
   if (described !== undefined && 'unpayable' in described) return unpayable(described.unpayable)
   if (payments === undefined) {
     if (chainNamespace !== 'eip155') return unpayable(`paying on ${chainNamespace} at connect is not offered`)
-    if (!native && assetNamespace !== 'erc20')
-      return unpayable(`asset type ${assetNamespace} is not native or erc20`)
-    if (!native && !evmAddressPattern.test(reference)) return unpayable('the token is not a 0x address')
+    if (assetNamespace === 'erc20') {
+      // A transfer() to an address without code succeeds and moves nothing: the token is checked on the chain.
+      return unpayable(
+        'an ERC-20 is paid at connect only after the wallet checked the token on its chain (eip155ConnectPayments in the adapter’s payments)',
+      )
+    }
+    if (!native) return unpayable(`asset type ${assetNamespace} is not native or erc20`)
     if (!evmAddressPattern.test(recipient[2]!)) return unpayable('the recipient is not a 0x address')
   }
   const method = payments?.method ?? 'eth_sendTransaction'
@@ -213,11 +224,9 @@ async function decodeOption(
   return review
 }
 
-/** The `ConnectPayments` the wallet passed for a namespace other than eip155 (which the adapter pays itself). */
+/** The `ConnectPayments` the wallet passed for a namespace (without one, the adapter pays eip155 native itself). */
 const payerFor = (chainNamespace: string, sources: PaymentSources) =>
-  chainNamespace === 'eip155'
-    ? undefined
-    : sources.payments?.find((payments) => payments.namespace === chainNamespace)
+  sources.payments?.find((payments) => payments.namespace === chainNamespace)
 
 function stepFor(
   option: PaymentOptionReview,
@@ -226,12 +235,7 @@ function stepFor(
   version: string,
   orderId: string | undefined,
 ): PaymentStep {
-  const [chainNamespace, chainReference, assetNamespace, reference] = option.asset.split(/[:/]/) as [
-    string,
-    string,
-    string,
-    string,
-  ]
+  const [chainNamespace, chainReference] = option.asset.split(/[:/]/) as [string, string]
   const chainId = `${chainNamespace}:${chainReference}`
   const from = namespaces[chainNamespace]!.accounts.find((account) =>
     account.startsWith(`${chainId}:`),
@@ -239,33 +243,36 @@ function stepFor(
   const to = option.recipient.split(':')[2]!
   const amount = BigInt(option.amount!)
   const payments = payerFor(chainNamespace, sources)
+  const payment = { chainId, asset: option.asset, recipient: option.recipient, amount, payer: from }
   const request =
     payments === undefined
       ? {
+          // eip155 native only (decodeOption): no reader, so the payment is reported once sent.
           method: 'eth_sendTransaction',
-          params: async () => [
-            assetNamespace === 'erc20'
-              ? { from, to: reference, data: `${transferSelector}${word(BigInt(to))}${word(amount)}` }
-              : { from, to, value: `0x${amount.toString(16)}` },
-          ],
+          params: async () => [{ from, to, value: `0x${amount.toString(16)}` }],
           txid: (result: unknown) => (typeof result === 'string' ? result : undefined),
+          settled: async () => undefined,
         }
       : {
           method: payments.method,
-          params: () =>
-            payments.request({
-              chainId,
-              asset: option.asset,
-              recipient: option.recipient,
-              amount,
-              payer: from,
-            }),
+          params: () => payments.request(payment),
           txid: payments.txid,
+          settled: async (txid: string) => payments.settled?.({ ...payment, txid }),
         }
   return {
     option,
     chainId,
     ...request,
+    expected: {
+      source: 'The dapp’s walletPay',
+      chainId,
+      account: `${chainId}:${from}`,
+      asset: option.asset,
+      amount: amount.toString(),
+      recipient: option.recipient,
+      ...(option.decimals === undefined ? {} : { decimals: option.decimals }),
+      ...(option.symbol === undefined ? {} : { symbol: option.symbol }),
+    },
     result: (txid) => ({
       version,
       ...(orderId === undefined ? {} : { orderId }),
@@ -276,8 +283,6 @@ function stepFor(
     }),
   }
 }
-
-const word = (value: bigint) => value.toString(16).padStart(64, '0')
 
 function formatUnits(units: bigint, decimals: number, symbol: string | undefined): string {
   const digits = units.toString().padStart(decimals + 1, '0')

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
+import type { AssetEffect } from '../../../src/core/expectation.js'
 import { defineMethod, type Namespace } from '../../../src/core/namespace.js'
-import type { Review } from '../../../src/core/review.js'
+import type { ApprovalPolicy, Review } from '../../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../../src/createWalletRpc.js'
 import { createPayClient } from '../../../src/pay/index.js'
 
@@ -13,8 +14,15 @@ export const evmAddress = '0x00000000000000000000000000000000000000a1'
 
 export type Executed = { chainId: string; method: string; params: unknown }
 
+/** What the fake methods decode an action to move: by default nothing (they sign nothing). */
+export type FakeEffects = (chainId: string, method: string, params: unknown[]) => AssetEffect[] | undefined
+
 /** An `eip155`-named namespace that signs nothing: each execute returns a deterministic marker. */
-export function fakeEvmNamespace(executed: Executed[], chains = ['eip155:8453']): Namespace {
+export function fakeEvmNamespace(
+  executed: Executed[],
+  chains = ['eip155:8453'],
+  effects: FakeEffects = () => [],
+): Namespace {
   const method = (name: string, result: (n: number) => string) =>
     defineMethod({
       params: v.array(v.unknown()),
@@ -26,6 +34,7 @@ export function fakeEvmNamespace(executed: Executed[], chains = ['eip155:8453'])
           warnings: [],
         },
         plan: { chainId: context.chainId, params },
+        effects: effects(context.chainId, name, params),
       }),
       execute: (_context, plan) => {
         executed.push({ chainId: plan.chainId, method: name, params: plan.params })
@@ -55,12 +64,19 @@ export function fakeTonNamespace(): Namespace {
 export type WalletFixture = { wallet: WalletRpc; executed: Executed[]; reviews: Review[] }
 
 export function fakeWallet(
-  options: { approve?: (review: Review) => boolean; namespaces?: Namespace[]; chains?: string[] } = {},
+  options: {
+    approve?: (review: Review) => boolean
+    namespaces?: Namespace[]
+    chains?: string[]
+    effects?: FakeEffects
+    policy?: ApprovalPolicy
+  } = {},
 ): WalletFixture {
   const executed: Executed[] = []
   const reviews: Review[] = []
   const wallet = createWalletRpc({
-    namespaces: [fakeEvmNamespace(executed, options.chains), ...(options.namespaces ?? [])],
+    namespaces: [fakeEvmNamespace(executed, options.chains, options.effects), ...(options.namespaces ?? [])],
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
     approve: (review) => {
       reviews.push(review)
       return options.approve?.(review) ?? true
@@ -129,7 +145,14 @@ export function payClientFixture(
   script: Record<string, Reply[]>,
   options: Parameters<typeof fakeWallet>[0] & ClientOptions = {},
 ) {
-  const { approve: _approve, namespaces: _namespaces, chains: _chains, ...clientOptions } = options
+  const {
+    approve: _approve,
+    namespaces: _namespaces,
+    chains: _chains,
+    effects: _effects,
+    policy: _policy,
+    ...clientOptions
+  } = options
   const gateway = scriptedGateway(script)
   const time = fakeTime()
   const fixture = fakeWallet(options)

@@ -20,6 +20,8 @@ import {
   payClientFixture,
   scriptedGateway,
   typedDataAction,
+  usd,
+  usdcOnBase,
   usdcOption,
   walletRpcAction,
 } from './fakes.js'
@@ -63,6 +65,7 @@ describe('getOptions', () => {
     const solana = {
       id: 'opt_sol',
       account: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:7S3P4HxJpyyigGzodYwHtCxZyUQe9JiBMHyRWXArAaKv',
+      amount: { unit: 'caip19/solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501', value: '1' },
       actions: [
         walletRpcAction('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'solana_signTransaction', ['AQ==']),
       ],
@@ -71,6 +74,7 @@ describe('getOptions', () => {
     const unknownMethod = {
       id: 'opt_method',
       account: `eip155:8453:${evmAddress}`,
+      amount: usdcOnBase('1'),
       actions: [walletRpcAction('eip155:8453', 'eth_signTypedData_v3', [])],
     }
     const notOurs = usdcOption('opt_other', {
@@ -99,6 +103,38 @@ describe('getOptions', () => {
     expect(options[1]!.unavailableReason).toMatch(/no solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp chain/)
     expect(options[3]!.unavailableReason).toMatch(/does not serve eth_signTypedData_v3/)
     expect(options[4]!.unavailableReason).toMatch(/not one of this wallet's accounts/)
+  })
+
+  it('offers no option that does not say which account pays what token amount: its actions could not be checked', async () => {
+    const inCurrency = usdcOption('opt_fiat', { amount: usd('1250') })
+    const noAccount = usdcOption('opt_anyone', { account: undefined })
+    const otherChain = usdcOption('opt_mixed', {
+      amount: {
+        ...usdcOnBase('1'),
+        unit: 'caip19/eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+      },
+    })
+    const { client } = payClientFixture({
+      options: [{ status: 200, body: optionsBody([inCurrency, noAccount, otherChain]) }],
+    })
+    const payment = await client.getOptions('pay_1', { includePaymentInfo: true })
+    const { options } = payment
+    expect(options.map((option) => [option.id, option.available, option.unavailableReason])).toEqual([
+      [
+        'opt_fiat',
+        false,
+        'the option names no token amount (a caip19 unit and base units), so its actions cannot be checked',
+      ],
+      ['opt_anyone', false, 'the option names no paying account, so its actions cannot be checked'],
+      [
+        'opt_mixed',
+        false,
+        'the option pays eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 from an account on eip155:8453',
+      ],
+    ])
+    await expect(client.pay('pay_1', 'opt_fiat', { options: payment })).rejects.toBeInstanceOf(
+      OptionUnavailableError,
+    )
   })
 
   it('refuses a link from an untrusted host before any request', async () => {
@@ -193,13 +229,43 @@ describe('pay', () => {
     expect(results).toHaveLength(3)
   })
 
+  it('shows the gateway’s words beside the review as one visible, bounded line each (merchant, amount, option)', async () => {
+    const body = optionsBody([
+      usdcOption('opt_1', {
+        amount: { ...usdcOnBase('12500000'), display: { assetSymbol: 'USD\u202eC', decimals: 6 } },
+      }),
+    ])
+    body.info.merchant = { name: `Coffee\u202e Shop\n${'x'.repeat(500)}` }
+    const { client, reviews } = payClientFixture({
+      options: [{ status: 200, body }],
+      fetch: [fetched],
+      confirm: [succeeded],
+    })
+    await client.pay('pay_1', 'opt_1')
+    const context = reviews[0]!.context!
+    expect(context.merchant).toBe(`Coffee\\u{202E} Shop\\u{A}${'x'.repeat(128 - 13)}…`)
+    expect(context.option).toBe('12.5 USD\\u{202E}C on eip155:8453 (opt_1)')
+  })
+
   it('accepts params as an array as well as JSON text', async () => {
     const arrayParams = {
       type: 'walletRpc',
       data: { chain_id: 'eip155:8453', method: 'personal_sign', params: ['0x01', evmAddress] },
     }
     const { client, executed } = payClientFixture({
-      options: [{ status: 200, body: optionsBody([{ id: 'opt_1', actions: [arrayParams] }]) }],
+      options: [
+        {
+          status: 200,
+          body: optionsBody([
+            {
+              id: 'opt_1',
+              account: `eip155:8453:${evmAddress}`,
+              amount: usdcOnBase('1'),
+              actions: [arrayParams],
+            },
+          ]),
+        },
+      ],
       confirm: [succeeded],
     })
     await client.pay('pay_1', 'opt_1')

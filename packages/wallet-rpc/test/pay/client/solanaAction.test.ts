@@ -11,6 +11,12 @@ function solanaOption(params: unknown) {
   return {
     id: 'opt_sol',
     account: `${solanaMainnet}:${ours()}`,
+    // What kitTransaction's System transfer moves: 0.0015 SOL.
+    amount: {
+      unit: `caip19/${solanaMainnet}/slip44:501`,
+      value: '1500000',
+      display: { assetSymbol: 'SOL', decimals: 9 },
+    },
     actions: [
       { type: 'walletRpc', data: { chain_id: solanaMainnet, method: 'solana_signTransaction', params } },
     ],

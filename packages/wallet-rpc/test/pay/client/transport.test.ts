@@ -1,5 +1,6 @@
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { hasHiddenCharacters } from '../../../src/core/text.js'
 import {
   backoffDelayMs,
   createPayClient,
@@ -137,6 +138,37 @@ describe('retries: only 5xx and network failures, 3 retries from 100 ms doubling
       .pay.getOptions('pay_1')
       .catch((e: unknown) => e)
     expect(error).toMatchObject({ code: 'params_validation', details: { n: 1 }, issues })
+  })
+
+  it('bounds and writes out visibly what the gateway puts in an error: code, message, issues (hostile gateway)', async () => {
+    // 5,000 characters of code with controls and a bidi override; a message with line breaks and U+202E.
+    const code = `evil\u202e\u0007${'x'.repeat(5_000)}`
+    const message = `Pay again\nat https://evil.example\u202egnp.exe${'!'.repeat(2_000)}`
+    const issues = Array.from({ length: 100 }, (_, index) => ({
+      field: `f${index}\u0000`,
+      message: `m\r\n${'y'.repeat(1_000)}`,
+    }))
+    for (const status of [400, 409, 410, 503]) {
+      const error = await client({ options: [{ status, body: { code, message, issues } }] })
+        .pay.getOptions('pay_1')
+        .catch((e: unknown) => e)
+      const { code: seen, shortMessage, issues: kept } = error as PayError
+      expect(seen).toBe(`evil\\u{202E}\\u{7}${'x'.repeat(64 - 'evil'.length - 2)}…`)
+      // 512 characters of the gateway's, each hidden one written out (a few characters more each).
+      expect(shortMessage.length).toBeLessThan(540)
+      expect(shortMessage.startsWith('Pay again\\u{A}at https://evil.example\\u{202E}gnp.exe!')).toBe(true)
+      for (const text of [
+        seen,
+        shortMessage,
+        (error as Error).message,
+        ...(kept ?? []).flatMap((i) => [i.field, i.message]),
+      ])
+        expect(hasHiddenCharacters(text) || /[\t\n\r]/.test(text)).toBe(false)
+      if (status === 400) {
+        expect(kept).toHaveLength(32)
+        expect(kept![0]).toEqual({ field: 'f0\\u{0}', message: `m\\u{D}\\u{A}${'y'.repeat(253)}…` })
+      }
+    }
   })
 
   it('refuses a 2xx body of the wrong shape with invalid_response', async () => {
