@@ -19,9 +19,9 @@ export {
 } from './core/errors.js'
 export type { WalletEvent, WalletEventListener } from './core/events.js'
 export {
-  type Effects,
   type JournalRecord,
   type JournalState,
+  type JournalSteps,
   JournalUnavailableError,
   type JsonValue,
   type KeyValueStorage,

@@ -90,7 +90,7 @@ export type JournalRecord = {
  * throws when it cannot be written: the method must then not broadcast (nothing is sent without a record).
  * `broadcast` never throws (the effect already happened; the signed record suffices to replay it).
  */
-export type Effects = {
+export type JournalSteps = {
   /**
    * `record` (what `sends.resend` needs) is stored as JSON (bigints as decimal strings, bytes as hex, as in
    * answers); `ids` are the signed transactions' txids, hashes or signatures, which an answer names when the
@@ -101,7 +101,7 @@ export type Effects = {
 }
 
 /** For a request without a key: nothing is recorded. */
-export const unrecordedEffects: Effects = {
+export const unrecorded: JournalSteps = {
   signed: () => Promise.resolve(),
   broadcast: () => Promise.resolve(),
 }

@@ -2,7 +2,7 @@ import type { Clock } from './clock.js'
 import type { JsonRpcErrorObject } from './errors.js'
 import type { WalletEvent } from './events.js'
 import type { AssetEffect } from './expectation.js'
-import type { Effects, JsonValue } from './journal.js'
+import type { JournalSteps, JsonValue } from './journal.js'
 import type { OriginValidation, ReviewDraft } from './review.js'
 import type { Schema } from './schema.js'
 
@@ -36,13 +36,13 @@ export type Method<Params, Plan, Result> = {
   params: Schema<Params>
   plan: (context: RequestContext, params: Params) => Promise<Planned<Plan>> | Planned<Plan>
   /**
-   * Signs (and sends). A method that broadcasts awaits `effects.signed(…)` with the exact signed bytes before
+   * Signs (and sends). A method that broadcasts awaits `journal.signed(…)` with the exact signed bytes before
    * the broadcast, so a repeat of the request sends those bytes again instead of signing anew (core/journal.ts).
    */
-  execute: (context: RequestContext, plan: Plan, effects: Effects) => Promise<Result> | Result
+  execute: (context: RequestContext, plan: Plan, journal: JournalSteps) => Promise<Result> | Result
   /**
    * Every method that broadcasts has this: how the request journal replays it (core/journal.ts). `resend` sends
-   * the bytes `execute` recorded with `effects.signed` again ("already known" counts as sent) and answers as
+   * the bytes `execute` recorded with `journal.signed` again ("already known" counts as sent) and answers as
    * `execute` would; it never signs. `known` only looks them up: the answer when the chain has them (pending or
    * mined), undefined when it does not; it throws when the chain cannot tell. `fixed` is what the plan fixed
    * (coins, seqno), recorded with the approval for the wallet's own records.

@@ -24,8 +24,8 @@ import { createEventHub, type WalletEventListener } from './events.js'
 import { withExpectation } from './expectation.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
 import {
-  type Effects,
   type JournalRecord,
+  type JournalSteps,
   JournalUnavailableError,
   type JsonValue,
   type KeyValueStorage,
@@ -33,7 +33,7 @@ import {
   paramsHashOf,
   RequestJournal,
   RequestKeyReusedError,
-  unrecordedEffects,
+  unrecorded,
 } from './journal.js'
 import { failure, type JsonRpcResponse, success, toJsonSafe } from './jsonrpc.js'
 import type { AnyMethod, Namespace, RequestContext } from './namespace.js'
@@ -301,7 +301,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     // Whatever sends is reviewed (and so approved and recorded): never sent unasked, never without a record.
     if (review === null && method.sends !== undefined)
       throw new Error(`${envelope.method} planned a send without a review`)
-    let effects = unrecordedEffects
+    let steps = unrecorded
     let record: JournalRecord | undefined
     if (review !== null) {
       try {
@@ -343,7 +343,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
             ...(fixed === undefined ? {} : { fixed: toJsonSafe(fixed) as JsonValue }),
           }
           await run.journal.write(record)
-          effects = effectsOf(run, record)
+          steps = journalStepsOf(run, record)
         }
       } catch (error) {
         try {
@@ -354,10 +354,10 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
         throw error
       }
     }
-    if (run === undefined || record === undefined) return method.execute(context, plan, effects)
+    if (run === undefined || record === undefined) return method.execute(context, plan, steps)
     let result: unknown
     try {
-      result = await method.execute(context, plan, effects)
+      result = await method.execute(context, plan, steps)
     } catch (error) {
       const signed = run.written?.signed
       if (signed === undefined || method.sends === undefined) throw error
@@ -388,7 +388,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
   }
 
   /** The journal steps `execute` reports, each under its own key, before the method goes on. */
-  function effectsOf(run: JournalRun, record: JournalRecord): Effects {
+  function journalStepsOf(run: JournalRun, record: JournalRecord): JournalSteps {
     return {
       async signed(signed, ids) {
         const written = { signed: toJsonSafe(signed) as JsonValue, ids: [...ids] }

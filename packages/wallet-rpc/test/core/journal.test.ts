@@ -457,8 +457,8 @@ describe('the request journal: the narrow windows', () => {
           methods: {
             fake_send: {
               ...fakeSend,
-              execute: async (_context, _plan, effects) => {
-                await effects.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
+              execute: async (_context, _plan, journal) => {
+                await journal.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
                 process.die()
                 throw new Error('killed')
               },
@@ -498,8 +498,8 @@ describe('the request journal: the narrow windows', () => {
             fake_send: {
               ...fakeSend,
               // The broadcast fails (refused, or lost on the way) after the bytes were signed and recorded.
-              execute: async (_context, _plan, effects) => {
-                await effects.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
+              execute: async (_context, _plan, journal) => {
+                await journal.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
                 throw new ProviderError('broadcast rejected: 400 bad-txns-inputs-missingorspent')
               },
             },

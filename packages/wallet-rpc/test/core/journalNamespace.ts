@@ -75,12 +75,12 @@ export function createSendingNamespace(chain: FakeChain) {
           },
           plan: params,
         }),
-        async execute(_context, plan, effects) {
+        async execute(_context, plan, journal) {
           const raw = `${plan.to}:${plan.amount}:nonce${chain.nextNonce()}`
           signatures.push(raw)
-          await effects.signed({ raw }, [`tx(${raw})`])
+          await journal.signed({ raw }, [`tx(${raw})`])
           const id = chain.broadcast(raw)
-          await effects.broadcast({ id })
+          await journal.broadcast({ id })
           return { id }
         },
         sends: {

@@ -342,7 +342,7 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
       }
     },
 
-    async execute(context, plan, effects): Promise<{ txid: string }> {
+    async execute(context, plan, journal): Promise<{ txid: string }> {
       const book = reservationsOf(plan.account)
       if (!book.renew(plan.hold, context.clock() + plan.reservationMs)) {
         throw new ProviderError(
@@ -365,12 +365,12 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         }
         const raw = serializeTransaction(signed)
         const expected = transactionId(signed)
-        await effects.signed(
+        await journal.signed(
           { raw: toHex(raw), txid: expected, account: plan.account.id } satisfies SignedBitcoinTransaction,
           [expected],
         )
         txid = await broadcastOnce(plan.provider, raw, expected)
-        await effects.broadcast({ txid })
+        await journal.broadcast({ txid })
       } catch (error) {
         book.release(plan.hold)
         throw error

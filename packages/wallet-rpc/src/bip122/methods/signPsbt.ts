@@ -126,7 +126,7 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       }
     },
 
-    async execute(context, plan, effects): Promise<SignPsbtResult> {
+    async execute(context, plan, journal): Promise<SignPsbtResult> {
       const { psbt, tx, prevouts } = plan.decoded
       // What we add, per input, for the answer's bytes (psbt/encode.ts); the decoded PSBT gets it too,
       // through the BIP-174 layer (see writeSignatures), which checks formats and refuses duplicates.
@@ -167,12 +167,12 @@ export const signPsbt = (wallet: Bip122Wallet) =>
       // Our own txid, from our own serializer, is the one the provider must echo.
       const expected = transactionId(parseTransaction(raw))
       const answer = { psbt: await encodePsbt(psbt), txid: expected }
-      await effects.signed(
+      await journal.signed(
         { raw: toHex(raw), account: plan.account.id, ...answer } satisfies SignedBitcoinTransaction,
         [expected],
       )
       await broadcastOnce(plan.provider!, raw, expected)
-      await effects.broadcast({ txid: expected })
+      await journal.broadcast({ txid: expected })
       // The wallet's coins it spent stay out of sendTransfer's selection until the chain stops listing them.
       markSpent(plan.account, spentOutpoints(raw), context.clock() + spentCoinsHeldMs)
       wallet.afterBroadcast(plan.chainId, expected)

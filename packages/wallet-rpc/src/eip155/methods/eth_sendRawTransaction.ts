@@ -172,11 +172,11 @@ export const sendRawTransaction = (env: Eip155Env) =>
       }
       return { review, plan }
     },
-    async execute(context, plan: Plan, effects): Promise<Hex> {
+    async execute(context, plan: Plan, journal): Promise<Hex> {
       const chain = chainOf(env, context)
-      await effects.signed(signedOf(chain.chainId, plan), [keccak256(plan.raw)])
+      await journal.signed(signedOf(chain.chainId, plan), [keccak256(plan.raw)])
       const returned = await accessOf(chain).sendRawTransaction(plan.raw)
-      await effects.broadcast({ hash: returned })
+      await journal.broadcast({ hash: returned })
       // Accepted with this nonce (and its self-sponsored authorization's) even if the reported hash is wrong.
       if (plan.ours)
         env.nonces.observe(nonceKey(chain.chainId, plan.sender), plan.nonce, plan.authorizationNonce)

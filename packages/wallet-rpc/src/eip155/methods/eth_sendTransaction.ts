@@ -26,7 +26,7 @@ export const sendTransaction = (env: Eip155Env) =>
     params: sendTransactionParams,
     plan: (context, [request]) =>
       planTransactionRequest(env, context, request, { title: 'Send transaction', broadcasts: true }),
-    async execute(context, draft: TransactionDraft, effects): Promise<Hex> {
+    async execute(context, draft: TransactionDraft, journal): Promise<Hex> {
       const access = accessOf(chainOf(env, context))
       const signer = await signerOf(env, draft.from)
       const sent = await withNonce(env, context, draft, { broadcasts: true }, async (nonce) => {
@@ -35,9 +35,9 @@ export const sendTransaction = (env: Eip155Env) =>
           chainId: draft.chainId,
           transactions: [{ raw, from: draft.from, nonce, ours: true }],
         }
-        await effects.signed(signed, [keccak256(raw)])
+        await journal.signed(signed, [keccak256(raw)])
         const returned = await access.sendRawTransaction(raw)
-        await effects.broadcast({ hash: returned })
+        await journal.broadcast({ hash: returned })
         return { nonce, raw, returned }
       })
       // The provider accepted something with this nonce, so it counts as used even if the hash is wrong

@@ -2,7 +2,7 @@ import { randomBytes } from '@noble/hashes/utils.js'
 import * as v from 'valibot'
 import type { Address, Hex, TransactionSerializable } from 'viem'
 import { UserRejectedError } from '../../core/errors.js'
-import type { Effects } from '../../core/journal.js'
+import type { JournalSteps } from '../../core/journal.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { type BatchTransaction, type CallsPlan, planCalls } from '../calls/plan.js'
 import { sendCallsRequestSchema } from '../calls/request.js'
@@ -59,9 +59,9 @@ export const sendCalls = (env: Eip155Env) =>
         `declined: the review asked to upgrade ${plan.from} on eip155:${plan.chainId} to ${plan.mode.delegate} (EIP-7702), which atomic execution needs; nothing was sent`,
       )
     },
-    async execute(context, plan: CallsPlan, effects): Promise<SendCallsResult> {
+    async execute(context, plan: CallsPlan, journal): Promise<SendCallsResult> {
       try {
-        return await answered(env, context, await send(env, context, plan, effects))
+        return await answered(env, context, await send(env, context, plan, journal))
       } finally {
         env.calls.inFlight.delete(callsKey(context.origin, plan.id))
       }
@@ -133,7 +133,7 @@ async function send(
   env: Eip155Env,
   context: RequestContext,
   plan: CallsPlan,
-  effects: Effects,
+  journal: JournalSteps,
 ): Promise<StoredCalls> {
   const access = accessOf(chainOf(env, context))
   const signer = await signerOf(env, plan.from)
@@ -175,7 +175,7 @@ async function send(
       })),
       extra: { id: plan.id, atomic: mode.kind === 'atomic' },
     }
-    await effects.signed(
+    await journal.signed(
       signed,
       raws.map((raw) => keccak256(raw)),
     )
@@ -206,7 +206,7 @@ async function send(
   }
   // All sent; an upgrade's authorization used the nonce after the transaction's.
   range.settle(range.count)
-  await effects.broadcast({ hashes })
+  await journal.broadcast({ hashes })
   return record(hashes, nonces, 0)
 
   function record(transactionHashes: Hex[], sentNonces: number[], unsent: number): StoredCalls {

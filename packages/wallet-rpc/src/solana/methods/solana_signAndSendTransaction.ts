@@ -69,16 +69,16 @@ export const solana_signAndSendTransaction = (wallet: SolanaWallet) => {
         effects: transactionEffects(context.chainId, prepared, chain?.resolved),
       }
     },
-    async execute(context, plan: Plan, effects): Promise<SolanaSignAndSendTransactionResult> {
+    async execute(context, plan: Plan, journal): Promise<SolanaSignAndSendTransactionResult> {
       const { signed } = await signPrepared(wallet, plan.prepared)
       const recorded: SignedTransaction = {
         transaction: encodeBase64(encodeTransaction(signed)),
         signature: encodeBase58(signed.signatures[0]!),
         options: plan.options,
       }
-      await effects.signed(recorded, [recorded.signature])
+      await journal.signed(recorded, [recorded.signature])
       const answer = await sendChecked(wallet.providers[context.chainId]!, recorded)
-      await effects.broadcast(answer)
+      await journal.broadcast(answer)
       return answer
     },
 

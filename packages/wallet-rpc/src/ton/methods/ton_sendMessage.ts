@@ -380,7 +380,7 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
       }
     },
 
-    async execute(context, plan: SendMessagePlan, effects): Promise<string | { boc: string }> {
+    async execute(context, plan: SendMessagePlan, journal): Promise<string | { boc: string }> {
       const contract = await wallet.contract()
       // The deadline counts from now, after the user's approval, not from when the request arrived.
       const validUntil = resolveValidUntil(
@@ -401,8 +401,8 @@ export const ton_sendMessage = (wallet: TonWallet, options: TonSendMessageOption
         seqno: plan.seqno,
         validUntil,
       }
-      await effects.signed(signed, signed.hashes)
-      await effects.broadcast(await sendChecked(plan.provider, signed))
+      await journal.signed(signed, signed.hashes)
+      await journal.broadcast(await sendChecked(plan.provider, signed))
       return answerOf(context, signed.boc)
     },
 
