@@ -190,7 +190,7 @@ export function attachWalletKit(
     const responses =
       requests === undefined
         ? undefined
-        : await answerProposalRequests(wallet, requests, answer, id, proposer, clock, report).catch(
+        : await answerProposalRequests(wallet, requests, answer, id, proposer, clock, report, journal).catch(
             (error) => {
               report(error)
               return undefined

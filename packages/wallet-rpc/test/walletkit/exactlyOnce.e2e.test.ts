@@ -37,7 +37,7 @@ const TON_TESTNET = 'ton:-3'
 /** Bound for each step that waits on another process (a start under load is the slowest: a few seconds). */
 const stepMs = 30_000
 
-type Crash = 'after-broadcast' | 'before-broadcast' | 'respond-fails' | 'answer-write'
+type Crash = 'after-broadcast' | 'before-broadcast' | 'respond-fails' | 'answer-write' | 'answer-torn'
 /** One line the wallet process reported (exactlyOnceWallet.ts). */
 type Line = { event: string; [field: string]: unknown }
 
@@ -247,6 +247,18 @@ describe('the narrow windows', { timeout: 150_000 }, () => {
     const recipient = '0x00000000000000000000000000000000000e0004'
     const nonce = await ethNonce()
     const run = await throughCrash<Hex>('answer-write', ethChain(), 'eth_sendTransaction', [
+      { from: ethAccount, to: recipient, value: toHex(parseEther('0.001')) },
+    ])
+    expect(run.exit).toEqual({ code: null, signal: 'SIGKILL' })
+    expect(await ethNonce(), 'transactions sent').toBe(nonce + 1)
+    expect(await eth.getBalance({ address: recipient }), 'wei received').toBe(parseEther('0.001'))
+    expect(run.prompts, 'prompts').toEqual(['eth_sendTransaction'])
+  })
+
+  it('a SIGKILL inside the write of the answer, leaving its file empty: the signed record under it is sent again, one transaction', async () => {
+    const recipient = '0x00000000000000000000000000000000000e0006'
+    const nonce = await ethNonce()
+    const run = await throughCrash<Hex>('answer-torn', ethChain(), 'eth_sendTransaction', [
       { from: ethAccount, to: recipient, value: toHex(parseEther('0.001')) },
     ])
     expect(run.exit).toEqual({ code: null, signal: 'SIGKILL' })

@@ -40,7 +40,7 @@ const env = process.env
 const crash = env.CRASH
 if (
   crash !== undefined &&
-  !['after-broadcast', 'before-broadcast', 'respond-fails', 'answer-write'].includes(crash)
+  !['after-broadcast', 'before-broadcast', 'respond-fails', 'answer-write', 'answer-torn'].includes(crash)
 )
   throw new Error(`unknown CRASH ${crash}`)
 
@@ -49,12 +49,14 @@ function report(line: Record<string, unknown>): void {
   writeSync(1, `${JSON.stringify(line)}\n`)
 }
 
-// WalletConnect's Node storage (unstorage fs-lite) replaces a value by unlinking its file, then writing it anew:
-// `answer-write` dies in between, when the journal replaces the signed record of a request by its answer.
-if (crash === 'answer-write') {
+// WalletConnect's Node storage (unstorage fs-lite) writes a value by unlinking its file, then writing it anew:
+// `answer-write` dies right before the journal's answer is written (the signed record, under its own key, stays).
+// `answer-torn` dies with the answer's file created but empty, as a crash inside writeFile leaves it.
+if (crash === 'answer-write' || crash === 'answer-torn') {
   const writeFile = fsPromises.writeFile
   fsPromises.writeFile = (async (path: string, data: string, ...rest: unknown[]) => {
     if (String(path).includes('/wallet-rpc/journal/') && String(data).includes('"answered"')) {
+      if (crash === 'answer-torn') await (writeFile as (...args: unknown[]) => Promise<void>)(path, '')
       report({ event: 'crash', point: crash, path: String(path) })
       process.kill(process.pid, 'SIGKILL')
       await new Promise(() => {})
@@ -182,13 +184,15 @@ walletKit.on('session_request', (event) =>
 )
 
 const respond = walletKit.respondSessionRequest.bind(walletKit)
-let failRespond = crash === 'respond-fails'
+// The relay offline for the rest of this run: every answer is lost (the adapter tries again), and after the first
+// the user closes the app.
+let respondFailures = crash === 'respond-fails' ? 0 : undefined
 walletKit.respondSessionRequest = async (params) => {
-  if (failRespond) {
-    failRespond = false
-    report({ event: 'respond', id: params.response.id, failed: true })
-    // The answer is lost as with the relay offline; the user then closes the app.
-    setImmediate(() => void stop())
+  if (respondFailures !== undefined) {
+    if (respondFailures++ === 0) {
+      report({ event: 'respond', id: params.response.id, failed: true })
+      setImmediate(() => void stop())
+    }
     throw new Error('relay offline (injected)')
   }
   await respond(params)

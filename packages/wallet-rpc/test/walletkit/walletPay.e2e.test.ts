@@ -175,6 +175,28 @@ describe('connect({ walletPay }) paid on anvil', () => {
     expect((await chain.getBalance({ address: merchant })) - before).toBe(10n ** 18n)
   })
 
+  it('pays one orderId once: a second proposal for the same order gets the first payment, and another payment for it is refused', async () => {
+    const count = await chain.getTransactionCount({ address: payer })
+    const order = (amount: string) => ({
+      version: '1.0.0',
+      orderId: 'order-once',
+      expiry: inFiveMinutes(),
+      acceptedPayments: [{ asset: `${chainId}/slip44:60`, amount, recipient: `${chainId}:${merchant}` }],
+    })
+    const [first] = paidTo(await connectWith(order('0x2386f26fc10000'))) ?? []
+    const [again] = paidTo(await connectWith(order('0x2386f26fc10000'))) ?? []
+    expect(again?.txid).toBe(first?.txid)
+    // The same order asking for another amount: refused (journal.key_reused, reported), nothing sent.
+    const errors = shop.adapterErrors.length
+    expect(paidTo(await connectWith(order('0x470de4df820000')))).toBeUndefined()
+    expect(await chain.getTransactionCount({ address: payer })).toBe(count + 1)
+    expect(shop.adapterErrors.slice(errors).map(String)).toEqual([
+      expect.stringContaining('connect-time payment'),
+    ])
+    expect(answers.at(-1)).toMatchObject({ error: { code: -32600, data: { rule: 'journal.key_reused' } } })
+    shop.adapterErrors.splice(errors)
+  })
+
   it('pays nothing for an expired offer or one it cannot pay; the session still settles', async () => {
     const count = await chain.getTransactionCount({ address: payer })
     const expired = await connectWith({

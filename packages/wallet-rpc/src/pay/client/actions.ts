@@ -1,5 +1,6 @@
 import { base58, base64 } from '@scure/base'
 import type { ExpectedPayment } from '../../core/expectation.js'
+import type { KeyValueStorage } from '../../core/journal.js'
 import type { SupportedNamespace, WalletRpc } from '../../core/router.js'
 import { printableLine } from '../../core/text.js'
 import { OptionUnavailableError, PayActionError, PayProtocolError } from '../errors.js'
@@ -133,12 +134,16 @@ export function formatAmount(amount: Amount | undefined): string | undefined {
 
 type ActionContext = {
   paymentId: string
+  /** The option paid: with the payment and the action's place, the request journal's key of each action. */
+  optionId: string
   merchant: string | undefined
   amount: string | undefined
   option: string
   origin: string
   /** What every action must pay (`expectedPaymentOf` the option). */
   expected: ExpectedPayment
+  /** The request journal's store, when not the wallet's own (`createWalletRpc({ journal })`). */
+  journal?: KeyValueStorage | undefined
 }
 
 /**
@@ -166,18 +171,24 @@ export async function executeActions(
     }
     if (context.merchant !== undefined) reviewContext.merchant = printableLine(context.merchant, 128)
     if (context.amount !== undefined) reviewContext.amount = printableLine(context.amount, 128)
-    const response = await wallet.handle({
-      chainId: action.data.chain_id,
-      request: {
-        id: `${context.paymentId}#${index + 1}`,
-        jsonrpc: '2.0',
-        method: action.data.method,
-        params,
+    const response = await wallet.handle(
+      {
+        chainId: action.data.chain_id,
+        request: {
+          id: `${context.paymentId}#${index + 1}`,
+          jsonrpc: '2.0',
+          method: action.data.method,
+          params,
+        },
+        origin: context.origin,
+        context: reviewContext,
+        expected: context.expected,
+        // One payment, one effect: the same action asked again (pay() after a crash or a lost confirm) replays what
+        // it did; another action in its place, once this one signed something, is refused (-32600).
+        requestKey: JSON.stringify(['pay', context.origin, context.paymentId, context.optionId, index]),
       },
-      origin: context.origin,
-      context: reviewContext,
-      expected: context.expected,
-    })
+      context.journal === undefined ? undefined : { journal: context.journal },
+    )
     if ('error' in response) throw new PayActionError(index, response.error)
     const result = resultString(action.data.method, response.result)
     if (typeof result !== 'string' || result === '') {
@@ -229,6 +240,7 @@ export async function executePayActions(
     walletRpcActions,
     {
       paymentId: context.paymentId,
+      optionId: context.optionId,
       merchant: context.merchant,
       amount: context.amount,
       option: context.optionId,

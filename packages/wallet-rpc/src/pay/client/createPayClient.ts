@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../../core/clock.js'
+import type { KeyValueStorage } from '../../core/journal.js'
 import type { WalletRpc } from '../../core/router.js'
 import {
   CollectDataError,
@@ -70,6 +71,12 @@ export type CreatePayClientOptions = {
   requestTimeoutMs?: number
   /** Trusted checkout hosts for links passed to `getOptions`/`pay`. Default the production host. */
   trustedHosts?: PaymentLinkOptions['trustedHosts']
+  /**
+   * Where the request journal keeps each action (keyed by gateway, payment, option and action), so a `pay` run
+   * again after a crash or a lost confirm replays what an action did instead of paying twice. Default: the
+   * wallet's own (`createWalletRpc({ journal })`, memory unless the wallet gave a durable store).
+   */
+  journal?: KeyValueStorage
 } & (
   | { apiKey: string; appId?: never; clientId?: never }
   | { appId: string; clientId: string; apiKey?: never }
@@ -351,11 +358,13 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
       actions,
       {
         paymentId: ref.id,
+        optionId: option.id,
         merchant: payment.info?.merchant?.name ?? undefined,
         amount: formatAmount(payment.info?.amount),
         option: describeOption(option),
         origin,
         expected,
+        journal: options.journal,
       },
       () => {
         throwIfAborted(hooks.signal)

@@ -1,5 +1,6 @@
 import type { AuthTypes, EngineTypes, ProposalTypes, SessionTypes } from '@walletconnect/types'
 import type { HandleInput } from '../../core/envelope.js'
+import type { KeyValueStorage } from '../../core/journal.js'
 import type { WalletRpcLike } from '../walletRpcLike.js'
 import {
   type AuthenticationReview,
@@ -83,6 +84,7 @@ export async function answerProposalRequests(
   proposer: ProposerOrigin,
   clock: () => number,
   report: (error: unknown) => void,
+  journal?: KeyValueStorage,
 ): Promise<EngineTypes.ApproveParams['proposalRequestsResponses'] | undefined> {
   const wants = (request: 'authentication' | 'walletPay') =>
     answer === true || (typeof answer === 'object' && answer[request] === true)
@@ -96,6 +98,7 @@ export async function answerProposalRequests(
     },
     id: string,
     what: string,
+    requestKey = JSON.stringify(['proposal', proposalId, id]),
   ) => {
     const input: HandleInput = {
       chainId: step.chainId,
@@ -110,8 +113,10 @@ export async function answerProposalRequests(
       context: { 'session proposal': String(proposalId), 'requested at connect': what },
       ...(step.warnings === undefined || step.warnings.length === 0 ? {} : { warnings: step.warnings }),
       ...(step.expected === undefined ? {} : { expected: step.expected }),
+      // Through the request journal: a proposal delivered again (a restart) replays what its steps did.
+      requestKey,
     }
-    const response = await wallet.handle(input)
+    const response = await wallet.handle(input, journal === undefined ? undefined : { journal })
     if (!('error' in response)) return response.result
     report(new Error(`connect-time ${what} on ${step.chainId} not done: ${response.error.message}`))
     return undefined
@@ -150,6 +155,11 @@ export async function answerProposalRequests(
               { chainId: payment.chainId, method: payment.method, params, expected: payment.expected },
               `walletPay-${payment.option.index}`,
               `payment ${payment.option.display ?? ''}`,
+              // One order is paid once by this wallet: a second proposal from the site with the order's id gets the
+              // first payment's answer (same payment) or is refused (another one), never paid again.
+              payment.orderId === undefined
+                ? undefined
+                : JSON.stringify(['walletPay', proposer.origin ?? null, payment.orderId]),
             )
       const txid = result === undefined ? undefined : payment.txid(result)
       // Reported only once the chain shows it paid (a token's Transfer log), never on the broadcast alone.

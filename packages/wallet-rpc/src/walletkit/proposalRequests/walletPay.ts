@@ -57,6 +57,8 @@ export type PaymentStep = {
   expected: ExpectedPayment
   /** Undefined once the chain shows the payment made (a `ConnectPayments.settled`), else why it is not reported. */
   settled: (txid: string) => Promise<string | undefined>
+  /** The dapp's order id: with the site's origin, the request journal's key of the payment (paid once). */
+  orderId: string | undefined
   result: (txid: string) => EngineTypes.WalletPayResult
 }
 
@@ -263,6 +265,7 @@ function stepFor(
     option,
     chainId,
     ...request,
+    orderId,
     expected: {
       source: 'The dapp’s walletPay',
       chainId,

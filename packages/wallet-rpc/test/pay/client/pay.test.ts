@@ -564,3 +564,44 @@ describe('cancellation (hooks.signal)', () => {
     expect(time.state.sleeps).toEqual([])
   })
 })
+
+describe('pay: one payment, one effect (the request journal)', () => {
+  it('a pay run again after its confirm was lost replays each action instead of signing and sending again', async () => {
+    const { client, gateway, executed, reviews } = payClientFixture({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [fetched],
+      // The first confirm never gets through (the app closed, the network dropped): the actions were done.
+      confirm: [{ status: 400, body: { code: 'bad_request', message: 'try again' } }, succeeded],
+    })
+    await expect(client.pay('pay_1', 'opt_1')).rejects.toBeDefined()
+    expect(executed).toHaveLength(2)
+    const result = await client.pay('pay_1', 'opt_1')
+    expect(result.status).toBe('succeeded')
+    // The same two actions' answers, unasked: nothing signed or sent twice.
+    expect(executed).toHaveLength(2)
+    expect(reviews).toHaveLength(2)
+    const [first, second] = gateway.calls('confirm').map((call) => call.body as { results: unknown })
+    expect(second!.results).toEqual(first!.results)
+  })
+
+  it('refuses a second, different action in the place of one this wallet already signed for the payment', async () => {
+    const other = { status: 200, body: { actions: [walletRpcAction('eip155:8453', 'personal_sign', [])] } }
+    const { client, executed } = payClientFixture({
+      options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+      fetch: [fetched, other],
+      confirm: [{ status: 400, body: { code: 'bad_request', message: 'try again' } }, succeeded],
+    })
+    await expect(client.pay('pay_1', 'opt_1')).rejects.toBeDefined()
+    const refused = await client.pay('pay_1', 'opt_1').then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(refused).toBeInstanceOf(PayActionError)
+    // The approval transaction (action 1) replays; the signature in its place (action 2) is another one: refused.
+    expect(refused).toMatchObject({
+      actionIndex: 1,
+      rpcError: { code: -32600, data: { rule: 'journal.key_reused' } },
+    })
+    expect(executed).toHaveLength(2)
+  })
+})
