@@ -186,15 +186,17 @@ export class RequestJournal {
    */
   async read(key: string): Promise<JournalRecord | undefined> {
     const base = storageKeyOf(key)
-    for (const step of states) {
-      let stored: unknown
-      try {
-        stored = await this.storage.getItem(`${base}-${step}`)
-      } catch (error) {
-        throw new JournalUnavailableError('the store could not be read', { cause: error })
-      }
-      if (stored === undefined || stored === null) continue
-      if (isRecord(stored) && stored.key === key && stored.state === step) return stored
+    let stored: unknown[]
+    try {
+      // One round trip to the store (IndexedDB, AsyncStorage) for the four steps.
+      stored = await Promise.all(states.map((step) => this.storage.getItem(`${base}-${step}`)))
+    } catch (error) {
+      throw new JournalUnavailableError('the store could not be read', { cause: error })
+    }
+    for (const [index, step] of states.entries()) {
+      const record = stored[index]
+      if (record === undefined || record === null) continue
+      if (isRecord(record) && record.key === key && record.state === step) return record
       if (step === 'signed')
         throw new JournalUnavailableError(
           'the store holds an unreadable record of signed bytes for this request',
