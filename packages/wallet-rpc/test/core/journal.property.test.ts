@@ -132,7 +132,7 @@ describe('the request journal under faults', () => {
         const wallet = start(chain, storage, process)
         const firstAnswer = await wallet.wallet.handle(request)
         expect(chain.effects()).toBeLessThanOrEqual(1)
-        // A restart, or the same process: both must hold.
+        // Then a restart on the same store.
         const restarted = processWith(undefined)
         const after = start(chain, storageOf(base, restarted), restarted)
         for (const shape of repeats) {

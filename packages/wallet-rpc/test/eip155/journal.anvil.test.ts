@@ -1,6 +1,6 @@
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import fc from 'fast-check'
-import { createPublicClient, type Hex, http, type PublicClient, parseEther, toHex } from 'viem'
+import { createPublicClient, type Hex, http, keccak256, type PublicClient, parseEther, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type JournalRecord, type KeyValueStorage, memoryStorage } from '../../src/core/journal.js'
@@ -217,7 +217,7 @@ describe('wallet_sendCalls and eth_sendRawTransaction through a crash after the 
     expect(status.result.receipts).toHaveLength(2)
   })
 
-  it('a relayed raw transaction is relayed once, and its repeat answers the same hash', async () => {
+  it('a relayed raw transaction whose wallet died after relaying it: the repeat answers its hash unasked, one transaction', async () => {
     const index = 41
     const from = mnemonicToAccount(devMnemonic, { addressIndex: index })
     await fundFrom0(from.address)
@@ -236,11 +236,14 @@ describe('wallet_sendCalls and eth_sendRawTransaction through a crash after the 
       sessionTopic: 'raw',
       request: { jsonrpc: '2.0' as const, id: nextId++, method: 'eth_sendRawTransaction', params: [raw] },
     }
+    const nonceBefore = await chain.getTransactionCount({ address: from.address })
     const base = memoryStorage()
     await walletOf(base, processWith('after broadcast'), index).wallet.handle(request)
     const restarted = walletOf(base, processWith(undefined), index)
     const answer = (await restarted.wallet.handle(request)) as { result: Hex }
+    expect(answer.result).toBe(keccak256(raw))
     expect((await minedReceipt(chain, answer.result)).status).toBe('success')
+    expect(await chain.getTransactionCount({ address: from.address })).toBe(nonceBefore + 1)
     expect(restarted.prompts()).toBe(0)
   })
 })
