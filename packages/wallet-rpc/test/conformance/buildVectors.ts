@@ -561,7 +561,7 @@ total += write({
       expect: { error: { code: -32602 } },
     },
     {
-      name: "on a chain with a delegate, an account not yet delegated: atomic 'supported' (its first atomic batch upgrades it)",
+      name: "on a chain with a delegate, an account not yet delegated: atomic 'ready' (its first atomic batch upgrades it once the user approves)",
       keys: 'fixed',
       wallet: { account: 2 },
       chain: 'anvil-prague',
@@ -573,7 +573,7 @@ total += write({
       },
       expect: {
         resultIncludes: {
-          [prague.hex]: { atomic: { status: 'supported' }, dataSuffix: { supported: true } },
+          [prague.hex]: { atomic: { status: 'ready' }, dataSuffix: { supported: true } },
         },
       },
     },

@@ -131,16 +131,16 @@ const anvilChain = () =>
   })
 
 describe(`viem ${installedVersion('viem')} EIP-5792 over @walletconnect/universal-provider ${installedVersion('@walletconnect/universal-provider')}`, () => {
-  it('the session advertises atomic: supported where UniversalProvider reads it; getCapabilities answers from it', async () => {
+  it('the session advertises atomic: ready (the first batch upgrades the account) where UniversalProvider reads it; getCapabilities answers from it', async () => {
     const session = provider.session!
     expect(session.scopedProperties?.[`eip155:${anvil.chainId}`]).toMatchObject({
-      atomic: { status: 'supported' },
-      [`eip155:${anvil.chainId}:${account}`]: { atomic: { status: 'supported' } },
+      atomic: { status: 'ready' },
+      [`eip155:${anvil.chainId}:${account}`]: { atomic: { status: 'ready' } },
     })
-    expect(session.sessionProperties?.atomic).toBe(JSON.stringify({ status: 'supported' }))
+    expect(session.sessionProperties?.atomic).toBe(JSON.stringify({ status: 'ready' }))
     const walletClient = createWalletClient({ account, chain: anvilChain(), transport: custom(provider) })
     const capabilities = await getCapabilities(walletClient, { chainId: anvil.chainId })
-    expect(capabilities).toMatchObject({ atomic: { status: 'supported' } })
+    expect(capabilities).toMatchObject({ atomic: { status: 'ready' } })
   })
 
   it('sendCalls (forceAtomic): two transfers mined in ONE type-4 transaction; status success; the account is delegated', async () => {

@@ -89,7 +89,7 @@ async function batchedCalls(
     'wallet_getCapabilities',
     [from, [hexChain]],
     (result) =>
-      result[hexChain]?.atomic?.status === 'supported'
+      result[hexChain]?.atomic?.status === 'ready'
         ? { valid: true }
         : { valid: false, reason: `atomic is ${JSON.stringify(result[hexChain]?.atomic)}` },
   )

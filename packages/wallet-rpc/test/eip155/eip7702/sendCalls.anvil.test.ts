@@ -75,9 +75,9 @@ afterAll(async () => {
 })
 
 describe('wallet_sendCalls on anvil (prague)', () => {
-  it('getCapabilities: atomic supported before the first batch', async () => {
+  it('getCapabilities: atomic ready before the first batch (it upgrades the account)', async () => {
     expect(await h.result('wallet_getCapabilities', [account0, [toHex(anvil.chainId)]])).toEqual({
-      [toHex(anvil.chainId)]: { atomic: { status: 'supported' }, dataSuffix: { supported: true } },
+      [toHex(anvil.chainId)]: { atomic: { status: 'ready' }, dataSuffix: { supported: true } },
     })
     expect(await plain.result('wallet_getCapabilities', [account0])).toEqual({
       [toHex(anvil.chainId)]: { atomic: { status: 'unsupported' }, dataSuffix: { supported: true } },
@@ -132,11 +132,11 @@ describe('wallet_sendCalls on anvil (prague)', () => {
     })
     expect(status.receipts).toHaveLength(1)
     expect(await h.result('wallet_getCapabilities', [account0])).toMatchObject({
-      [toHex(anvil.chainId)]: { atomic: { status: 'ready' } },
+      [toHex(anvil.chainId)]: { atomic: { status: 'supported' } },
     })
   })
 
-  it('a ready account: two transfers in one plain EIP-1559 transaction to itself, with the ERC-8021 suffix', async () => {
+  it('a delegated account (atomic supported): two transfers in one plain EIP-1559 transaction to itself, with the ERC-8021 suffix', async () => {
     const suffix = '0x1234567890abcdef8021'
     const result = await h.result<{ id: string; capabilities: { caip345: { transactionHashes: Hex[] } } }>(
       'wallet_sendCalls',
