@@ -64,7 +64,7 @@ afterAll(async () => {
 
 /** The account's `atomic` status as the wallet answers it, and as viem's getCapabilities reads it. */
 async function atomicOf(harness: Harness, index: number): Promise<{ wallet: unknown; viem: unknown }> {
-  const address = devAccounts[index]
+  const address = devAccounts[index]!
   const answer = await harness.result<Record<string, { atomic: unknown }>>('wallet_getCapabilities', [
     address,
     [prague.hexChainId],
@@ -86,7 +86,7 @@ async function atomicOf(harness: Harness, index: number): Promise<{ wallet: unkn
 
 describe('EIP-5792 atomic status, as the spec defines it', () => {
   it(`ready — ${spec.ready}: the chain has a delegate, the account is not delegated yet`, async () => {
-    expect(await prague.chain.getCode({ address: devAccounts[notDelegated] })).toBeUndefined()
+    expect(await prague.chain.getCode({ address: devAccounts[notDelegated]! })).toBeUndefined()
     expect(await atomicOf(wallet, notDelegated)).toEqual({
       wallet: { status: 'ready' },
       viem: { status: 'ready' },
