@@ -67,7 +67,7 @@ type Plan = { request: AddChainRequest; provider: Eip155ChainProvider | undefine
  * `wallet_addEthereumChain [chain]` (EIP-3085): checks the chain id, native currency and an RPC URL that
  * answers `eth_chainId` with that id, then asks the wallet's `addEthereumChain` callback — never adds a
  * chain silently. Allowed: the chain is served from then on through that URL (signing and sending), and the
- * answer is null; refused: 5000. A chain already served answers null without asking. Offered only when
+ * answer is null; refused: 4001 (EIP-1193). A chain already served answers null without asking. Offered only when
  * the wallet gives the callback.
  */
 export const addEthereumChain = (

@@ -281,7 +281,7 @@ describe('wallet_sendCalls on anvil (prague)', () => {
     expect(await chain.getCode({ address: from })).toBeUndefined()
     expect(errorOf(await noUpgrades.call('wallet_getCallsStatus', ['upgrade-declined'])).code).toBe(5730)
     // Not required atomic: the wallet still asked for the upgrade (one transaction where it can), so a
-    // "no" is the plain 5000.
+    // "no" is the plain refusal, EIP-1193's 4001.
     expect(
       errorOf(
         await sendCalls(noUpgrades, {
@@ -290,7 +290,7 @@ describe('wallet_sendCalls on anvil (prague)', () => {
           calls: [{ to: recipient, value: '0x1' }],
         }),
       ).code,
-    ).toBe(5000)
+    ).toBe(4001)
     // No upgrade in the review (a chain without a delegate): the same approve says yes and the calls go out.
     const sequential = prague.wallet([9], {
       delegate: false,
@@ -324,7 +324,7 @@ describe('wallet_sendCalls on anvil (prague)', () => {
         { to: recipient, value: '0x2' },
       ],
     })
-    expect(errorOf(response).code).toBe(5000)
+    expect(errorOf(response).code).toBe(4001)
     expect(await chain.getTransactionCount({ address: account1, blockTag: 'pending' })).toBe(nonceBefore)
     expect(errorOf(await rejecting.call('wallet_getCallsStatus', ['rejected-1'])).code).toBe(5730)
     // The next batch takes the very next nonce.
@@ -457,7 +457,7 @@ describe('wallet_watchAsset, wallet_addEthereumChain, wallet_showCallsStatus', (
     ).toBe(-32601)
   })
 
-  it('addEthereumChain: checks the fields and the RPC before asking; refused by the host: 5000, chain not added', async () => {
+  it('addEthereumChain: checks the fields and the RPC before asking, and asks nothing when they fail', async () => {
     const wallet = hosted()
     const chain = (fields: Record<string, unknown>) => [
       {
