@@ -58,6 +58,8 @@ const addressA = 'bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pz3cppk'
 const scriptA = '0014d0c4a3ef09e997b6e99e397e518fe3e41a118ca1'
 const addressB = 'bcrt1q9u62588spffmq4dzjxsr5l297znf3z6jkgnhsw'
 const scriptB = '00142f34aa1cf00a53b055a291a03a7d45f0a6988b52'
+/** bech32m of witness v1 and 32 bytes of 0x11 on regtest. */
+const taprootAddress = 'bcrt1pzyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygsqysakq'
 
 async function failure(promise: Promise<unknown>): Promise<WalletRpcError> {
   try {
@@ -140,6 +142,16 @@ describe('bitcoinCore provider', () => {
     )
     expect(error.data).toEqual({ reason: 'bitcoind did not answer within 300 ms' })
     expect(core.calls).toHaveLength(1)
+  })
+
+  it('a P2TR address: its script, with no ECC library set in bitcoinjs-lib (it once needed one)', async () => {
+    const taproot = `5120${'11'.repeat(32)}`
+    const core = await fakeCore((call) => {
+      if (call.method === 'scantxoutset') return { result: { success: true, unspents: [] } }
+      return { error: { code: -32601, message: 'Method not found' } }
+    })
+    expect(await bitcoinCore({ url: core.url, auth }).utxos(taprootAddress)).toEqual([])
+    expect(core.calls[0]!.params[1]).toEqual([`raw(${taproot})`])
   })
 
   it('an unreachable node and an address it cannot read', async () => {

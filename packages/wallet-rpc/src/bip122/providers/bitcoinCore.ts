@@ -1,8 +1,8 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { base64 } from '@scure/base'
-import { address as bitcoinAddress, networks } from 'bitcoinjs-lib'
 import { ProviderError } from '../../core/errors.js'
 import { timeoutSignal } from '../../core/http.js'
+import { decodeAddress } from '../chains.js'
 import { fromHex, toHex } from '../transaction/bytes.js'
 import { parseTransaction } from '../transaction/transaction.js'
 import type { AddressActivity, ChainProvider, FeeRates, Utxo } from '../types.js'
@@ -42,17 +42,15 @@ export type BitcoinCoreProvider = ChainProvider & {
 type RpcRequest = { method: string; params: unknown[] }
 type RpcReply = { result?: unknown; error?: { code: number; message: string } | null; id?: number }
 
-const addressNetworks = [networks.bitcoin, networks.testnet, networks.regtest]
-
+/**
+ * Any network's address as its output script (the node's own address format may differ: Litecoin Core in
+ * regtest). Not bitcoinjs-lib's `address.toOutputScript`: for a P2TR address it needs the process-global
+ * `initEccLib`, so a P2TR address failed until something else in the process had set it.
+ */
 function scriptOfAddress(address: string): Uint8Array {
-  for (const network of addressNetworks) {
-    try {
-      return bitcoinAddress.toOutputScript(address, network)
-    } catch {
-      // try the next network
-    }
-  }
-  throw new ProviderError(`not an address this provider understands: ${address}`)
+  const decoded = decodeAddress(address)
+  if (decoded === undefined) throw new ProviderError(`not an address this provider understands: ${address}`)
+  return decoded.scriptPubKey
 }
 
 const satoshis = (coins: number) => Math.round(coins * 1e8)
