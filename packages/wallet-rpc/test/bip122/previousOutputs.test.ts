@@ -92,6 +92,17 @@ describe('parents fetched by the wallet', () => {
     expect(memory.asked).toHaveLength(2000)
   })
 
+  it('keeps the 2000 latest: a batch of 2500 leaves its first 500 to be fetched again', async () => {
+    const parents = manyInputParents({ owners: await owners(1), count: 2500, seed: 6 })
+    const memory = memoryProvider(parents, { batch: true })
+    const txids = parents.map(transactionId)
+    await verifiedTransactions(memory.provider, txids)
+    await verifiedTransactions(memory.provider, txids.slice(500))
+    expect(memory.batches).toEqual([2500])
+    await verifiedTransactions(memory.provider, txids)
+    expect(memory.batches).toEqual([2500, 500])
+  })
+
   it('with rawTransactions: one batch of what is missing; concurrent requests share it', async () => {
     const parents = manyInputParents({ owners: await owners(2), count: 300, seed: 2 })
     const memory = memoryProvider(parents, { batch: true })

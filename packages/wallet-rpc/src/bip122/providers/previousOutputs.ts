@@ -1,5 +1,5 @@
 import { ProviderError } from '../../core/errors.js'
-import { type Pause, timeSlicer } from '../../core/yielding.js'
+import { nextTurn, type Pause, timeSlicer } from '../../core/yielding.js'
 import { parseTransaction, type Transaction, transactionId } from '../transaction/transaction.js'
 import type { ChainProvider } from '../types.js'
 
@@ -103,6 +103,9 @@ async function fetchVerified(provider: ChainProvider, txids: readonly string[]):
       }
     }
   }
+  // A turn before the caller goes on: what follows (the request's checks, its review, its signing loop) may
+  // run a slice of its own before its first pause, and two slices back to back are one long block.
+  await nextTurn()
   return outcomes
 }
 
@@ -125,13 +128,19 @@ export async function verifiedTransactions(
     for (const [index, txid] of missing.entries()) fetching.set(txid, { fetch, index })
     void fetch.then(
       (outcomes) => {
-        for (const [index, txid] of missing.entries()) {
-          fetching.delete(txid)
+        for (const txid of missing) fetching.delete(txid)
+        const kept = missing.flatMap((txid, index) => {
           const outcome = outcomes[index]!
-          if ('error' in outcome) continue
-          if (verified.size >= maxCachedTransactions) verified.delete(verified.keys().next().value!)
-          verified.set(txid, outcome.value)
+          return 'value' in outcome ? [[txid, outcome.value] as const] : []
+        })
+        // The oldest out in one pass: a Map keeps deleted slots until it rehashes, so asking for its first
+        // key after each delete walks every earlier hole (quadratic for a batch of thousands).
+        let excess = verified.size + kept.length - maxCachedTransactions
+        for (const txid of verified.keys()) {
+          if (excess-- <= 0) break
+          verified.delete(txid)
         }
+        for (const [txid, tx] of kept.slice(-maxCachedTransactions)) verified.set(txid, tx)
       },
       () => {
         for (const txid of missing) fetching.delete(txid)
