@@ -1,7 +1,5 @@
-import { WalletKit } from '@reown/walletkit'
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
-import { SignClient } from '@walletconnect/sign-client'
-import UniversalProvider from '@walletconnect/universal-provider'
+import type UniversalProvider from '@walletconnect/universal-provider'
 import { BrowserProvider, isError } from 'ethers'
 import { BaseError, createWalletClient, custom, defineChain, type Hex, UserRejectedRequestError } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,9 +7,8 @@ import { BIP122_MAINNET, bip122, hdKeys } from '../../src/bip122/index.js'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
 import { eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
-import { attachWalletKit, type WalletKitAdapter } from '../../src/walletkit/index.js'
-import { type LocalRelay, relayCore, startLocalRelay } from '../walletkit/localRelay.js'
-import { dappUrl, installedVersion } from './dappSession.js'
+import { type LocalRelay, startLocalRelay } from '../walletkit/localRelay.js'
+import { connectOverRelay, installedVersion, type RelaySession } from './dappSession.js'
 
 /**
  * A user's refusal as the two dapp libraries see it, over the path a dapp uses: its real UniversalProvider
@@ -28,9 +25,7 @@ const recipient = '0x000000000000000000000000000000000000dEaD'
 let relay: LocalRelay
 let anvil: AnvilInstance
 let wallet: WalletRpc
-let walletKit: Awaited<ReturnType<typeof WalletKit.init>>
-let adapter: WalletKitAdapter
-let client: Awaited<ReturnType<typeof SignClient.init>>
+let connected: RelaySession
 let provider: UniversalProvider
 let account: Hex
 let btcAccount: string
@@ -51,22 +46,10 @@ beforeAll(async () => {
       return false
     },
   })
-  walletKit = await WalletKit.init({
-    core: relayCore(relay, 'wallet'),
-    metadata: { name: 'wallet-rpc', description: '', url: 'https://wallet.example', icons: [] },
-  })
-  adapter = attachWalletKit(walletKit, wallet, { approveSession: () => true })
-  client = await SignClient.init({
-    core: relayCore(relay, 'dapp'),
-    metadata: { name: 'refusal dapp', description: '', url: dappUrl, icons: [] },
-    logger: 'silent',
-  })
-  provider = await UniversalProvider.init({ client: client as never, logger: 'silent' })
-  provider.on('display_uri', (uri: string) => {
-    void walletKit.pair({ uri })
-  })
-  const session = await provider.connect({
-    optionalNamespaces: {
+  connected = await connectOverRelay(
+    relay,
+    wallet,
+    {
       eip155: {
         chains: [`eip155:${anvil.chainId}`],
         methods: ['personal_sign', 'eth_sendTransaction', 'eth_signTypedData_v4'],
@@ -75,20 +58,17 @@ beforeAll(async () => {
       },
       bip122: { chains: [BIP122_MAINNET], methods: ['signMessage'], events: [] },
     },
-  })
-  if (!session) throw new Error('no session')
+    { dappName: 'refusal dapp' },
+  )
+  provider = connected.provider
+  const { session } = connected
   const accountOf = (namespace: string) => session.namespaces[namespace]!.accounts[0]!.split(':')[2]!
   account = accountOf('eip155') as Hex
   btcAccount = accountOf('bip122')
 }, 120_000)
 
 afterAll(async () => {
-  adapter?.detach()
-  await provider?.disconnect().catch(() => {})
-  for (const sdk of [client, walletKit]) {
-    await sdk?.core.relayer.transportClose().catch(() => {})
-    sdk?.core.heartbeat.stop()
-  }
+  await connected?.close()
   await wallet?.close()
   await Promise.all([relay?.close(), anvil?.stop()])
 })
@@ -156,7 +136,7 @@ describe(`one refusal, as ethers ${installedVersion('ethers')} and viem ${instal
 
   it("bip122 keeps WalletConnect's 5000", async () => {
     const error = await refused(
-      client.request({
+      connected.client.request({
         topic: provider.session!.topic,
         chainId: BIP122_MAINNET,
         request: { method: 'signMessage', params: { account: btcAccount, message: 'hello' } },
