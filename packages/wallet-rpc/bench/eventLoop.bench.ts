@@ -7,8 +7,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { base58 } from '@scure/base'
 import { beginCell } from '@ton/core'
-import { manyInputPsbt } from '../test/bip122/manyInputPsbt.js'
+import { manyInputParents, manyInputPsbt } from '../test/bip122/manyInputPsbt.js'
 import { typedDataBatch } from '../test/eip155/typedDataBatch.js'
+import { fundDistinctParents } from './coreCoins.js'
 import { measure, type Sample } from './measure.js'
 import { solanaTransfer } from './solanaTransfer.js'
 
@@ -17,7 +18,9 @@ import { solanaTransfer } from './solanaTransfer.js'
  * Native JS thread or an extension), through `handle()` at the largest size each limit admits, with the
  * request's total time and, for scale, the raw signatures it needs (see `longestBlock`). Target: ≤ 50 ms,
  * total ≤ 2× the raw signatures. sendTransfer's raw is all it cannot skip (signatures, their verification,
- * its chain reads), its ratio to the signatures alone printed below the table. Runs on the built package.
+ * its chain reads), its ratio to the signatures alone printed below the table (target ≤ 5×), on Esplora and,
+ * where Debian's litecoind is installed, on Bitcoin Core's JSON-RPC (the row is left out without it). Runs on
+ * the built package.
  */
 const mnemonic =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
@@ -137,7 +140,10 @@ function chainRecorder() {
       recording = true
     },
     broadcastWall: () => broadcastWall,
-    /** The recorded reads again, straight to the provider, 8 at a time (as the wallet fetches parents). */
+    /**
+     * The recorded reads again, straight to the provider, 8 calls at a time (a `rawTransactions` batch is one
+     * call, which the provider spreads over its own requests in flight, as when the wallet made it).
+     */
     async replayReads(): Promise<void> {
       for (let start = 0; start < reads.length; start += 8) {
         await Promise.all(reads.slice(start, start + 8).map((read) => read()))
@@ -163,11 +169,16 @@ type Case = {
   warmUp?: () => Promise<unknown>
   oneSignature?: boolean
   chain?: { reset: () => Promise<void>; idle: () => Promise<void>; broadcastWall: () => number }
+  /** sendTransfer's raw, CPU ms by part, once measured. */
+  parts?: { signing: number; verifying: number; reading: number }
 }
 
 export async function run(): Promise<void> {
   const { createWalletRpc } = await built<typeof import('../src/createWalletRpc.js')>('createWalletRpc.js')
   const bip = await built<typeof import('../src/bip122/index.js')>('bip122/index.js')
+  const { serializeTransaction, transactionId } = await built<
+    typeof import('../src/bip122/transaction/transaction.js')
+  >('bip122/transaction/transaction.js')
   const evm = await built<typeof import('../src/eip155/index.js')>('eip155/index.js')
   const tonNs = await built<typeof import('../src/ton/index.js')>('ton/index.js')
   const sol = await built<typeof import('../src/solana/index.js')>('solana/index.js')
@@ -252,49 +263,145 @@ export async function run(): Promise<void> {
     })
     return () => answer(signer, bip.BIP122_REGTEST, 'signPsbt', params)
   }
-  // The chain starts only when the sendTransfer row runs (funding the coins takes a while), in a child
-  // process: its signature checks must count neither as a block of ours nor in our CPU time.
-  const recording = chainRecorder()
-  let rawParts: { signing: number; verifying: number; reading: number } | undefined
-  let chain: { stop: () => Promise<void> } | undefined
-  let sender: ReturnType<typeof createWalletRpc> | undefined
-  const fundedChain = async () => {
+  // P2WPKH inputs with only their spent output (witnessUtxo), on a wallet with a chain provider: the wallet
+  // fetches each parent itself (rawTransaction, answered from memory at once, so nothing but the wallet's own
+  // work sits between two turns) and checks its hash and amount. Each run signs other coins: the wallet keeps
+  // verified parents, and a parent met before would not be fetched again.
+  const fetchedRuns = [11, 12, 13].map((seed) => {
+    const options = { account: account.id, owners: [payment], count: 3000, seed }
+    return {
+      params: manyInputPsbt({ ...options, parents: false, witnessUtxo: true }),
+      parents: manyInputParents(options),
+    }
+  })
+  const served = new Map(
+    fetchedRuns.flatMap(({ parents }) =>
+      parents.map((parent) => [transactionId(parent), serializeTransaction(parent)] as const),
+    ),
+  )
+  const parentsProvider: import('../src/bip122/types.js').ChainProvider = {
+    utxos: async () => [],
+    addressActivity: async () => ({ txCount: 0 }),
+    feeRates: async () => ({ '1': 1 }),
+    async rawTransaction(txid) {
+      const raw = served.get(txid)
+      if (raw === undefined) throw new Error(`no transaction ${txid}`)
+      return raw
+    },
+    broadcast: async () => {
+      throw new Error('signPsbt sends nothing')
+    },
+  }
+  const fetcher = createWalletRpc({
+    namespaces: [
+      bip.bip122({
+        keys: bip.hdKeys({ mnemonic }),
+        chains: { [bip.BIP122_REGTEST]: { provider: parentsProvider } },
+      }),
+    ],
+    approve: () => true,
+  })
+  let fetchedRun = 0
+  const signPsbtFetchingParents = () =>
+    answer(fetcher, bip.BIP122_REGTEST, 'signPsbt', fetchedRuns[fetchedRun++ % fetchedRuns.length]!.params)
+  // sendTransfer's chains start only when their row runs (funding the coins takes a while), each in a process
+  // of its own: its signature checks must count neither as a block of ours nor in our CPU time.
+  type TransferChain = { sender: ReturnType<typeof createWalletRpc>; stop: () => Promise<void> }
+  const addresses = () => Promise.all(Array.from({ length: 30 }, (_, i) => account.address(84, 0, i)))
+  const senderOn = async (provider: import('../src/bip122/types.js').ChainProvider) => {
+    const namespace = bip.bip122({
+      keys: bip.hdKeys({ mnemonic }),
+      chains: { [bip.BIP122_REGTEST]: { provider } },
+    })
+    await (await namespace.wallet.chain(bip.BIP122_REGTEST)).account.refresh()
+    return createWalletRpc({ namespaces: [namespace], approve: () => true })
+  }
+  // The embedded regtest chain behind Esplora (one request per parent; `esplora()` keeps 8 in flight).
+  const esploraChain = async (recording: ReturnType<typeof chainRecorder>): Promise<TransferChain> => {
     step('starting the regtest chain, funding 4500 coins')
     const child = fork(fileURLToPath(new URL('./regtestProcess.mjs', import.meta.url)), [], { execArgv: [] })
     const next = () => new Promise<unknown>((resolve) => child.once('message', resolve))
     const { url } = (await next()) as { url: string }
-    const addresses = await Promise.all(Array.from({ length: 30 }, (_, i) => account.address(84, 0, i)))
+    const owners = await addresses()
     child.send({
       // 3000 for the measured transfers (1450 each, beside the probe and alone), 1500 spare for the warm-up.
-      fund: Array.from({ length: 4500 }, (_, i) => ({ address: addresses[i % 30]!.address, sats: 10_000 })),
+      fund: Array.from({ length: 4500 }, (_, i) => ({ address: owners[i % 30]!.address, sats: 10_000 })),
     })
     await next()
-    const namespace = bip.bip122({
-      keys: bip.hdKeys({ mnemonic }),
-      chains: {
-        [bip.BIP122_REGTEST]: {
-          provider: recording.wrap(bip.esplora(url, { retries: 0, timeoutMs: 120_000 })),
-        },
-      },
-    })
-    sender = createWalletRpc({ namespaces: [namespace], approve: () => true })
-    await (await namespace.wallet.chain(bip.BIP122_REGTEST)).account.refresh()
+    const sender = await senderOn(recording.wrap(bip.esplora(url, { retries: 0, timeoutMs: 120_000 })))
     const stop = async () => {
       child.send('stop')
       await next()
     }
-    return { stop }
+    return { sender, stop }
   }
+  // Debian's litecoind (Bitcoin Core 0.21's node) through `bitcoinCore()`: the parents in JSON-RPC batches.
+  // Each coin has a funding transaction of its own (bench/coreCoins.ts), so every coin has a parent of its own.
+  const coreChain = async (recording: ReturnType<typeof chainRecorder>): Promise<TransferChain> => {
+    step('starting litecoind, funding 3100 coins, one transaction each')
+    const { startLitecoind } = await import('@wallet-rpc/devchains/litecoind')
+    const node = await startLitecoind()
+    const owners = await addresses()
+    await fundDistinctParents(
+      node,
+      owners.map((owner) => owner.scriptPubKey),
+      3100,
+      coreCoinSats,
+    )
+    const provider = bip.bitcoinCore({ url: node.url, auth: node.auth, timeoutMs: 120_000 })
+    coreFeeRate = Math.max(...Object.values(await provider.feeRates()))
+    return { sender: await senderOn(recording.wrap(provider)), stop: () => node.stop() }
+  }
+  const coreCoinSats = 20_000
+  let coreFeeRate = 1
+  const { litecoindPath } = await import('@wallet-rpc/devchains/litecoind')
   const recipient = (await account.address(84, 0, 40)).address
-  // Spends as many coins as a standard transaction holds (400 000 weight units, about 1470 P2WPKH inputs;
-  // nodes refuse a larger one): at the chain's 2 sat/vB, 14.3 M sat plus the fee take 1450 coins of
-  // 10 000 sat. The warm-up sends 1 M sat (about 100 coins) through the same code.
-  const sendTransfer = (amount: string) => () =>
-    answer(sender!, bip.BIP122_REGTEST, 'sendTransfer', {
-      account: account.id,
-      recipientAddress: recipient,
-      amount,
-    })
+  /**
+   * A sendTransfer row on `start`'s chain: as many coins as a standard transaction holds (400 000 weight
+   * units, about 1470 P2WPKH inputs; nodes refuse a larger one), 1450 for `amount()`; the warm-up sends about
+   * 100 coins' worth through the same code. Its raw is what the request cannot do without: 1450 signatures,
+   * 1450 verifications before broadcast (as Bitcoin Core's CKey::Sign checks each signature it makes), and its
+   * reads of the chain (the coins, and each coin's parent transaction: the segwit-v0 amount proof), replayed
+   * alone through the same provider.
+   */
+  const transferCase = (
+    name: string,
+    start: (recording: ReturnType<typeof chainRecorder>) => Promise<TransferChain>,
+    amount: (coins: number) => string,
+  ): Case => {
+    const recording = chainRecorder()
+    let chain: TransferChain | undefined
+    const send = (coins: number) => () =>
+      answer(chain!.sender, bip.BIP122_REGTEST, 'sendTransfer', {
+        account: account.id,
+        recipientAddress: recipient,
+        amount: amount(coins),
+      })
+    const row: Case = {
+      name: `${name} (raw: 1450 signatures + 1450 verifications + its chain reads)`,
+      run: send(1450),
+      raw: async () => {
+        const signing = (await spanOf(rawEcdsa(1450))).cpu
+        const verifying = (await spanOf(rawEcdsaVerify(1450))).cpu
+        const reading = (await spanOf(() => recording.replayReads())).cpu
+        row.parts = { signing, verifying, reading }
+      },
+      warmUp: async () => {
+        if (chain === undefined) {
+          const started = await start(recording)
+          chain = started
+          stops.push(async () => {
+            await started.sender.close()
+            await started.stop()
+          })
+        }
+        await send(100)()
+      },
+      chain: recording,
+    }
+    return row
+  }
+  const stops: (() => Promise<void>)[] = []
 
   const evmAccount = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
   // The most values the limits admit: 4 for the domain and message, 22 per entry of 18 amounts.
@@ -323,6 +430,11 @@ export async function run(): Promise<void> {
       run: signPsbt(payment, 3000),
       raw: rawEcdsa(3000),
     },
+    {
+      name: 'signPsbt, 3000 P2WPKH inputs (witnessUtxo only: the wallet fetches each parent)',
+      run: signPsbtFetchingParents,
+      raw: rawEcdsa(3000),
+    },
     { name: 'signPsbt, 3000 P2TR inputs', run: signPsbt(taproot, 3000), raw: rawSchnorr(3000) },
     {
       name: `eth_signTypedData_v4, ${typedDataLimits.maxValues} values`,
@@ -342,24 +454,19 @@ export async function run(): Promise<void> {
         answer(wallet, sol.solanaMainnet, 'solana_signAllTransactions', { transactions: solTransactions }),
       raw: rawEd25519(10_000),
     },
-    {
-      // What the request cannot do without: 1450 signatures, 1450 verifications before broadcast (as Bitcoin
-      // Core's CKey::Sign checks each signature it makes), and its reads of the chain (the coins, and each
-      // coin's parent transaction: the segwit-v0 amount proof), replayed alone through the same provider.
-      name: 'sendTransfer, 1450 coins (raw: 1450 signatures + 1450 verifications + its chain reads)',
-      run: sendTransfer('14300000'),
-      raw: async () => {
-        const signing = (await spanOf(rawEcdsa(1450))).cpu
-        const verifying = (await spanOf(rawEcdsaVerify(1450))).cpu
-        const reading = (await spanOf(() => recording.replayReads())).cpu
-        rawParts = { signing, verifying, reading }
-      },
-      warmUp: async () => {
-        chain ??= await fundedChain()
-        await sendTransfer('990000')()
-      },
-      chain: recording,
-    },
+    // At the chain's 2 sat/vB, 1450 coins of 10 000 sat pay 14.3 M sat and the fee.
+    transferCase('sendTransfer, 1450 coins, Esplora', esploraChain, (coins) =>
+      coins === 1450 ? '14300000' : '990000',
+    ),
+    ...(litecoindPath() === undefined
+      ? []
+      : [
+          // What `coins` coins of 20 000 sat leave after the fee at the node's rate (68 vB per P2WPKH input),
+          // less 10 000 sat: the change clears Litecoin's dust threshold, higher than Bitcoin's.
+          transferCase('sendTransfer, 1450 coins, Bitcoin Core (litecoind)', coreChain, (coins) =>
+            String(Math.floor(coins * (coreCoinSats - 69 * coreFeeRate) - 200 * coreFeeRate - 10_000)),
+          ),
+        ]),
   ]
   const only = process.env.EVENT_LOOP_FILTER ?? ''
   console.log(
@@ -393,8 +500,8 @@ export async function run(): Promise<void> {
       const wall = testCase.chain
         ? `${own.toFixed(0)} ms + ${awaitingBroadcast.toFixed(0)} awaiting the chain's broadcast answer`
         : `${own.toFixed(0)} ms`
-      if (testCase.chain && rawParts) {
-        const { signing, verifying, reading } = rawParts
+      if (testCase.parts) {
+        const { signing, verifying, reading } = testCase.parts
         notes.push(
           `${name.split(',')[0]}: raw CPU 1450 signatures ${signing.toFixed(0)} ms, 1450 verifications ${verifying.toFixed(0)} ms, its chain reads ${reading.toFixed(0)} ms; total CPU ÷ the signatures alone ${(total.cpu / signing).toFixed(2)}×`,
         )
@@ -407,7 +514,7 @@ export async function run(): Promise<void> {
   } finally {
     await wallet.close()
     await signer.close()
-    await sender?.close()
-    await chain?.stop()
+    await fetcher.close()
+    for (const stop of stops) await stop()
   }
 }

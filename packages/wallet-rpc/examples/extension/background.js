@@ -39,7 +39,7 @@ const demoTonSeed = new Uint8Array(32).fill(7)
  * is signed, for whom, what it costs) and resolves with the user's choice for that one request. This example
  * keeps a list of one-shot approvals instead: each `{ type: 'approve', method }` from the extension's own pages
  * answers yes to ONE later request of that method (or 'session_proposal': one connection) and is consumed by
- * it; without a fresh one the next request is rejected (5000). The list lives in chrome.storage.session, which
+ * it; without a fresh one the next request is rejected (5000; 4001 on eip155). The list lives in chrome.storage.session, which
  * outlives the worker (not the browser): a request that arrives while the worker is stopped still finds its
  * approval when the worker starts again. Never call chrome.storage.session.setAccessLevel(
  * 'TRUSTED_AND_UNTRUSTED_CONTEXTS'): content scripts, which web pages drive, could then write approvals.

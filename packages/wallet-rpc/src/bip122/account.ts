@@ -4,6 +4,7 @@ import { ProviderError } from '../core/errors.js'
 import { withKeyTimeout } from '../core/timeout.js'
 import { ecc } from '../crypto/secp256k1.js'
 import { encodeAddress } from './encoding.js'
+import { type Limiter, limiter } from './limiter.js'
 import type {
   Account,
   AccountAddress,
@@ -327,23 +328,4 @@ function toEntry(entry: AccountAddress): AddressEntry {
   return entry.path === undefined
     ? { address: entry.address, publicKey: entry.publicKeyHex, intention: entry.intention }
     : { address: entry.address, publicKey: entry.publicKeyHex, path: entry.path, intention: entry.intention }
-}
-
-type Limiter = <T>(task: () => Promise<T>) => Promise<T>
-
-/** Runs at most `size` tasks at once; a finishing task hands its slot straight to the next waiting one. */
-function limiter(size: number): Limiter {
-  let active = 0
-  const queue: Array<() => void> = []
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= size) await new Promise<void>((resolve) => queue.push(resolve))
-    else active++
-    try {
-      return await task()
-    } finally {
-      const next = queue.shift()
-      if (next) next()
-      else active--
-    }
-  }
 }

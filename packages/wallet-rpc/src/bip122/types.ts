@@ -125,6 +125,13 @@ export type ChainProvider = {
   feeRates(): Promise<FeeRates>
   /** Serialized transaction (for `nonWitnessUtxo`). */
   rawTransaction(txid: string): Promise<Uint8Array>
+  /**
+   * Optional: several serialized transactions, in the order asked, fetched as the provider does best
+   * (`bitcoinCore()`: JSON-RPC batches; `esplora()`: a few requests in flight). Without it the wallet calls
+   * `rawTransaction` a few at a time. The wallet hash-checks each against its txid either way. A wrapper
+   * that replaces `rawTransaction` must replace this too, or leave it out.
+   */
+  rawTransactions?(txids: readonly string[]): Promise<Uint8Array[]>
   /** Sends the serialized transaction once; returns the txid the provider reports (the caller compares it). */
   broadcast(rawTransaction: Uint8Array): Promise<string>
 }

@@ -23,7 +23,8 @@ Key options (handle, properties):
   --ton-wallet v4r2|v5r1   TON wallet contract (default v5r1)
   --account N              account index (default 0): bip122 account N', eip155 address index in
                            m/44'/60'/0'/0/N, TON subwallet N
-  --approve all|none       answer every approval (no TTY and no flag = none)
+  --approve all|none       answer every approval: reviews, wallet_watchAsset, wallet_addEthereumChain (a chain
+                           added serves until the process ends); no TTY and no flag = none
   --now UNIX_SECONDS       fixed clock for reproducible outputs
   --esplora CHAIN=URL      bip122 chain provider (Esplora HTTP API)
   --ord CHAIN=URL          bip122 assets index (ord server JSON API): sendTransfer never spends coins with

@@ -104,8 +104,8 @@ export type Namespace = {
   /** The wallet approved a session on `chainId` (the WalletKit adapter calls this). */
   announceSession?: (chainId: string) => Promise<void>
   /**
-   * Rewords an error answer for this namespace's dapps, keeping its code and data (TON: @tonconnect/sdk
-   * reads the error category from the message text).
+   * Rewords an error answer for this namespace's dapps, keeping its data (TON: @tonconnect/sdk reads the
+   * error category from the message text; eip155 answers a refusal as EIP-1193's 4001, which ethers reads).
    */
   describeError?: (error: JsonRpcErrorObject) => JsonRpcErrorObject
   /** Stop watchers and timers. */

@@ -1,4 +1,9 @@
-import { WalletRpcError, type WalletRpcErrorOptions } from '../core/errors.js'
+import {
+  type JsonRpcErrorObject,
+  UserRejectedError,
+  WalletRpcError,
+  type WalletRpcErrorOptions,
+} from '../core/errors.js'
 
 /**
  * EIP-5792's error codes (eips.ethereum.org/EIPS/eip-5792, "Error Codes") and EIP-3085/3326's 4902. viem
@@ -33,3 +38,19 @@ export const AtomicityNotSupportedError = eip5792Error(5760, 'Atomicity not supp
 export const UnrecognizedChainError = eip5792Error(4902, 'Unrecognized chain ID.')
 
 export type AtomicityNotSupportedError = InstanceType<typeof AtomicityNotSupportedError>
+
+/**
+ * A user's refusal as EIP-1193 spells it (4001), with words ethers recognises too. ethers v6 turns only 4001
+ * into `ACTION_REJECTED` (BrowserProvider; its JSON-RPC path matches "user denied" in the message) and any
+ * other code, WalletConnect's 5000 included, into `UNKNOWN_ERROR`; viem reads 4001 and 5000 alike.
+ */
+export const eip1193UserRejected = { code: 4001, message: 'User denied the request.' } as const
+
+/**
+ * The namespace's `describeError`: WalletConnect's 5000 "User rejected." (the router's answer to a declined
+ * review, and `wallet_addEthereumChain`'s refusal) goes out as EIP-1193's 4001; every other answer, EIP-5792's
+ * 5750 "Rejected upgrade" included, is left as it is.
+ */
+export function eip155ErrorAnswer(error: JsonRpcErrorObject): JsonRpcErrorObject {
+  return error.code === UserRejectedError.code ? { ...error, ...eip1193UserRejected } : error
+}

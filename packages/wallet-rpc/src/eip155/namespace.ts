@@ -3,6 +3,7 @@ import type { MethodTable, Namespace } from '../core/namespace.js'
 import { activeSecp256k1 } from '../crypto/secp256k1.js'
 import { memoryCallsStore } from './calls/store.js'
 import type { ChainConfig, Eip155Env } from './env.js'
+import { eip155ErrorAnswer } from './errors.js'
 import { sendRawTransaction } from './methods/eth_sendRawTransaction.js'
 import { sendTransaction } from './methods/eth_sendTransaction.js'
 import { ethSign, ethSignDisabled } from './methods/eth_sign.js'
@@ -100,6 +101,7 @@ export function eip155(options: Eip155Options): Namespace {
     chains: servedChains,
     methods,
     events: ['chainChanged', 'accountsChanged'],
+    describeError: eip155ErrorAnswer,
     attach(host) {
       env.report = host.onError
     },

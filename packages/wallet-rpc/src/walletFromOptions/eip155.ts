@@ -1,5 +1,7 @@
 import type { Namespace } from '../core/namespace.js'
+import { printableLine } from '../core/text.js'
 import { UsageError, type WalletCliOptions } from './options.js'
+import { answererFor } from './terminal.js'
 
 /** Chains served for signing even without `--rpc`: Ethereum mainnet and the local dev chain (anvil/hardhat). */
 export const defaultEip155Chains = [1, 31337] as const
@@ -13,6 +15,9 @@ export const defaultEip155Chains = [1, 31337] as const
  *   `eip155:31337` for signing-only use when no `--rpc` names them. Sending on a chain without `--rpc`
  *   answers -32603 "no chain provider configured".
  * - `--delegate eip155:ID=ADDRESS`: atomic `wallet_sendCalls` on that chain (it needs `--rpc` for it).
+ * - `wallet_watchAsset` and `wallet_addEthereumChain` are answered as `--approve` says (after the library's
+ *   checks of the token and of the chain's RPC). The CLI keeps no list of tokens, and a chain it adds is
+ *   served, through the RPC URL the dapp gave, for the life of the process only: nothing is written anywhere.
  */
 export async function wireEip155(options: WalletCliOptions): Promise<Namespace | undefined> {
   if (options.mnemonic === undefined) return undefined
@@ -44,8 +49,20 @@ export async function wireEip155(options: WalletCliOptions): Promise<Namespace |
       throw new UsageError(`--delegate eip155:${chainId} needs --rpc eip155:${chainId}=URL`)
   }
   const chainIds = [...new Set<number>([...defaultEip155Chains, ...providers.keys()])]
+  const answer = answererFor(options.approve)
   return eip155({
     keys,
+    // The token's symbol is the contract's own answer, the chain's name the dapp's: shown as visible text.
+    watchAsset: (asset) =>
+      answer(
+        asset,
+        `Watch ${printableLine(asset.symbol, 40)} (${asset.address}) on eip155:${asset.chainId}?`,
+      ),
+    addEthereumChain: (chain) =>
+      answer(
+        chain,
+        `Add eip155:${chain.chainId} "${printableLine(chain.chainName, 100)}" through ${printableLine(chain.rpcUrl)} for this run?`,
+      ),
     chains: chainIds.map((chainId) => {
       const url = providers.get(chainId)
       const delegate = delegates.get(chainId)

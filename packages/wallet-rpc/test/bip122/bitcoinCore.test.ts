@@ -18,8 +18,13 @@ afterEach(async () => {
   server = undefined
 })
 
-async function fakeCore(handler: Handler, status = 200): Promise<{ url: string; calls: Call[] }> {
+async function fakeCore(
+  handler: Handler,
+  status = 200,
+): Promise<{ url: string; calls: Call[]; requests: number[] }> {
   const calls: Call[] = []
+  /** Per HTTP request, how many calls it carried (1 for a plain call). */
+  const requests: number[] = []
   server = createServer((request, response) => {
     let body = ''
     request.on('data', (chunk) => {
@@ -31,6 +36,7 @@ async function fakeCore(handler: Handler, status = 200): Promise<{ url: string; 
         return
       }
       const parsed = JSON.parse(body) as (Call & { id: number }) | (Call & { id: number })[]
+      requests.push(Array.isArray(parsed) ? parsed.length : 1)
       const answer = (call: Call & { id: number }) => {
         calls.push({ method: call.method, params: call.params })
         const reply = handler(call)
@@ -44,7 +50,7 @@ async function fakeCore(handler: Handler, status = 200): Promise<{ url: string; 
     })
   })
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/`, calls }
+  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/`, calls, requests }
 }
 
 const auth = { username: 'rpcuser', password: 'super-secret-password' }
@@ -52,6 +58,8 @@ const addressA = 'bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pz3cppk'
 const scriptA = '0014d0c4a3ef09e997b6e99e397e518fe3e41a118ca1'
 const addressB = 'bcrt1q9u62588spffmq4dzjxsr5l297znf3z6jkgnhsw'
 const scriptB = '00142f34aa1cf00a53b055a291a03a7d45f0a6988b52'
+/** bech32m of witness v1 and 32 bytes of 0x11 on regtest. */
+const taprootAddress = 'bcrt1pzyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygsqysakq'
 
 async function failure(promise: Promise<unknown>): Promise<WalletRpcError> {
   try {
@@ -136,11 +144,83 @@ describe('bitcoinCore provider', () => {
     expect(core.calls).toHaveLength(1)
   })
 
+  it('a P2TR address: its script, with no ECC library set in bitcoinjs-lib (it once needed one)', async () => {
+    const taproot = `5120${'11'.repeat(32)}`
+    const core = await fakeCore((call) => {
+      if (call.method === 'scantxoutset') return { result: { success: true, unspents: [] } }
+      return { error: { code: -32601, message: 'Method not found' } }
+    })
+    expect(await bitcoinCore({ url: core.url, auth }).utxos(taprootAddress)).toEqual([])
+    expect(core.calls[0]!.params[1]).toEqual([`raw(${taproot})`])
+  })
+
   it('an unreachable node and an address it cannot read', async () => {
     const unreachable = bitcoinCore({ url: 'http://127.0.0.1:1/', auth })
     expect((await failure(unreachable.feeRates())).data).toEqual({ reason: 'bitcoind unreachable' })
     expect((await failure(unreachable.utxos('not-an-address'))).data).toMatchObject({
       reason: expect.stringContaining('not an address'),
+    })
+  })
+
+  describe('rawTransactions: JSON-RPC batches of 250', () => {
+    const txids = Array.from({ length: 600 }, (_, i) => i.toString(16).padStart(64, '0'))
+    const rawOf = (txid: string) => `02${txid.slice(-4)}`
+    const getRaw = (call: Call) =>
+      call.params[0] === txids[417]
+        ? { error: { code: -5, message: 'No such mempool or blockchain transaction' } }
+        : { result: rawOf(call.params[0] as string) }
+
+    it('on a node with a transaction index: by txid alone, in order', async () => {
+      const core = await fakeCore((call) => {
+        if (call.method === 'getindexinfo')
+          return { result: { txindex: { synced: true, best_block_height: 9 } } }
+        if (call.method === 'getrawtransaction') return getRaw(call)
+        return { error: { code: -32601, message: 'Method not found' } }
+      })
+      const provider = bitcoinCore({ url: core.url, auth })
+      const asked = txids.filter((_, i) => i !== 417)
+      const raws = await provider.rawTransactions!(asked)
+      expect(raws.map((raw) => Buffer.from(raw).toString('hex'))).toEqual(asked.map(rawOf))
+      expect(core.requests).toEqual([1, 250, 250, 99])
+      expect(core.calls.filter((call) => call.method === 'getrawtransaction')[0]!.params).toEqual([
+        asked[0],
+        false,
+      ])
+      // One failed transaction fails the batch, named.
+      const error = await failure(provider.rawTransactions!(txids))
+      expect(error.data).toEqual({
+        reason: `getrawtransaction ${txids[417]}: No such mempool or blockchain transaction`,
+      })
+    })
+
+    it('on a node without one: the block hash of each height a scan saw, read in one batch first', async () => {
+      const core = await fakeCore((call) => {
+        if (call.method === 'scantxoutset') {
+          const unspents = txids.slice(0, 300).map((txid, i) => ({
+            txid,
+            vout: 0,
+            scriptPubKey: scriptA,
+            amount: 0.0001,
+            height: 100 + (i % 3),
+          }))
+          return { result: { success: true, unspents } }
+        }
+        if (call.method === 'gettxout') return { result: { value: 0.0001 } }
+        if (call.method === 'getblockhash') return { result: `${call.params[0]}`.padStart(64, 'b') }
+        if (call.method === 'getrawtransaction') return getRaw(call)
+        return { error: { code: -32601, message: 'Method not found' } }
+      })
+      const provider = bitcoinCore({ url: core.url, auth })
+      await provider.utxos(addressA)
+      const before = core.requests.length
+      const asked = [...txids.slice(0, 300), ...txids.slice(300, 310)]
+      const raws = await provider.rawTransactions!(asked)
+      expect(raws.map((raw) => Buffer.from(raw).toString('hex'))).toEqual(asked.map(rawOf))
+      // getindexinfo, then the three heights' hashes in one request, then the transactions in two.
+      expect(core.requests.slice(before)).toEqual([1, 3, 250, 60])
+      const calls = core.calls.filter((call) => call.method === 'getrawtransaction')
+      expect(calls[0]!.params).toEqual([asked[0], false, '100'.padStart(64, 'b')])
+      expect(calls.at(-1)!.params).toEqual([asked.at(-1), false])
     })
   })
 })

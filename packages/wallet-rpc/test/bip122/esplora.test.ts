@@ -180,4 +180,24 @@ describe('esplora provider', () => {
       await fake.stop()
     }
   })
+
+  it('rawTransactions: every one in the order asked, at most readsInFlight requests at once', async () => {
+    const txids = Array.from({ length: 40 }, (_, i) => i.toString(16).padStart(64, '0'))
+    let inFlight = 0
+    let most = 0
+    const fetch = (async (input: string | URL | Request) => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      // Answered out of order: later requests sooner.
+      const txid = /\/tx\/([0-9a-f]{64})\/hex$/.exec(String(input))![1]!
+      await new Promise((resolve) => setTimeout(resolve, 40 - (Number.parseInt(txid, 16) % 8) * 5))
+      inFlight--
+      return new Response(`02${txid.slice(-2)}`, { status: 200 })
+    }) as typeof globalThis.fetch
+    const raws = await esplora('http://esplora.test', { fetch, readsInFlight: 5 }).rawTransactions!(txids)
+    expect(raws).toEqual(txids.map((txid) => Uint8Array.of(2, Number.parseInt(txid.slice(-2), 16))))
+    expect(most).toBe(5)
+    expect(() => esplora('http://esplora.test', { readsInFlight: 0 })).toThrow(/readsInFlight/)
+    expect(() => esplora('http://esplora.test', { readsInFlight: 65 })).toThrow(/readsInFlight/)
+  })
 })

@@ -710,7 +710,7 @@ export const brokenWallets: Record<string, BrokenWallet> = {
     ],
   },
   ignoresRejection: {
-    rule: "the user's rejection is final: nothing is signed or sent, 5000",
+    rule: "the user's rejection is final: nothing is signed or sent, 5000 (eip155: EIP-1193's 4001)",
     filter: 'user rejects',
     createHandler: (config) => createBuiltinHandler({ ...config, approve: 'all' }),
     fails: [
@@ -723,6 +723,7 @@ export const brokenWallets: Record<string, BrokenWallet> = {
       'eip155/eth_signTypedData_v4: the user rejects',
       'eip155/eth_signTypedData: the user rejects',
       'eip155/personal_sign: the user rejects',
+      'eip155/wallet_sendCalls: not atomic, the user rejects: 4001 (EIP-1193; 5750 is only for a declined upgrade)',
       'solana/solana_signMessage: user rejects (5000)',
       'solana/solana_signTransaction: user rejects (5000)',
       'ton/ton_sendMessage: the user rejects',

@@ -58,7 +58,7 @@ const eth = {
 }
 const ethWallet = { mnemonic: junk, account: 0, now, approve: 'all' as const }
 const ethSource =
-  "test…junk mnemonic, m/44'/60'/0'/0/0 (viem src/accounts/mnemonicToAccount.test.ts); WalletConnect eip155 RPC reference; error codes per wallet-rpc ARCHITECTURE.md (EIP-1193 4100, CAIP-25 5000/5100/5101, JSON-RPC -32602)"
+  "test…junk mnemonic, m/44'/60'/0'/0/0 (viem src/accounts/mnemonicToAccount.test.ts); WalletConnect eip155 RPC reference; error codes per wallet-rpc ARCHITECTURE.md (EIP-1193 4001/4100, CAIP-25 5100/5101, JSON-RPC -32602)"
 
 /** An EIP-4361 message, laid out as the EIP's example (eips.ethereum.org/EIPS/eip-4361, "Example message"). */
 function siwe(fields: { domain?: string; address?: string; chain?: string; expirationTime?: string } = {}) {
@@ -156,7 +156,7 @@ total += write({
       name: 'the user rejects',
       wallet: { approve: 'none' },
       request: { chainId: eth.chain, method: 'personal_sign', params: ['0x68656c6c6f', eth.me] },
-      expect: { error: { code: 5000 } },
+      expect: { error: { code: 4001 } },
     },
     {
       name: 'a chain the wallet does not serve',
@@ -264,7 +264,7 @@ for (const method of ['eth_signTypedData_v4', 'eth_signTypedData', 'eth_signType
     name: 'the user rejects',
     wallet: { approve: 'none' },
     request: { chainId: eth.chain, method, params: [eth.me, mail] },
-    expect: { error: { code: 5000 } },
+    expect: { error: { code: 4001 } },
   }
   const cases: VectorCase[] = [
     {
@@ -408,7 +408,7 @@ total += write({
       name: 'the user rejects',
       wallet: { approve: 'none' },
       request: { chainId: eth.chain, method: 'eth_signTransaction', params: [tx1559] },
-      expect: { error: { code: 5000 } },
+      expect: { error: { code: 4001 } },
     },
   ],
 })
@@ -462,7 +462,7 @@ total += write({
       wallet: { approve: 'none' },
       chain: 'anvil',
       request: { chainId: eth.anvil, method: 'eth_sendTransaction', params: [sendTx] },
-      expect: { error: { code: 5000 } },
+      expect: { error: { code: 4001 } },
     },
   ],
 })
@@ -561,7 +561,7 @@ total += write({
       expect: { error: { code: -32602 } },
     },
     {
-      name: "on a chain with a delegate, an account not yet delegated: atomic 'supported' (its first atomic batch upgrades it)",
+      name: "on a chain with a delegate, an account not yet delegated: atomic 'ready' (its first atomic batch upgrades it once the user approves)",
       keys: 'fixed',
       wallet: { account: 2 },
       chain: 'anvil-prague',
@@ -573,7 +573,7 @@ total += write({
       },
       expect: {
         resultIncludes: {
-          [prague.hex]: { atomic: { status: 'supported' }, dataSuffix: { supported: true } },
+          [prague.hex]: { atomic: { status: 'ready' }, dataSuffix: { supported: true } },
         },
       },
     },
@@ -658,6 +658,13 @@ total += write({
     ),
     sendCallsCase('a decimal value', batch({ calls: [{ to: dead, value: '1' }] }), -32602),
     sendCallsCase('no calls', batch({ calls: [] }), -32602),
+    {
+      name: 'not atomic, the user rejects: 4001 (EIP-1193; 5750 is only for a declined upgrade)',
+      wallet: { approve: 'none' },
+      chain: 'anvil',
+      request: { chainId: eth.anvil, method: 'wallet_sendCalls', params: batch() },
+      expect: { error: { code: 4001 } },
+    },
   ],
 })
 total += write({

@@ -277,7 +277,7 @@ describe('eth_sendTransaction on anvil', () => {
     const rejected = await rejecting.call('eth_sendTransaction', [
       { from: account4, to: recipient, value: '0x7' },
     ])
-    expect(errorOf(rejected).code).toBe(5000)
+    expect(errorOf(rejected).code).toBe(4001)
     const hash = await rejecting.result<Hex>('eth_sendTransaction', [
       { from: account4, to: recipient, value: '0x8' },
     ])

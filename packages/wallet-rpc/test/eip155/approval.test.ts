@@ -93,7 +93,7 @@ describe('no signature before approval', () => {
         { keys: accountKeys(spy.account), chains: [1], enableEthSign: true },
         { allowDangerous: [ethSignWarningCode], approve: () => false },
       )
-      expect(errorOf(await call(method, params)).code).toBe(5000)
+      expect(errorOf(await call(method, params)).code).toBe(4001)
       expect(reviews).toHaveLength(1)
       expect(spy.calls).toEqual([])
     })

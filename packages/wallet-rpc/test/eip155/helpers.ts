@@ -168,3 +168,23 @@ async function requeueStuckNext(chain: PublicClient, sender: Hex): Promise<void>
     `anvil queued nonce ${next} of ${sender}, its next; re-added its ${raws.length} pool transactions`,
   )
 }
+
+/**
+ * An EIP-1193 provider over a wallet's `handle()`, for dapp libraries (viem's `custom` transport, ethers'
+ * `BrowserProvider`): a result resolves; an error rejects with the JSON-RPC error object as an Error carrying
+ * its `code`, `message` and `data`, as WalletConnect's UniversalProvider rejects with the wallet's answer.
+ */
+export function eip1193Of(wallet: Pick<WalletRpc, 'handle'>, chainId: string) {
+  let id = 0
+  return {
+    async request({ method, params }: { method: string; params?: unknown }): Promise<unknown> {
+      const response = await wallet.handle({
+        chainId,
+        request: { id: ++id, jsonrpc: '2.0', method, params: params ?? [] },
+      })
+      if ('result' in response) return response.result
+      const { code, message, data } = response.error
+      throw Object.assign(new Error(message), { code, data })
+    },
+  }
+}

@@ -274,11 +274,11 @@ describe('refusals: every bad input answers its exact code', () => {
     expect(errorOf(await call('personal_sign', ['hi', owner], 'eip155:5')).code).toBe(5100)
   })
 
-  it('approve saying no answers 5000', async () => {
+  it("approve saying no answers EIP-1193's 4001 (WalletConnect's 5000 on the other namespaces)", async () => {
     const { call } = harness({ keys: privateKeyKeys(key), chains: [1] }, { approve: () => false })
     expect(errorOf(await call('personal_sign', ['hi', owner]))).toEqual({
-      code: 5000,
-      message: 'User rejected.',
+      code: 4001,
+      message: 'User denied the request.',
     })
   })
 

@@ -146,6 +146,64 @@ export type DappSessionOptions = {
   ton?: Partial<Parameters<typeof ton>[0]>
 }
 
+/** A dapp's UniversalProvider and a wallet's WalletKit, paired through the local relay. */
+export type RelaySession = {
+  walletKit: Awaited<ReturnType<typeof WalletKit.init>>
+  adapter: WalletKitAdapter
+  client: Awaited<ReturnType<typeof SignClient.init>>
+  provider: UniversalProvider
+  session: SessionTypes.Struct
+  /** Detaches the adapter, disconnects the dapp and shuts both SDKs' transports down. */
+  close(): Promise<void>
+}
+
+/**
+ * `wallet` behind a real WalletKit with `attachWalletKit` (sessions approved, `onError` given), a dapp's real
+ * UniversalProvider pairing with it through `relay` (the `wc:` URI it displays goes to the wallet), and the
+ * session the dapp proposed with `optionalNamespaces`.
+ */
+export async function connectOverRelay(
+  relay: LocalRelay,
+  wallet: WalletRpcLike,
+  optionalNamespaces: Record<string, unknown>,
+  options: { dappName?: string; onError?: (error: unknown) => void } = {},
+): Promise<RelaySession> {
+  const walletKit = await WalletKit.init({
+    core: relayCore(relay, 'wallet'),
+    metadata: { name: 'wallet-rpc', description: '', url: 'https://wallet.example', icons: [] },
+  })
+  const adapter = attachWalletKit(walletKit, wallet, {
+    approveSession: () => true,
+    ...(options.onError === undefined ? {} : { onError: options.onError }),
+  })
+  const client = await SignClient.init({
+    core: relayCore(relay, 'dapp'),
+    metadata: { name: options.dappName ?? 'Example dapp', description: '', url: dappUrl, icons: [] },
+    logger: 'silent',
+  })
+  const provider = await UniversalProvider.init({ client: client as never, logger: 'silent' })
+  provider.on('display_uri', (uri: string) => {
+    void walletKit.pair({ uri })
+  })
+  const session = await provider.connect({ optionalNamespaces: optionalNamespaces as never })
+  if (!session) throw new Error('UniversalProvider.connect gave no session')
+  return {
+    walletKit,
+    adapter,
+    client,
+    provider,
+    session,
+    async close() {
+      adapter.detach()
+      await provider.disconnect().catch(() => {})
+      for (const sdk of [client, walletKit]) {
+        await sdk.core.relayer.transportClose().catch(() => {})
+        sdk.core.heartbeat.stop()
+      }
+    },
+  }
+}
+
 export async function startDappSession(options: DappSessionOptions = {}): Promise<DappSession> {
   const [relay, bitcoin, tonChain, solanaChain] = await Promise.all([
     startLocalRelay(),
@@ -181,10 +239,6 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
       return true
     },
   })
-  const walletKit = await WalletKit.init({
-    core: relayCore(relay, 'wallet'),
-    metadata: { name: 'wallet-rpc', description: '', url: 'https://wallet.example', icons: [] },
-  })
   const received: ReceivedRequest[] = []
   // The wallet as attachWalletKit sees it, recording each request exactly as WalletKit delivered it.
   const observed: WalletRpcLike = {
@@ -201,22 +255,6 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
       return wallet.handle(input)
     },
   }
-  const attached: WalletKitAdapter = attachWalletKit(walletKit, observed, {
-    approveSession: () => true,
-    onError: (error) => walletErrors.push(error),
-  })
-  const client = await SignClient.init({
-    core: relayCore(relay, 'dapp'),
-    metadata: { name: 'Example dapp', description: '', url: dappUrl, icons: [] },
-    logger: 'silent',
-  })
-  const provider = await UniversalProvider.init({
-    client: client as never,
-    logger: 'silent',
-  })
-  provider.on('display_uri', (uri: string) => {
-    void walletKit.pair({ uri })
-  })
   const networks = {
     bitcoin: caipNetwork(BIP122_REGTEST, 'Bitcoin Regtest', ['BTC', 8], bitcoin.url),
     ton: caipNetwork(TON_TESTNET, 'TON Testnet', ['TON', 9], 'http://127.0.0.1/unused'),
@@ -228,8 +266,10 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
     ...Object.values(networks),
     ...(options.networks ?? []),
   ])
-  const session = await provider.connect({ optionalNamespaces: optionalNamespaces as never })
-  if (!session) throw new Error('UniversalProvider.connect gave no session')
+  const connected = await connectOverRelay(relay, observed, optionalNamespaces, {
+    onError: (error) => walletErrors.push(error),
+  })
+  const { provider, session, walletKit } = connected
   return {
     relay,
     bitcoin,
@@ -254,12 +294,7 @@ export async function startDappSession(options: DappSessionOptions = {}): Promis
       return found.slice(chainId.length + 1)
     },
     async stop() {
-      attached.detach()
-      await provider.disconnect().catch(() => {})
-      for (const sdk of [client, walletKit]) {
-        await sdk.core.relayer.transportClose().catch(() => {})
-        sdk.core.heartbeat.stop()
-      }
+      await connected.close()
       await wallet.close()
       await Promise.all([relay.close(), bitcoin.stop(), tonChain.stop(), solanaChain.stop()])
     },

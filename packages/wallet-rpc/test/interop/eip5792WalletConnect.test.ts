@@ -1,8 +1,6 @@
-import { WalletKit } from '@reown/walletkit'
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import { deployEip7702Executor } from '@wallet-rpc/devchains/eip7702Executor'
-import { SignClient } from '@walletconnect/sign-client'
-import UniversalProvider from '@walletconnect/universal-provider'
+import type UniversalProvider from '@walletconnect/universal-provider'
 import {
   createPublicClient,
   createWalletClient,
@@ -18,10 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc, type WalletRpc } from '../../src/createWalletRpc.js'
 import { type AddChainRequest, eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
-import { attachWalletKit, type WalletKitAdapter } from '../../src/walletkit/index.js'
 import { minedReceipt } from '../eip155/helpers.js'
-import { type LocalRelay, relayCore, startLocalRelay } from '../walletkit/localRelay.js'
-import { dappUrl, installedVersion } from './dappSession.js'
+import { type LocalRelay, startLocalRelay } from '../walletkit/localRelay.js'
+import { connectOverRelay, installedVersion, type RelaySession } from './dappSession.js'
 
 /**
  * EIP-5792 as a WalletConnect dapp uses it: viem's `sendCalls`, `getCapabilities` and `getCallsStatus` over
@@ -46,9 +43,7 @@ let anvil: AnvilInstance
 let secondAnvil: AnvilInstance
 let delegate: Hex
 let wallet: WalletRpc
-let walletKit: Awaited<ReturnType<typeof WalletKit.init>>
-let adapter: WalletKitAdapter
-let client: Awaited<ReturnType<typeof SignClient.init>>
+let connected: RelaySession
 let provider: UniversalProvider
 let chain: PublicClient
 let account: Hex
@@ -80,25 +75,10 @@ beforeAll(async () => {
       return true
     },
   })
-  walletKit = await WalletKit.init({
-    core: relayCore(relay, 'wallet'),
-    metadata: { name: 'wallet-rpc', description: '', url: 'https://wallet.example', icons: [] },
-  })
-  adapter = attachWalletKit(walletKit, wallet, {
-    approveSession: () => true,
-    onError: (error) => walletErrors.push(error),
-  })
-  client = await SignClient.init({
-    core: relayCore(relay, 'dapp'),
-    metadata: { name: 'EIP-5792 dapp', description: '', url: dappUrl, icons: [] },
-    logger: 'silent',
-  })
-  provider = await UniversalProvider.init({ client: client as never, logger: 'silent' })
-  provider.on('display_uri', (uri: string) => {
-    void walletKit.pair({ uri })
-  })
-  const session = await provider.connect({
-    optionalNamespaces: {
+  connected = await connectOverRelay(
+    relay,
+    wallet,
+    {
       eip155: {
         chains: [`eip155:${anvil.chainId}`],
         methods,
@@ -106,18 +86,14 @@ beforeAll(async () => {
         rpcMap: { [anvil.chainId]: anvil.url },
       },
     },
-  })
-  if (!session) throw new Error('no session')
-  account = session.namespaces.eip155!.accounts[0]!.split(':')[2] as Hex
+    { dappName: 'EIP-5792 dapp', onError: (error) => walletErrors.push(error) },
+  )
+  provider = connected.provider
+  account = connected.session.namespaces.eip155!.accounts[0]!.split(':')[2] as Hex
 }, 120_000)
 
 afterAll(async () => {
-  adapter?.detach()
-  await provider?.disconnect().catch(() => {})
-  for (const sdk of [client, walletKit]) {
-    await sdk?.core.relayer.transportClose().catch(() => {})
-    sdk?.core.heartbeat.stop()
-  }
+  await connected?.close()
   await wallet?.close()
   await Promise.all([relay?.close(), anvil?.stop(), secondAnvil?.stop()])
 })
@@ -131,16 +107,16 @@ const anvilChain = () =>
   })
 
 describe(`viem ${installedVersion('viem')} EIP-5792 over @walletconnect/universal-provider ${installedVersion('@walletconnect/universal-provider')}`, () => {
-  it('the session advertises atomic: supported where UniversalProvider reads it; getCapabilities answers from it', async () => {
+  it('the session advertises atomic: ready (the first batch upgrades the account) where UniversalProvider reads it; getCapabilities answers from it', async () => {
     const session = provider.session!
     expect(session.scopedProperties?.[`eip155:${anvil.chainId}`]).toMatchObject({
-      atomic: { status: 'supported' },
-      [`eip155:${anvil.chainId}:${account}`]: { atomic: { status: 'supported' } },
+      atomic: { status: 'ready' },
+      [`eip155:${anvil.chainId}:${account}`]: { atomic: { status: 'ready' } },
     })
-    expect(session.sessionProperties?.atomic).toBe(JSON.stringify({ status: 'supported' }))
+    expect(session.sessionProperties?.atomic).toBe(JSON.stringify({ status: 'ready' }))
     const walletClient = createWalletClient({ account, chain: anvilChain(), transport: custom(provider) })
     const capabilities = await getCapabilities(walletClient, { chainId: anvil.chainId })
-    expect(capabilities).toMatchObject({ atomic: { status: 'supported' } })
+    expect(capabilities).toMatchObject({ atomic: { status: 'ready' } })
   })
 
   it('sendCalls (forceAtomic): two transfers mined in ONE type-4 transaction; status success; the account is delegated', async () => {

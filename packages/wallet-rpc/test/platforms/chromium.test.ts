@@ -310,8 +310,8 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       expect(verifyPersonalSign(personal, signature)).toEqual({ valid: true })
       // That approval was consumed: the same method again, without a fresh one, is rejected.
       await expect(dapp.request(session, 'eip155:1', 'personal_sign', personal)).rejects.toEqual({
-        code: 5000,
-        message: 'User rejected.',
+        code: 4001,
+        message: 'User denied the request.',
       })
 
       const message = {
@@ -356,7 +356,7 @@ describe.skipIf(!chromium)('browser wallets (headless Chromium)', () => {
       }
       await expect(
         dapp.request(session, 'eip155:1', 'eth_signTypedData_v4', [personal[1], JSON.stringify(typedData)]),
-      ).rejects.toEqual({ code: 5000, message: 'User rejected.' })
+      ).rejects.toEqual({ code: 4001, message: 'User denied the request.' })
       expect(await send({ type: 'errors' }), 'no WalletKit error reported in the worker').toEqual([])
 
       // Chrome stops an idle worker; a request sent meanwhile waits at the relay. The next event starts the

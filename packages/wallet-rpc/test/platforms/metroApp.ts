@@ -10,17 +10,15 @@ import { root } from './bundle.js'
  *
  * The app directory: `node_modules/wallet-rpc` is a link to the package root, as `npm i file:…` makes it, so
  * Metro resolves the package through its `exports` and fields as for any installed package;
- * `buffer` and `fast-text-encoding` are the real packages the README names; the README's other packages
- * need native code and stand in from fixtures/react-native/ (each says why). `shim.js` is the README's
- * React Native setup block, read from README.md, and `index.js` imports it first.
+ * `buffer` and `fast-text-encoding` are the real packages the README names; the README's other two need
+ * native code and stand in from fixtures/react-native/ (each says why). No stand-in for anything wallet-rpc
+ * never calls: Metro fails the build if the bundle requires a package the app does not have (`expo-crypto`,
+ * `react-native-fast-pbkdf2` through @ton/crypto's React Native entry, until the package's `react-native`
+ * field gave /ton and /verify their own @ton/core). `shim.js` is the README's React Native setup block, read
+ * from README.md, and `index.js` imports it first.
  */
 const fixtures = join(root, 'test/platforms/fixtures')
-const standIns = [
-  'react-native-get-random-values',
-  'react-native-url-polyfill',
-  'expo-crypto',
-  'react-native-fast-pbkdf2',
-]
+const standIns = ['react-native-get-random-values', 'react-native-url-polyfill']
 const realPackages = ['buffer', 'fast-text-encoding']
 const require = createRequire(import.meta.url)
 /** Where an installed package's folder is (the repository's or a workspace root's node_modules). */

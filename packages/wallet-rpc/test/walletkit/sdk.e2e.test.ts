@@ -154,12 +154,12 @@ describe('the real WalletKit and a real dapp SignClient', () => {
     expect(reviews.at(-1)).toMatchObject({ method: 'personal_sign', origin: dappUrl })
   })
 
-  it('reaches the dapp with code 5000 when the user declines', async () => {
+  it("reaches the dapp with EIP-1193's 4001 when the user declines an eip155 request", async () => {
     userSays = false
     try {
       await expect(request('eip155:1', 'personal_sign', ['0x6e6f', ethereumAccount])).rejects.toEqual({
-        code: 5000,
-        message: 'User rejected.',
+        code: 4001,
+        message: 'User denied the request.',
       })
     } finally {
       userSays = true

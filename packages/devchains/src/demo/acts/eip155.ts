@@ -1,5 +1,7 @@
 // The demo's eip155 act: signatures (personal, typed data v1/v3/v4), refusals, signed and sent transactions
-// checked on anvil, then EIP-5792 batched calls that upgrade the account with EIP-7702.
+// checked on anvil, then EIP-5792 batched calls that upgrade the account with EIP-7702, then a token to watch
+// and a chain to add.
+import { deployLiveToken } from '@wallet-rpc/pay-sandbox'
 import { keccak256 } from 'viem'
 import type { VerifyResult } from 'wallet-rpc/verify'
 import { jsonRpc } from '../../http.js'
@@ -73,6 +75,29 @@ export async function ethereumAct(session: DappSession, chains: Chains): Promise
     return mined(chains, hash)
   })
   await batchedCalls(session, chains, from, other)
+  await walletMethods(session, chains)
+}
+
+/**
+ * The wallet's own lists: a token to watch (an ERC-20 deployed for the demo; the wallet reads its symbol and
+ * decimals from the contract before it answers) and a chain to add (the one already served: null, as the
+ * wallet answers without asking). The demo's wallet says yes to both, as `--approve all` does.
+ */
+async function walletMethods(session: DappSession, chains: Chains): Promise<void> {
+  const token = await deployLiveToken(chains.anvil.url, { symbol: 'DEMO', decimals: 6, deployerIndex: 9 })
+  const asset = { type: 'ERC20', options: { address: token.address, symbol: 'DEMO', decimals: 6 } }
+  await session.step<boolean>(ANVIL, 'wallet_watchAsset', asset, (result) =>
+    result === true ? { valid: true } : { valid: false, reason: `answered ${JSON.stringify(result)}` },
+  )
+  const chain = {
+    chainId: `0x${chains.anvil.chainId.toString(16)}`,
+    chainName: 'Anvil',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: [chains.anvil.url],
+  }
+  await session.step<null>(ANVIL, 'wallet_addEthereumChain', [chain], (result) =>
+    result === null ? { valid: true } : { valid: false, reason: 'not null' },
+  )
 }
 
 /** EIP-5792: capabilities, one atomic batch that upgrades the account (EIP-7702), its status, a switch. */
@@ -89,7 +114,7 @@ async function batchedCalls(
     'wallet_getCapabilities',
     [from, [hexChain]],
     (result) =>
-      result[hexChain]?.atomic?.status === 'supported'
+      result[hexChain]?.atomic?.status === 'ready'
         ? { valid: true }
         : { valid: false, reason: `atomic is ${JSON.stringify(result[hexChain]?.atomic)}` },
   )

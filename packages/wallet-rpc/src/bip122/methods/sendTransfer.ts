@@ -14,7 +14,7 @@ import { heldBackItem, protectCoins, protectedRefusal, reviewProtectedSpend } fr
 import { outputScriptOf } from '../chains.js'
 import { formatFeeRate, formatSats } from '../format.js'
 import { resolvePolicy } from '../policy.js'
-import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
+import { verifiedPreviousOutputs } from '../providers/previousOutputs.js'
 import {
   bitcoinSends,
   broadcastOnce,
@@ -55,7 +55,6 @@ const maxSupplySats = 2_100_000_000_000_000n
 const maxMemoBytes = 80
 /** Bitcoin Core's MAX_STANDARD_TX_WEIGHT (policy/policy.h): nodes relay no heavier transaction. */
 const maxStandardWeight = 400_000
-const parentFetchesAtOnce = 8
 
 export const sendTransferParams = v.object({
   account: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
@@ -480,20 +479,10 @@ function describeMemo(memo: Uint8Array): string {
  */
 async function checkProviderAmounts(provider: ChainProvider, inputs: readonly AccountUtxo[]): Promise<void> {
   const checked = inputs.filter((utxo) => utxo.owner.addressType !== 'p2tr')
-  // A few fetches in flight at once (the parents are independent); errors still name the first bad coin.
-  for (let start = 0; start < checked.length; start += parentFetchesAtOnce) {
-    const batch = checked.slice(start, start + parentFetchesAtOnce)
-    // Not Promise.allSettled: Hermes 0.12 (React Native's VM) has none.
-    const outputs = await Promise.all(
-      batch.map((utxo) =>
-        verifiedPreviousOutput(provider, utxo.txid, utxo.vout).then(
-          (value) => ({ value }),
-          (error: unknown) => ({ error }),
-        ),
-      ),
-    )
-    for (const [index, utxo] of batch.entries()) checkProviderAmount(utxo, outputs[index]!)
-  }
+  // Fetched together (the provider's batch where it has one), each checked in order: errors name the first
+  // bad coin.
+  const outputs = await verifiedPreviousOutputs(provider, checked)
+  for (const [index, utxo] of checked.entries()) checkProviderAmount(utxo, outputs[index]!)
 }
 
 function checkProviderAmount(

@@ -1,8 +1,8 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { base64 } from '@scure/base'
-import { address as bitcoinAddress, networks } from 'bitcoinjs-lib'
 import { ProviderError } from '../../core/errors.js'
 import { timeoutSignal } from '../../core/http.js'
+import { decodeAddress } from '../chains.js'
 import { fromHex, toHex } from '../transaction/bytes.js'
 import { parseTransaction } from '../transaction/transaction.js'
 import type { AddressActivity, ChainProvider, FeeRates, Utxo } from '../types.js'
@@ -42,20 +42,20 @@ export type BitcoinCoreProvider = ChainProvider & {
 type RpcRequest = { method: string; params: unknown[] }
 type RpcReply = { result?: unknown; error?: { code: number; message: string } | null; id?: number }
 
-const addressNetworks = [networks.bitcoin, networks.testnet, networks.regtest]
-
+/**
+ * Any network's address as its output script (the node's own address format may differ: Litecoin Core in
+ * regtest). Not bitcoinjs-lib's `address.toOutputScript`: for a P2TR address it needs the process-global
+ * `initEccLib`, so a P2TR address failed until something else in the process had set it.
+ */
 function scriptOfAddress(address: string): Uint8Array {
-  for (const network of addressNetworks) {
-    try {
-      return bitcoinAddress.toOutputScript(address, network)
-    } catch {
-      // try the next network
-    }
-  }
-  throw new ProviderError(`not an address this provider understands: ${address}`)
+  const decoded = decodeAddress(address)
+  if (decoded === undefined) throw new ProviderError(`not an address this provider understands: ${address}`)
+  return decoded.scriptPubKey
 }
 
 const satoshis = (coins: number) => Math.round(coins * 1e8)
+/** Calls per JSON-RPC batch when reading many transactions (a parent can be large: keep a reply bounded). */
+const transactionsPerBatch = 250
 
 export function bitcoinCore(options: BitcoinCoreOptions): BitcoinCoreProvider {
   const parsed = new URL(options.url)
@@ -191,6 +191,62 @@ export function bitcoinCore(options: BitcoinCoreOptions): BitcoinCoreProvider {
 
   const feeTargets = [1, 2, 3, 6, 12, 24, 144, 504, 1008]
 
+  /**
+   * Whether the node keeps a transaction index (`getindexinfo`, Core 0.21+): then `getrawtransaction` finds
+   * any transaction by txid. Without one it needs the block hash, and then reads and searches that whole
+   * block for each transaction (seconds for a thousand parents in one large block).
+   */
+  let txIndex: Promise<boolean> | undefined
+  const hasTxIndex = () => {
+    txIndex ??= call<{ txindex?: { synced?: boolean } }>('getindexinfo', ['txindex']).then(
+      (info) => info.txindex?.synced === true,
+      () => false,
+    )
+    return txIndex
+  }
+
+  /**
+   * `getrawtransaction` for each txid, `transactionsPerBatch` to a JSON-RPC batch (one HTTP request); on a
+   * node without a transaction index, with the block hash where a scan saw the coin's height, those hashes
+   * read in one batch first.
+   */
+  async function rawTransactions(txids: readonly string[]): Promise<Uint8Array[]> {
+    for (const txid of txids) if (!/^[0-9a-f]{64}$/.test(txid)) throw new ProviderError('invalid txid')
+    const indexed = await hasTxIndex()
+    const heightOf = (txid: string) => (indexed ? undefined : heights.get(txid))
+    const blockHashes = new Map<number, string>()
+    const neededHeights = [...new Set(txids.map(heightOf).filter((height) => height !== undefined))]
+    for (let start = 0; start < neededHeights.length; start += transactionsPerBatch) {
+      const chunk = neededHeights.slice(start, start + transactionsPerBatch)
+      const replies = await batch(chunk.map((height) => ({ method: 'getblockhash', params: [height] })))
+      replies.forEach((reply, i) => {
+        if (reply.error || typeof reply.result !== 'string')
+          throw new ProviderError(`getblockhash ${chunk[i]}: ${reply.error?.message ?? 'no hash'}`)
+        blockHashes.set(chunk[i]!, reply.result)
+      })
+    }
+    const raws: Uint8Array[] = []
+    for (let start = 0; start < txids.length; start += transactionsPerBatch) {
+      const chunk = txids.slice(start, start + transactionsPerBatch)
+      const replies = await batch(
+        chunk.map((txid) => {
+          const height = heightOf(txid)
+          const params: unknown[] = [txid, false]
+          if (height !== undefined) params.push(blockHashes.get(height))
+          return { method: 'getrawtransaction', params }
+        }),
+      )
+      replies.forEach((reply, i) => {
+        if (reply.error || typeof reply.result !== 'string')
+          throw new ProviderError(
+            `getrawtransaction ${chunk[i]}: ${reply.error?.message ?? 'no transaction'}`,
+          )
+        raws.push(fromHex(reply.result))
+      })
+    }
+    return raws
+  }
+
   return {
     async utxos(address: string): Promise<Utxo[]> {
       return scan(toHex(scriptOfAddress(address)))
@@ -222,11 +278,13 @@ export function bitcoinCore(options: BitcoinCoreOptions): BitcoinCoreProvider {
 
     async rawTransaction(txid: string): Promise<Uint8Array> {
       if (!/^[0-9a-f]{64}$/.test(txid)) throw new ProviderError('invalid txid')
-      const height = heights.get(txid)
+      const height = (await hasTxIndex()) ? undefined : heights.get(txid)
       const params: unknown[] = [txid, false]
       if (height !== undefined) params.push(await call<string>('getblockhash', [height]))
       return fromHex(await call<string>('getrawtransaction', params))
     },
+
+    rawTransactions,
 
     async broadcast(rawTransaction: Uint8Array): Promise<string> {
       const txid = await call<string>('sendrawtransaction', [toHex(rawTransaction)], broadcastTimeout)

@@ -1,6 +1,7 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { ProviderError } from '../../core/errors.js'
 import { fetchFailureReason, splitCredentials, timeoutSignal } from '../../core/http.js'
+import { mapLimited } from '../limiter.js'
 import type { AddressActivity, ChainProvider, FeeRates, Utxo } from '../types.js'
 
 export type EsploraOptions = {
@@ -12,6 +13,12 @@ export type EsploraOptions = {
   timeoutMs?: number
   /** Pause before retry n is `n × retryDelayMs`. Default 200 ms. */
   retryDelayMs?: number
+  /**
+   * Requests in flight at once when the wallet reads many transactions (`rawTransactions`: the parents of a
+   * transfer's coins, one request each, since Esplora serves one transaction per request). Default 8, at most
+   * 64; public servers answer 429 to a burst (retried like any read).
+   */
+  readsInFlight?: number
 }
 
 const txidPattern = /^[0-9a-f]{64}$/
@@ -28,6 +35,9 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
   const retries = options.retries ?? 2
   const timeoutMs = options.timeoutMs ?? 15_000
   const retryDelayMs = options.retryDelayMs ?? 200
+  const readsInFlight = options.readsInFlight ?? 8
+  if (!Number.isSafeInteger(readsInFlight) || readsInFlight < 1 || readsInFlight > 64)
+    throw new TypeError('esplora: readsInFlight must be a whole number from 1 to 64')
 
   async function request(path: string, init: RequestInit): Promise<Response> {
     try {
@@ -77,6 +87,13 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
     }
   }
 
+  async function rawTransaction(txid: string): Promise<Uint8Array> {
+    if (!txidPattern.test(txid)) throw new ProviderError('esplora: txid must be 64 lower-case hex characters')
+    const text = (await (await read(`/tx/${txid}/hex`)).text()).trim()
+    if (!/^(?:[0-9a-f]{2})+$/i.test(text)) throw new ProviderError('esplora: /tx/:txid/hex is not hex')
+    return hexToBytes(text)
+  }
+
   return {
     async utxos(address) {
       const body = await readJson(`/address/${encodeURIComponent(address)}/utxo`)
@@ -110,12 +127,10 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
       return rates
     },
 
-    async rawTransaction(txid) {
-      if (!txidPattern.test(txid))
-        throw new ProviderError('esplora: txid must be 64 lower-case hex characters')
-      const text = (await (await read(`/tx/${txid}/hex`)).text()).trim()
-      if (!/^(?:[0-9a-f]{2})+$/i.test(text)) throw new ProviderError('esplora: /tx/:txid/hex is not hex')
-      return hexToBytes(text)
+    rawTransaction,
+
+    rawTransactions(txids) {
+      return mapLimited(txids, readsInFlight, rawTransaction)
     },
 
     async broadcast(rawTransaction) {

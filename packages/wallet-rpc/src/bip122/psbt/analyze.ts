@@ -4,7 +4,7 @@ import { group, item, type ReviewItem, type ReviewWarning } from '../../core/rev
 import { timeSlicer } from '../../core/yielding.js'
 import { formatFeeRate, formatSats, sighashNames } from '../format.js'
 import type { ResolvedPolicy } from '../policy.js'
-import { verifiedPreviousOutput } from '../providers/previousOutputs.js'
+import { verifiedPreviousOutputs } from '../providers/previousOutputs.js'
 import { equalBytes, toHex } from '../transaction/bytes.js'
 import { dustLimit, scriptKind } from '../transaction/scripts.js'
 import { knownSighashTypes, SIGHASH_ALL, SIGHASH_DEFAULT } from '../transaction/sighash.js'
@@ -397,11 +397,21 @@ async function verifyAmounts(
       { rule: 'psbt.amount_unverified' },
     )
   }
-  for (const { index } of pending) {
-    const input = decoded.tx.inputs[index]!
+  // Every parent at once (the provider's batch where it has one; parsed and hash-checked with turns of the
+  // event loop between them), never the provider's UTXO list alone; then each input in order, so the first
+  // bad one is the one named.
+  const outputs = await verifiedPreviousOutputs(
+    provider,
+    pending.map(({ index }) => ({
+      txid: hashToTxid(decoded.tx.inputs[index]!.txid),
+      vout: decoded.tx.inputs[index]!.vout,
+    })),
+  )
+  for (const [position, { index }] of pending.entries()) {
+    const fetched = outputs[position]!
+    if ('error' in fetched) throw fetched.error
+    const output = fetched.value
     const prevout = decoded.prevouts[index]!
-    // Always the parent transaction (fetched once, hash-checked), never the provider's UTXO list alone.
-    const output = await verifiedPreviousOutput(provider, hashToTxid(input.txid), input.vout)
     if (!equalBytes(output.script, prevout.script)) {
       throw new PolicyRefusedError(
         `input ${index}: the chain does not show this output paying to the address`,

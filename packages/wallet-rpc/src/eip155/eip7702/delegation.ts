@@ -26,15 +26,21 @@ export async function readDelegation(access: ChainAccess, account: Address): Pro
 export const delegationCode = (delegate: Address): Hex =>
   `${designatorPrefix}${delegate.slice(2).toLowerCase()}` as Hex
 
-/** EIP-5792's `atomic` capability of an account on a chain whose configured delegate is `delegate`. */
+/**
+ * EIP-5792's `atomic` capability of an account on a chain whose configured delegate is `delegate`:
+ * `supported` once the account is delegated to it (batches run atomically, nothing to approve first),
+ * `ready` while it is not delegated yet (the first atomic batch upgrades it, on the user's approval),
+ * `unsupported` without a delegate, or when the account is delegated elsewhere or holds contract code
+ * (this wallet neither batches atomically there nor suggests an upgrade).
+ */
 export function atomicStatus(
   delegate: Address | undefined,
   delegation: Delegation,
 ): 'ready' | 'supported' | 'unsupported' {
   if (delegate === undefined) return 'unsupported'
-  if (delegation.status === 'none') return 'supported'
+  if (delegation.status === 'none') return 'ready'
   if (delegation.status === 'delegated' && delegation.delegate.toLowerCase() === delegate.toLowerCase())
-    return 'ready'
+    return 'supported'
   return 'unsupported'
 }
 

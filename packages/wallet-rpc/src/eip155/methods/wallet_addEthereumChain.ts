@@ -72,7 +72,7 @@ type Plan = { request: AddChainRequest; provider: Eip155ChainProvider | undefine
  * `addEthereumChain` callback, with a `chain.name_mismatch` caution when the name claims another well-known
  * chain (`knownChains.ts`) — never adds a
  * chain silently. Allowed: the chain is served from then on through that URL (signing and sending), and the
- * answer is null; refused: 5000. A chain already served answers null without asking. Offered only when
+ * answer is null; refused: 4001 (EIP-1193). A chain already served answers null without asking. Offered only when
  * the wallet gives the callback.
  */
 export const addEthereumChain = (

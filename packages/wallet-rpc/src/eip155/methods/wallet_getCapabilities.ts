@@ -10,9 +10,10 @@ export type { Capabilities } from '../types.js'
 
 /**
  * `wallet_getCapabilities [address, chainIds?]` (EIP-5792): per served chain (hex id), `atomic: { status }`
- * — `ready` when the account is already delegated to the chain's configured delegate, `supported` when the
- * first atomic batch will upgrade it, `unsupported` without a delegate or when it is delegated elsewhere —
- * and `dataSuffix: { supported: true }` (ERC-8021). Chains the wallet does not serve are left out.
+ * as EIP-5792 defines it — `supported` when the account is already delegated to the chain's configured
+ * delegate (its batches run atomically), `ready` when it is not delegated yet (the first atomic batch upgrades
+ * it once the user approves), `unsupported` without a delegate or a provider, or when it is delegated
+ * elsewhere — and `dataSuffix: { supported: true }` (ERC-8021). Chains the wallet does not serve are left out.
  */
 export const getCapabilitiesParams = v.strictTuple([
   addressSchema,

@@ -36,7 +36,7 @@ export type { SendCallsResult } from '../types.js'
  *
  * A declined review that asked to upgrade the account (EIP-7702, the first atomic batch) for a dapp that
  * required atomicity answers 5750 (EIP-5792's "Rejected upgrade": the dapp may fall back to separate
- * transactions); any other declined batch 5000. A wallet whose user turns account upgrades off declines,
+ * transactions); any other declined batch 4001 (EIP-1193). A wallet whose user turns account upgrades off declines,
  * in its `approve`, every review carrying the `eip7702.account_upgrade` warning. Either way nothing is
  * signed or sent and no nonce is taken.
  */

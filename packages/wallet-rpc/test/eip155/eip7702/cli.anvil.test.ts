@@ -73,7 +73,7 @@ it('handle --delegate: capabilities, one atomic batch, its status; the account i
     .trim()
     .split('\n')
     .map((text) => JSON.parse(text))
-  expect(capabilities).toMatchObject({ id: 1, result: { '0x7a69': { atomic: { status: 'supported' } } } })
+  expect(capabilities).toMatchObject({ id: 1, result: { '0x7a69': { atomic: { status: 'ready' } } } })
   expect(sent).toMatchObject({
     id: 2,
     result: { id: 'cli-batch', capabilities: { caip345: { caip2: 'eip155:31337' } } },

@@ -58,9 +58,9 @@ afterAll(async () => {
 })
 
 describe('wallet_sendCalls on anvil (prague)', () => {
-  it('getCapabilities: atomic supported before the first batch', async () => {
+  it('getCapabilities: atomic ready before the first batch (it upgrades the account)', async () => {
     expect(await h.result('wallet_getCapabilities', [account0, [toHex(anvil.chainId)]])).toEqual({
-      [toHex(anvil.chainId)]: { atomic: { status: 'supported' }, dataSuffix: { supported: true } },
+      [toHex(anvil.chainId)]: { atomic: { status: 'ready' }, dataSuffix: { supported: true } },
     })
     expect(await plain.result('wallet_getCapabilities', [account0])).toEqual({
       [toHex(anvil.chainId)]: { atomic: { status: 'unsupported' }, dataSuffix: { supported: true } },
@@ -115,11 +115,11 @@ describe('wallet_sendCalls on anvil (prague)', () => {
     })
     expect(status.receipts).toHaveLength(1)
     expect(await h.result('wallet_getCapabilities', [account0])).toMatchObject({
-      [toHex(anvil.chainId)]: { atomic: { status: 'ready' } },
+      [toHex(anvil.chainId)]: { atomic: { status: 'supported' } },
     })
   })
 
-  it('a ready account: two transfers in one plain EIP-1559 transaction to itself, with the ERC-8021 suffix', async () => {
+  it('a delegated account (atomic supported): two transfers in one plain EIP-1559 transaction to itself, with the ERC-8021 suffix', async () => {
     const suffix = '0x1234567890abcdef8021'
     const result = await h.result<{ id: string; capabilities: { caip345: { transactionHashes: Hex[] } } }>(
       'wallet_sendCalls',
@@ -264,7 +264,7 @@ describe('wallet_sendCalls on anvil (prague)', () => {
     expect(await chain.getCode({ address: from })).toBeUndefined()
     expect(errorOf(await noUpgrades.call('wallet_getCallsStatus', ['upgrade-declined'])).code).toBe(5730)
     // Not required atomic: the wallet still asked for the upgrade (one transaction where it can), so a
-    // "no" is the plain 5000.
+    // "no" is the plain refusal, EIP-1193's 4001.
     expect(
       errorOf(
         await sendCalls(noUpgrades, {
@@ -273,7 +273,7 @@ describe('wallet_sendCalls on anvil (prague)', () => {
           calls: [{ to: recipient, value: '0x1' }],
         }),
       ).code,
-    ).toBe(5000)
+    ).toBe(4001)
     // No upgrade in the review (a chain without a delegate): the same approve says yes and the calls go out.
     const sequential = prague.wallet([9], {
       delegate: false,
@@ -307,7 +307,7 @@ describe('wallet_sendCalls on anvil (prague)', () => {
         { to: recipient, value: '0x2' },
       ],
     })
-    expect(errorOf(response).code).toBe(5000)
+    expect(errorOf(response).code).toBe(4001)
     expect(await chain.getTransactionCount({ address: account1, blockTag: 'pending' })).toBe(nonceBefore)
     expect(errorOf(await rejecting.call('wallet_getCallsStatus', ['rejected-1'])).code).toBe(5730)
     // The next batch takes the very next nonce.
@@ -440,7 +440,7 @@ describe('wallet_watchAsset, wallet_addEthereumChain, wallet_showCallsStatus', (
     ).toBe(-32601)
   })
 
-  it('addEthereumChain: checks the fields and the RPC before asking; refused by the host: 5000, chain not added', async () => {
+  it('addEthereumChain: checks the fields and the RPC before asking, and asks nothing when they fail', async () => {
     const wallet = hosted()
     const chain = (fields: Record<string, unknown>) => [
       {

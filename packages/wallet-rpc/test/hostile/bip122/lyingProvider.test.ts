@@ -27,19 +27,27 @@ type Lies = {
 /** The real provider with some answers replaced, counting fetches of parents and broadcasts. */
 function liar(lies: Lies) {
   const counts = { rawTransaction: new Map<string, number>(), broadcasts: 0 }
-  const wrap = (real: ChainProvider): ChainProvider => ({
-    ...real,
-    utxos: async (address) =>
-      (await real.utxos(address)).map((utxo) => ({ ...utxo, value: lies.value?.(utxo.value) ?? utxo.value })),
-    rawTransaction: (txid) => {
+  const wrap = (real: ChainProvider): ChainProvider => {
+    const rawTransaction = (txid: string) => {
       counts.rawTransaction.set(txid, (counts.rawTransaction.get(txid) ?? 0) + 1)
       return lies.rawTransaction ? lies.rawTransaction(txid, real) : real.rawTransaction(txid)
-    },
-    broadcast: (raw) => {
-      counts.broadcasts++
-      return real.broadcast(raw)
-    },
-  })
+    }
+    return {
+      ...real,
+      utxos: async (address) =>
+        (await real.utxos(address)).map((utxo) => ({
+          ...utxo,
+          value: lies.value?.(utxo.value) ?? utxo.value,
+        })),
+      rawTransaction,
+      // The batch the wallet uses (esplora's) tells the same lies.
+      rawTransactions: (txids) => Promise.all(txids.map(rawTransaction)),
+      broadcast: (raw) => {
+        counts.broadcasts++
+        return real.broadcast(raw)
+      },
+    }
+  }
   return { wrap, counts }
 }
 
