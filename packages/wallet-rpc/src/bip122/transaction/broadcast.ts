@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { ProviderError, WalletRpcError } from '../../core/errors.js'
 import type { JsonValue } from '../../core/journal.js'
 import type { RequestContext } from '../../core/namespace.js'
-import { verifiedTransaction } from '../providers/previousOutputs.js'
+import { verifiedTransactions } from '../providers/previousOutputs.js'
 import type { Bip122Wallet, ChainProvider } from '../types.js'
 import { fromHex } from './bytes.js'
 import { markSpent } from './reservations.js'
@@ -81,7 +81,7 @@ export function bitcoinSends<Result>(
       try {
         await broadcastOnce(provider, fromHex(signed.raw), signed.txid)
       } catch (error) {
-        const known = await verifiedTransaction(provider, signed.txid).then(
+        const known = await served(provider, signed.txid).then(
           () => true,
           () => false,
         )
@@ -92,10 +92,16 @@ export function bitcoinSends<Result>(
     // A provider that does not serve the txid may just not have it yet: it cannot tell, so this throws.
     async known(context, recorded) {
       const signed = v.parse(signedSchema, recorded)
-      await verifiedTransaction(await providerOf(context.chainId), signed.txid)
+      await served(await providerOf(context.chainId), signed.txid)
       return sent(context, signed)
     },
   }
+}
+
+/** Resolves when the provider serves `txid`, hash-checked (in its mempool or mined); throws otherwise. */
+async function served(provider: ChainProvider, txid: string): Promise<void> {
+  const [outcome] = await verifiedTransactions(provider, [txid])
+  if (outcome === undefined || 'error' in outcome) throw outcome?.error
 }
 
 /** The outpoints a serialized transaction spends, as `txid:vout`. */
