@@ -4,7 +4,14 @@ import type { JournalRecord, KeyValueStorage } from '../../src/core/journal.js'
 import { memoryStorage } from '../../src/core/journal.js'
 import type { JsonRpcResponse } from '../../src/core/jsonrpc.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
-import { createFakeChain, createSendingNamespace, type FakeChain } from './journalNamespace.js'
+import {
+  createFakeChain,
+  createSendingNamespace,
+  type FakeChain,
+  type Process,
+  processWith,
+  storageOf,
+} from './journalNamespace.js'
 
 /**
  * Fault injection over the whole path of a sending request (store reads and writes, the chain accepting the
@@ -13,49 +20,6 @@ import { createFakeChain, createSendingNamespace, type FakeChain } from './journ
  * concurrently. Whatever happened: never two payments, every call answered, and once a run completes the
  * answer names the one payment and every later repeat answers the same.
  */
-
-class Crash extends Error {}
-
-/** One wallet process: its steps are counted, and once dead it does nothing more (every call throws). */
-function processWith(crashAt: number | undefined) {
-  let steps = 0
-  let alive = true
-  return {
-    step(): void {
-      if (!alive) throw new Crash('dead')
-      if (steps++ === crashAt) {
-        alive = false
-        throw new Crash('killed')
-      }
-    },
-    get alive() {
-      return alive
-    },
-    get steps() {
-      return steps
-    },
-  }
-}
-
-type Process = ReturnType<typeof processWith>
-
-function storageOf(base: KeyValueStorage, process: Process, failOnce?: { at: number }): KeyValueStorage {
-  let operations = 0
-  const guarded =
-    <Args extends unknown[], Result>(call: (...args: Args) => Promise<Result>) =>
-    async (...args: Args): Promise<Result> => {
-      process.step()
-      if (failOnce !== undefined && operations++ === failOnce.at) throw new Error('store unavailable')
-      return call(...args)
-    }
-  return {
-    getKeys: guarded(() => base.getKeys()),
-    getEntries: guarded(() => base.getEntries()),
-    getItem: guarded((key: string) => base.getItem(key)),
-    setItem: guarded((key: string, value: unknown) => base.setItem(key, value)),
-    removeItem: guarded((key: string) => base.removeItem(key)),
-  }
-}
 
 function start(chain: FakeChain, storage: KeyValueStorage, process: Process) {
   const { namespace, signatures } = createSendingNamespace(chain)

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { ProviderError } from '../../src/core/errors.js'
+import type { KeyValueStorage } from '../../src/core/journal.js'
 import { defineMethod, type Namespace } from '../../src/core/namespace.js'
 import { item } from '../../src/core/review.js'
 
@@ -105,4 +106,51 @@ export function createSendingNamespace(chain: FakeChain) {
     },
   }
   return { namespace, signatures }
+}
+
+/** Thrown at and after the step where a simulated wallet process dies. */
+export class Crash extends Error {}
+
+/**
+ * One wallet process in a crash test: its steps (store calls, approvals, chain calls) are counted; it dies at
+ * its `crashAt`-th step, or at the first step so labelled, and once dead every step throws (nothing it does
+ * after happens).
+ */
+export function processWith(crashAt: number | string | undefined) {
+  let steps = 0
+  let alive = true
+  return {
+    step(label = ''): void {
+      if (!alive) throw new Crash('dead')
+      if (steps++ === crashAt || label === crashAt) {
+        alive = false
+        throw new Crash('killed')
+      }
+    },
+  }
+}
+
+export type Process = ReturnType<typeof processWith>
+
+/** `base` as `process` sees it: every call a step; with `failOnce`, the store itself fails at that call. */
+export function storageOf(
+  base: KeyValueStorage,
+  process: Process,
+  failOnce?: { at: number },
+): KeyValueStorage {
+  let operations = 0
+  const guarded =
+    <Args extends unknown[], Result>(call: (...args: Args) => Promise<Result>) =>
+    async (...args: Args): Promise<Result> => {
+      process.step()
+      if (failOnce !== undefined && operations++ === failOnce.at) throw new Error('store unavailable')
+      return call(...args)
+    }
+  return {
+    getKeys: guarded(() => base.getKeys()),
+    getEntries: guarded(() => base.getEntries()),
+    getItem: guarded((key: string) => base.getItem(key)),
+    setItem: guarded((key: string, value: unknown) => base.setItem(key, value)),
+    removeItem: guarded((key: string) => base.removeItem(key)),
+  }
 }

@@ -7,6 +7,7 @@ import { type JournalRecord, type KeyValueStorage, memoryStorage } from '../../s
 import type { JsonRpcResponse } from '../../src/core/jsonrpc.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { type Eip155ChainProvider, eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
+import { type Process, processWith, storageOf } from '../core/journalNamespace.js'
 import { minedReceipt } from './helpers.js'
 
 /**
@@ -30,40 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await anvil?.stop()
 })
-
-class Crash extends Error {}
-
-/** One wallet process: it dies at its `crashAt`-th step, or at the first step so labelled; dead, it does nothing. */
-function processWith(crashAt: number | 'before broadcast' | 'after broadcast' | undefined) {
-  let steps = 0
-  let alive = true
-  return {
-    step(label = ''): void {
-      if (!alive) throw new Crash('dead')
-      if (steps++ === crashAt || label === crashAt) {
-        alive = false
-        throw new Crash('killed')
-      }
-    },
-  }
-}
-type Process = ReturnType<typeof processWith>
-
-function storageOf(base: KeyValueStorage, process: Process): KeyValueStorage {
-  const guarded =
-    <Args extends unknown[], Result>(call: (...args: Args) => Promise<Result>) =>
-    async (...args: Args): Promise<Result> => {
-      process.step()
-      return call(...args)
-    }
-  return {
-    getKeys: guarded(() => base.getKeys()),
-    getEntries: guarded(() => base.getEntries()),
-    getItem: guarded((key: string) => base.getItem(key)),
-    setItem: guarded((key: string, value: unknown) => base.setItem(key, value)),
-    removeItem: guarded((key: string) => base.removeItem(key)),
-  }
-}
 
 /** The node, with the broadcast as two steps: the process may die just before it or just after it returned. */
 function providerOf(process: Process): Eip155ChainProvider {

@@ -9,12 +9,7 @@ import { recoverTransactionSender } from '../recoverSigner.js'
 import { dataSchema } from '../schemas.js'
 import { checkedHash } from '../transaction/hash.js'
 import type { Fees } from '../transaction/request.js'
-import {
-  knownTransactions,
-  readSignedTransactions,
-  resendTransactions,
-  type SignedTransactions,
-} from '../transaction/resend.js'
+import { oneTransactionSends, type SignedTransactions } from '../transaction/resend.js'
 import { transactionReview } from '../transaction/review.js'
 import { getAddress, isAddressEqual, keccak256, parseTransaction } from '../viemUtils.js'
 
@@ -182,20 +177,7 @@ export const sendRawTransaction = (env: Eip155Env) =>
         env.nonces.observe(nonceKey(chain.chainId, plan.sender), plan.nonce, plan.authorizationNonce)
       return checkedHash(plan.raw, returned)
     },
-    sends: {
-      async resend(context, signed): Promise<Hex> {
-        const [hash] = await resendTransactions(
-          env,
-          accessOf(chainOf(env, context)),
-          readSignedTransactions(signed),
-        )
-        return hash!
-      },
-      async known(context, signed): Promise<Hex | undefined> {
-        const access = accessOf(chainOf(env, context))
-        return (await knownTransactions(env, access, readSignedTransactions(signed)))?.[0]
-      },
-    },
+    sends: oneTransactionSends(env),
   })
 
 /** The dapp's signed bytes, as the journal records them before they are relayed. */

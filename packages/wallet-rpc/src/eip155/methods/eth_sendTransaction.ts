@@ -6,12 +6,7 @@ import { checkedHash } from '../transaction/hash.js'
 import { withNonce } from '../transaction/nonce.js'
 import { planTransactionRequest } from '../transaction/plan.js'
 import { type TransactionDraft, transactionRequestSchema } from '../transaction/request.js'
-import {
-  knownTransactions,
-  readSignedTransactions,
-  resendTransactions,
-  type SignedTransactions,
-} from '../transaction/resend.js'
+import { oneTransactionSends, type SignedTransactions } from '../transaction/resend.js'
 import { signDraft } from '../transaction/sign.js'
 import { keccak256 } from '../viemUtils.js'
 
@@ -47,17 +42,6 @@ export const sendTransaction = (env: Eip155Env) =>
     },
     sends: {
       fixed: (draft: TransactionDraft) => ({ from: draft.from, nonce: draft.nonce ?? null }),
-      async resend(context, signed): Promise<Hex> {
-        const [hash] = await resendTransactions(
-          env,
-          accessOf(chainOf(env, context)),
-          readSignedTransactions(signed),
-        )
-        return hash!
-      },
-      async known(context, signed): Promise<Hex | undefined> {
-        const access = accessOf(chainOf(env, context))
-        return (await knownTransactions(env, access, readSignedTransactions(signed)))?.[0]
-      },
+      ...oneTransactionSends(env),
     },
   })

@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import type { Address, Hex } from 'viem'
 import type { JsonValue } from '../../core/journal.js'
-import { type Eip155Env, nonceKey } from '../env.js'
+import type { RequestContext } from '../../core/namespace.js'
+import { accessOf, chainOf, type Eip155Env, nonceKey } from '../env.js'
 import type { ChainAccess } from '../provider.js'
 import { keccak256 } from '../viemUtils.js'
 import { checkedHash } from './hash.js'
@@ -45,6 +46,21 @@ const signedTransactionsSchema = v.object({
   ),
   extra: v.optional(v.unknown()),
 })
+
+/** The journal's replay of a method that sends one transaction and answers its hash. */
+export function oneTransactionSends(env: Eip155Env) {
+  return {
+    async resend(context: RequestContext, signed: JsonValue): Promise<Hex> {
+      const access = accessOf(chainOf(env, context))
+      const [hash] = await resendTransactions(env, access, readSignedTransactions(signed))
+      return hash!
+    },
+    async known(context: RequestContext, signed: JsonValue): Promise<Hex | undefined> {
+      const access = accessOf(chainOf(env, context))
+      return (await knownTransactions(env, access, readSignedTransactions(signed)))?.[0]
+    },
+  }
+}
 
 /** The record as the journal kept it; a record another version wrote in another shape is not sent. */
 export function readSignedTransactions(signed: JsonValue): SignedTransactions {

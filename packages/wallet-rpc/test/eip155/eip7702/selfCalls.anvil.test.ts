@@ -335,7 +335,7 @@ describe('nested batches of random depth', () => {
             expect(wallet.reviews.length).toBe(before)
             return
           }
-          expect(errorOf(response).code).toBe(5000)
+          expect(errorOf(response).code).toBe(4001)
           const review = wallet.reviews.at(-1)!
           const shown = text(review.items)
           const warnings = JSON.stringify(review.warnings)

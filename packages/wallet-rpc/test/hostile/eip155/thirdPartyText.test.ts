@@ -169,7 +169,7 @@ describe('wallet_addEthereumChain', () => {
       const rpc = chainId === '0x2105' ? base.url : local.url
       expect(
         errorOf(await w.call('wallet_addEthereumChain', chain({ chainId, chainName, rpcUrls: [rpc] }))).code,
-      ).toBe(5000)
+      ).toBe(4001)
       expect(asked).toHaveLength(1)
       expect(asked[0]!.warnings).toEqual(
         mismatch === undefined
