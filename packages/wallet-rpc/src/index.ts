@@ -18,6 +18,7 @@ export {
   type WalletRpcErrorOptions,
 } from './core/errors.js'
 export type { WalletEvent, WalletEventListener } from './core/events.js'
+export type { AssetEffect, ExpectedPayment } from './core/expectation.js'
 export {
   type JournalRecord,
   type JournalState,

@@ -1,3 +1,5 @@
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { sha256 } from '../crypto/sha256.js'
 import { InvalidParamsError, InvalidRequestError, WalletRpcError } from './errors.js'
 import { type Expectation, type ExpectedPayment, readExpectation } from './expectation.js'
 import { idOf, type JsonRpcResponse } from './jsonrpc.js'
@@ -42,6 +44,12 @@ export type HandleInput = {
    * adapter: the proposal's `walletPay`). Every difference from what the request moves is a `danger`.
    */
   expected?: ExpectedPayment
+  /**
+   * With a key: what the journal hashes to tell a repeat from another request under the same key, instead of the
+   * params (JSON). For a caller that builds the params anew each time (connect-time walletPay: a fresh
+   * blockhash): its own description of the effect, so a repeat of the same payment is recognised.
+   */
+  identity?: unknown
 }
 
 /** WalletKit's `session_request` event. */
@@ -69,6 +77,8 @@ export type Envelope = {
   /** The request's identity for the journal, or undefined when it has none (core/journal.ts). */
   key: string | undefined
   expected: Expectation | undefined
+  /** `HandleInput.identity`, hashed in place of the params. */
+  identity: unknown
 }
 
 /**
@@ -127,6 +137,7 @@ function toEnvelope(input: unknown): Envelope {
     context: contextOf(input.context),
     warnings: warningsOf(input.warnings),
     key: keyOf(input.requestKey, input.sessionTopic, id),
+    identity: input.identity,
     expected: readExpectation(input.expected),
   }
 }
@@ -152,21 +163,26 @@ function fromSessionRequest(input: Record<string, unknown>): Envelope {
     context: undefined,
     warnings: undefined,
     key: keyOf(undefined, input.topic, id),
+    identity: undefined,
     expected: undefined,
   }
 }
 
 const maxKeyLength = 256
+/** A caller's key longer than `maxKeyLength` (made of a gateway's ids, a dapp's order id) is kept as its hash. */
+const maxRequestKeyLength = 8192
 
 /**
- * `key:<requestKey>`, else `wc:<topic>:<id>`: the same request has the same key in either shape, and a caller's
- * own key can never name a WalletConnect request.
+ * `key:<requestKey>` (`key#<its SHA-256>` when long), else `wc:<topic>:<id>`: the same request has the same key in
+ * either shape, and a caller's own key can never name a WalletConnect request.
  */
 function keyOf(requestKey: unknown, topic: unknown, id: string | number): string | undefined {
   if (requestKey !== undefined) {
-    if (typeof requestKey !== 'string' || requestKey.length === 0 || requestKey.length > maxKeyLength)
-      throw new InvalidRequestError(`requestKey must be a string of 1 to ${maxKeyLength} characters`)
-    return `key:${requestKey}`
+    if (typeof requestKey !== 'string' || requestKey.length === 0 || requestKey.length > maxRequestKeyLength)
+      throw new InvalidRequestError(`requestKey must be a string of 1 to ${maxRequestKeyLength} characters`)
+    return requestKey.length <= maxKeyLength
+      ? `key:${requestKey}`
+      : `key#${bytesToHex(sha256(utf8ToBytes(requestKey)))}`
   }
   if (topic === undefined) return undefined
   if (typeof topic !== 'string' || topic.length === 0 || topic.length > maxKeyLength)

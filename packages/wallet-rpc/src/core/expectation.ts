@@ -47,6 +47,12 @@ export type ExpectedPayment = {
   recipient?: string
   /** Base units of `asset` the payment may take on top of `amount` (a declared fee), decimal digits. Default 0. */
   maxFee?: string
+  /**
+   * Base units of `asset` the payment's earlier requests already transfer (a gateway's earlier actions), decimal
+   * digits: counted with this request's transfers against `amount` + `maxFee`, so N actions cannot each pay it
+   * all. Default 0. `transferredBy` sums what a request moved, for the next one.
+   */
+  paid?: string
   /** The asset's decimals and symbol as the description shows them, for the warnings' amounts. */
   decimals?: number
   symbol?: string
@@ -62,6 +68,7 @@ export type Expectation = {
   asset: { native: boolean; reference: string; id: string }
   amount: bigint
   maxFee: bigint
+  paid: bigint
   recipient: AccountRef | undefined
   decimals: number | undefined
   symbol: string | undefined
@@ -109,6 +116,9 @@ export function readExpectation(value: unknown): Expectation | undefined {
   const maxFee = field('maxFee')
   if (maxFee !== undefined && (typeof maxFee !== 'string' || !digits.test(maxFee)))
     fail('maxFee', 'must be base units in decimal digits')
+  const paid = field('paid')
+  if (paid !== undefined && (typeof paid !== 'string' || !digits.test(paid)))
+    fail('paid', 'must be base units in decimal digits')
   const decimals = field('decimals')
   if (
     decimals !== undefined &&
@@ -124,6 +134,7 @@ export function readExpectation(value: unknown): Expectation | undefined {
     asset: { native: asset[2] === 'slip44', reference: asset[3]!, id: asset[0] },
     amount: BigInt(amount as string),
     maxFee: maxFee === undefined ? 0n : BigInt(maxFee as string),
+    paid: paid === undefined ? 0n : BigInt(paid as string),
     recipient: recipient === undefined ? undefined : { chainId: recipient[1]!, address: recipient[2]! },
     decimals: decimals as number | undefined,
     symbol: symbol === undefined ? undefined : printableLine(symbol as string, 16),
@@ -177,7 +188,7 @@ export function expectationWarnings(
     )
   }
   const allowed = expected.amount + expected.maxFee
-  let transferred = 0n
+  let transferred = expected.paid
   const transfers: AssetEffect[] = []
   for (const effect of effects ?? []) {
     if (effect.amount === 0n) continue
@@ -218,8 +229,12 @@ export function expectationWarnings(
     const moves =
       transfers.length === 1
         ? describeEffect(expected, transfers[0]!)
-        : `transfers ${formatAmount(expected, transferred)} in ${transfers.length} transfers`
-    add('pay.amount_mismatch', `${shows}; this request ${moves}.`)
+        : `transfers ${formatAmount(expected, transferred - expected.paid)} in ${transfers.length} transfers`
+    const earlier =
+      expected.paid === 0n
+        ? ''
+        : `, after the payment's earlier requests transferred ${formatAmount(expected, expected.paid)}`
+    add('pay.amount_mismatch', `${shows}; this request ${moves}${earlier}.`)
   }
   return [...found].map(([code, messages]) => ({
     code,
@@ -229,6 +244,20 @@ export function expectationWarnings(
         ? messages.join(' ')
         : `${messages.slice(0, 3).join(' ')} (and ${messages.length - 3} more)`,
   }))
+}
+
+/**
+ * Base units of the expected asset a request's effects transfer (allowances aside): what the next request of the
+ * same payment passes as `paid`.
+ */
+export function transferredBy(
+  expected: ExpectedPayment,
+  effects: readonly AssetEffect[] | undefined,
+): bigint {
+  const read = readExpectation(expected)!
+  return (effects ?? [])
+    .filter((effect) => effect.kind === 'transfer' && sameAsset(read, effect))
+    .reduce((sum, effect) => sum + effect.amount, 0n)
 }
 
 /** eip155 addresses are case-insensitive (EIP-55 is only a checksum); elsewhere an address is compared exactly. */

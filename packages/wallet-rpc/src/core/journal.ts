@@ -69,6 +69,8 @@ export type JournalRecord = {
   keepUntil: number
   /** What the plan fixed before anything was signed (coins, seqno). */
   fixed?: JsonValue
+  /** What the plan decoded the request to move (`Planned.effects`, amounts as decimal strings), for a replay's caller. */
+  effects?: JsonValue
   /** What `execute` recorded before broadcasting: the exact signed bytes. */
   signed?: JsonValue
   /** Their txids, hashes or signatures. */

@@ -21,6 +21,7 @@ import {
   WalletRpcError,
 } from './errors.js'
 import { createEventHub, type WalletEventListener } from './events.js'
+import type { AssetEffect } from './expectation.js'
 import { withExpectation } from './expectation.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
 import {
@@ -79,6 +80,11 @@ export type HandleOptions = {
    * answered, else 8000, never planned or reviewed.
    */
   expired?: boolean
+  /**
+   * Told what the request was planned to move (`Planned.effects`: decoded from the bytes it will sign), before the
+   * user is asked: the pay client counts one payment's actions together with it. Not called for a replay.
+   */
+  onEffects?: (effects: readonly AssetEffect[] | undefined) => void
 }
 
 export type SupportedNamespace = {
@@ -188,22 +194,32 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
    * A keyed request: the first of its key runs (`dispatch`, recording each step); a concurrent duplicate shares
    * that run's answer; a later repeat replays from the journal (`replayOrDispatch`).
    */
-  function journaled(envelope: Envelope, key: string, storage: KeyValueStorage): Promise<unknown> {
+  function journaled(
+    envelope: Envelope,
+    key: string,
+    storage: KeyValueStorage,
+    handleOptions: HandleOptions | undefined,
+  ): Promise<unknown> {
     assertSafeParams(envelope.params, limits)
-    const paramsHash = paramsHashOf(envelope.method, envelope.chainId, envelope.params)
+    // The caller's own identity of the request when it rebuilds its params each time (a fresh blockhash).
+    const paramsHash = paramsHashOf(envelope.method, envelope.chainId, envelope.identity ?? envelope.params)
     const first = running.get(key)
     if (first !== undefined) {
       if (first.paramsHash !== paramsHash) throw new RequestKeyReusedError()
       return first.answer
     }
-    const answer = replayOrDispatch(envelope, { key, paramsHash, journal: journalOf(storage) })
+    const answer = replayOrDispatch(envelope, { key, paramsHash, journal: journalOf(storage) }, handleOptions)
     running.set(key, { paramsHash, answer })
     const forget = () => running.delete(key)
     answer.then(forget, forget)
     return answer
   }
 
-  async function replayOrDispatch(envelope: Envelope, run: JournalRun): Promise<unknown> {
+  async function replayOrDispatch(
+    envelope: Envelope,
+    run: JournalRun,
+    handleOptions: HandleOptions | undefined,
+  ): Promise<unknown> {
     let record: JournalRecord | undefined
     try {
       record = await run.journal.read(run.key)
@@ -212,8 +228,10 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       run.unreadable = error
     }
     // Only a record that did something binds the key; one merely approved (nothing signed) is run afresh.
-    if (record === undefined || record.state === 'approved') return dispatch(envelope, run)
+    if (record === undefined || record.state === 'approved') return dispatch(envelope, run, handleOptions)
     if (record.paramsHash !== run.paramsHash) throw new RequestKeyReusedError()
+    // The caller counts what the request moves (a payment's actions) whether it runs or replays.
+    if (record.effects !== undefined) handleOptions?.onEffects?.(effectsOf(record.effects))
     if (record.state === 'answered' && record.error !== undefined) throw new ReplayedError(record.error)
     if (record.state === 'answered') return record.result
     const { method, context } = methodOf(envelope)
@@ -283,7 +301,11 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     }
   }
 
-  async function dispatch(envelope: Envelope, run?: JournalRun): Promise<unknown> {
+  async function dispatch(
+    envelope: Envelope,
+    run: JournalRun | undefined,
+    handleOptions: HandleOptions | undefined,
+  ): Promise<unknown> {
     refuseIfExpired(envelope, clock)
     const { namespace, method, context } = methodOf(envelope)
     // A keyed request's params were checked before they were hashed.
@@ -298,6 +320,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       envelope.expected,
       envelope.chainId,
     )
+    handleOptions?.onEffects?.(planned.effects)
     // Whatever sends is reviewed (and so approved and recorded): never sent unasked, never without a record.
     if (review === null && method.sends !== undefined)
       throw new Error(`${envelope.method} planned a send without a review`)
@@ -341,6 +364,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
             state: 'approved',
             keepUntil: run.journal.keepUntil(envelope.expiresAtMs),
             ...(fixed === undefined ? {} : { fixed: toJsonSafe(fixed) as JsonValue }),
+            ...(planned.effects === undefined ? {} : { effects: toJsonSafe(planned.effects) as JsonValue }),
           }
           await run.journal.write(record)
           steps = journalStepsOf(run, record)
@@ -414,8 +438,8 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
         if (handleOptions?.expired === true) envelope.expiresAtMs = Number.NEGATIVE_INFINITY
         const result =
           envelope.key === undefined
-            ? await dispatch(envelope)
-            : await journaled(envelope, envelope.key, handleOptions?.journal ?? defaultStorage)
+            ? await dispatch(envelope, undefined, handleOptions)
+            : await journaled(envelope, envelope.key, handleOptions?.journal ?? defaultStorage, handleOptions)
         return success(id, toJsonSafe(result))
       } catch (error) {
         // Failures of the wallet's side (unexpected errors, providers) go to the wallet's logs too.
@@ -504,6 +528,14 @@ class ReplayedError extends WalletRpcError {
   constructor(answered: JsonRpcErrorObject) {
     super(answered.code, answered.message, answered.data === undefined ? {} : { data: answered.data })
   }
+}
+
+/** Recorded effects (amounts as decimal strings) as the plan gave them. */
+function effectsOf(recorded: JsonValue): AssetEffect[] {
+  return (recorded as unknown as (Omit<AssetEffect, 'amount'> & { amount: string })[]).map((effect) => ({
+    ...effect,
+    amount: BigInt(effect.amount),
+  }))
 }
 
 /** A failure's reason as a dapp may read it: ours as we wrote it, anything else generic (it may hold a URL). */

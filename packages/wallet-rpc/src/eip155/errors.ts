@@ -44,7 +44,7 @@ export type AtomicityNotSupportedError = InstanceType<typeof AtomicityNotSupport
  * into `ACTION_REJECTED` (BrowserProvider; its JSON-RPC path matches "user denied" in the message) and any
  * other code, WalletConnect's 5000 included, into `UNKNOWN_ERROR`; viem reads 4001 and 5000 alike.
  */
-export const eip1193UserRejected = { code: 4001, message: 'User denied the request.' } as const
+const eip1193UserRejected = { code: 4001, message: 'User denied the request.' } as const
 
 /**
  * The namespace's `describeError`: WalletConnect's 5000 "User rejected." (the router's answer to a declined

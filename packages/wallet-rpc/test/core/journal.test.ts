@@ -551,6 +551,39 @@ describe('the request journal: the narrow windows', () => {
     expect(chain.effects()).toBe(1)
   })
 
+  it("takes a long requestKey (a gateway's ids) as its hash, and replays under it", async () => {
+    const chain = createFakeChain()
+    const { wallet, approve } = walletOn(chain, memoryStorage())
+    const long = `pay:${'x'.repeat(500)}`
+    const first = await wallet.handle(send({ requestKey: long }))
+    expect(await wallet.handle(send({ requestKey: long }))).toEqual(first)
+    expect('result' in first).toBe(true)
+    expect(approve).toHaveBeenCalledTimes(1)
+    expect(await wallet.handle(send({ requestKey: 'y'.repeat(8193) }))).toMatchObject({
+      error: { code: -32600 },
+    })
+  })
+
+  it("tells a repeat by the caller's identity when it gives one, not by params it rebuilds (a fresh blockhash)", async () => {
+    const chain = createFakeChain()
+    const { wallet, approve } = walletOn(chain, memoryStorage())
+    const identity = { pays: '1000', to: 'bob' }
+    const first = await wallet.handle({ ...send({ requestKey: 'order-1' }), identity })
+    const rebuilt = await wallet.handle({
+      ...send({ requestKey: 'order-1' }, { to: 'bob', amount: '1000', memo: 'blockhash 2' } as never),
+      identity,
+    })
+    expect(rebuilt).toEqual(first)
+    // Another payment under the key is refused.
+    const other = await wallet.handle({
+      ...send({ requestKey: 'order-1' }),
+      identity: { pays: '2000', to: 'bob' },
+    })
+    expect(other).toMatchObject({ error: { code: -32600, data: { rule: 'journal.key_reused' } } })
+    expect(approve).toHaveBeenCalledTimes(1)
+    expect(chain.effects()).toBe(1)
+  })
+
   it("keeps a caller's own requestKey apart from WalletConnect requests", async () => {
     const chain = createFakeChain()
     const { wallet, approve } = walletOn(chain, memoryStorage())

@@ -137,6 +137,26 @@ describe('connect({ walletPay }) paid on litesvm', () => {
     expect(lamportsOf(merchant) - before).toBe(10_000_000n)
   })
 
+  it('pays one orderId once: a second proposal for the order gets the first payment, though its transaction is built anew (a fresh blockhash)', async () => {
+    const before = lamportsOf(merchant)
+    const order = {
+      version: '1.0.0',
+      orderId: 'sol-order-once',
+      expiry: inFiveMinutes(),
+      acceptedPayments: [
+        { asset: `${chainId}/slip44:501`, amount: '0x989680', recipient: `${chainId}:${merchant}` },
+      ],
+    }
+    // A blockhash of its own: the same transfer on the last test's blockhash would be that test's transaction.
+    chain.svm.expireBlockhash()
+    const [first] = paidTo(await connectWith(order)) ?? []
+    expect(first).toBeDefined()
+    chain.svm.expireBlockhash()
+    const [again] = paidTo(await connectWith(order)) ?? []
+    expect(again?.txid).toBe(first?.txid)
+    expect(lamportsOf(merchant) - before).toBe(10_000_000n)
+  })
+
   it('pays nothing for an expired offer or one it cannot pay; the session still settles', async () => {
     const sent = chain.sent.length
     const expired = await connectWith({

@@ -1,5 +1,5 @@
 import { base58, base64 } from '@scure/base'
-import type { ExpectedPayment } from '../../core/expectation.js'
+import { type ExpectedPayment, transferredBy } from '../../core/expectation.js'
 import type { KeyValueStorage } from '../../core/journal.js'
 import type { SupportedNamespace, WalletRpc } from '../../core/router.js'
 import { printableLine } from '../../core/text.js'
@@ -38,7 +38,7 @@ export function unavailableReason(
     const methods = capabilities.get(chainId)
     if (methods === undefined)
       return `the wallet has no ${chainId} chain (namespace ${chainId.split(':')[0]})`
-    if (!methods.has(method)) return `the wallet does not serve ${method} on ${chainId}`
+    if (!methods.has(method)) return `the wallet does not serve ${printableLine(method, 128)} on ${chainId}`
   }
   return undefined
 }
@@ -159,6 +159,8 @@ export async function executeActions(
   onAction: ((event: { index: number; total: number; chainId: string; method: string }) => void) | undefined,
 ): Promise<string[]> {
   const results: string[] = []
+  // What the payment's earlier actions transfer, counted against the option's amount with each next one.
+  let paid = 0n
   for (const [index, action] of actions.entries()) {
     beforeEach(index)
     const params = adaptParams(action.data.method, paramsOf(action, index))
@@ -171,6 +173,7 @@ export async function executeActions(
     }
     if (context.merchant !== undefined) reviewContext.merchant = printableLine(context.merchant, 128)
     if (context.amount !== undefined) reviewContext.amount = printableLine(context.amount, 128)
+    let moved = 0n
     const response = await wallet.handle(
       {
         chainId: action.data.chain_id,
@@ -182,14 +185,20 @@ export async function executeActions(
         },
         origin: context.origin,
         context: reviewContext,
-        expected: context.expected,
+        expected: { ...context.expected, paid: paid.toString() },
         // One payment, one effect: the same action asked again (pay() after a crash or a lost confirm) replays what
         // it did; another action in its place, once this one signed something, is refused (-32600).
         requestKey: JSON.stringify(['pay', context.origin, context.paymentId, context.optionId, index]),
       },
-      context.journal === undefined ? undefined : { journal: context.journal },
+      {
+        ...(context.journal === undefined ? {} : { journal: context.journal }),
+        onEffects: (effects) => {
+          moved = transferredBy(context.expected, effects)
+        },
+      },
     )
     if ('error' in response) throw new PayActionError(index, response.error)
+    paid += moved
     const result = resultString(action.data.method, response.result)
     if (typeof result !== 'string' || result === '') {
       throw new PayActionError(index, {

@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from '../../core/clock.js'
 import type { KeyValueStorage } from '../../core/journal.js'
 import type { WalletRpc } from '../../core/router.js'
+import { printableLine } from '../../core/text.js'
 import {
   CollectDataError,
   InvalidPaymentLinkError,
@@ -352,7 +353,9 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     const reason = unavailableReason(option, actions, capabilitiesOf(wallet.supported()))
     const expected = expectedPaymentOf(option)
     if (reason !== undefined || typeof expected === 'string')
-      throw new OptionUnavailableError(`Option ${option.id} is unavailable: ${reason ?? expected}.`)
+      throw new OptionUnavailableError(
+        `Option ${printableLine(option.id, 128)} is unavailable: ${reason ?? expected}.`,
+      )
     const results = await executeActions(
       wallet,
       actions,

@@ -113,8 +113,10 @@ export async function answerProposalRequests(
       context: { 'session proposal': String(proposalId), 'requested at connect': what },
       ...(step.warnings === undefined || step.warnings.length === 0 ? {} : { warnings: step.warnings }),
       ...(step.expected === undefined ? {} : { expected: step.expected }),
-      // Through the request journal: a proposal delivered again (a restart) replays what its steps did.
+      // Through the request journal: a proposal delivered again (a restart) replays what its steps did. A payment
+      // is the same payment by what it pays (its params carry a fresh blockhash on Solana), not by its bytes.
       requestKey,
+      ...(step.expected === undefined ? {} : { identity: step.expected }),
     }
     const response = await wallet.handle(input, journal === undefined ? undefined : { journal })
     if (!('error' in response)) return response.result

@@ -1,6 +1,7 @@
 import type { EngineTypes, SessionTypes } from '@walletconnect/types'
 import type { ConnectPayments } from '../../core/connectPayment.js'
 import type { ExpectedPayment } from '../../core/expectation.js'
+import { printableLine } from '../../core/text.js'
 import type { WalletRpcLike } from '../walletRpcLike.js'
 
 /** A token's symbol and decimals, as the wallet reads them from its chain (display only). */
@@ -103,7 +104,8 @@ export async function planWalletPay(
   const orderId = own(record, 'orderId')
   const expiry = own(record, 'expiry')
   const accepted = own(record, 'acceptedPayments')
-  if (typeof orderId === 'string') review.orderId = orderId.slice(0, 256)
+  // Shown as one bounded, visible line; answered and keyed as the dapp wrote it.
+  if (typeof orderId === 'string') review.orderId = printableLine(orderId, 256)
   if (typeof expiry === 'number' && Number.isSafeInteger(expiry)) review.expiry = expiry
   const refuse = (reason: string) => {
     review.refused = reason
@@ -123,7 +125,10 @@ export async function planWalletPay(
   const payable = review.options.find((option) => option.unpayable === undefined)
   if (payable === undefined) return refuse('the wallet can pay none of the accepted payments')
   review.pays = payable.index
-  return { review, step: stepFor(payable, namespaces, sources, version, review.orderId) }
+  return {
+    review,
+    step: stepFor(payable, namespaces, sources, version, typeof orderId === 'string' ? orderId : undefined),
+  }
 }
 
 async function decodeOption(

@@ -605,3 +605,67 @@ describe('pay: one payment, one effect (the request journal)', () => {
     expect(executed).toHaveLength(2)
   })
 })
+
+describe('pay: one payment, its actions counted together', () => {
+  const usdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+  /** Each typed-data action decodes as a TransferWithAuthorization of the whole 12.5 USDC. */
+  const wholeAmount = (chainId: string, method: string) =>
+    method === 'eth_signTypedData_v4'
+      ? [
+          {
+            chainId,
+            account: evmAddress,
+            asset: usdc,
+            amount: 12_500_000n,
+            recipient: '0x000000000000000000000000000000000000bEEF',
+            kind: 'transfer' as const,
+            form: 'EIP-3009 TransferWithAuthorization',
+          },
+        ]
+      : []
+
+  it('refuses a second action that pays the option again: two actions cannot each pay it all', async () => {
+    const twice = usdcOption('opt_1', { actions: [typedDataAction, typedDataAction] })
+    const { client, executed, reviews } = payClientFixture(
+      {
+        options: [{ status: 200, body: optionsBody([twice]) }],
+        confirm: [succeeded],
+      },
+      { effects: wholeAmount },
+    )
+    const refused = await client.pay('pay_1', 'opt_1').then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(refused).toMatchObject({
+      actionIndex: 1,
+      rpcError: { code: -32602, data: { rule: 'pay.amount_mismatch' } },
+    })
+    expect(String((refused as { rpcError: { data: { reason: string } } }).rpcError.data.reason)).toContain(
+      "after the payment's earlier requests transferred 12.5 USDC",
+    )
+    expect(executed).toHaveLength(1)
+    expect(reviews).toHaveLength(1)
+  })
+
+  it('counts an action the journal replays too (pay run again after a crash between the two)', async () => {
+    const twice = usdcOption('opt_1', { actions: [typedDataAction, typedDataAction] })
+    let calls = 0
+    const { client, executed } = payClientFixture(
+      { options: [{ status: 200, body: optionsBody([twice]) }], confirm: [succeeded] },
+      {
+        effects: wholeAmount,
+        // The first run's second action never gets an answer (the app closed while the user looked at it).
+        approve: () => ++calls !== 2,
+      },
+    )
+    await expect(client.pay('pay_1', 'opt_1')).rejects.toBeDefined()
+    const refused = await client.pay('pay_1', 'opt_1').then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    // Action 1 replays from the journal (unasked, counted), action 2 would pay it all again: refused.
+    expect(refused).toMatchObject({ actionIndex: 1, rpcError: { data: { rule: 'pay.amount_mismatch' } } })
+    expect(executed).toHaveLength(1)
+  })
+})
