@@ -10,6 +10,7 @@ import {
   memoryStorage,
   RequestJournal,
 } from '../../src/core/journal.js'
+import type { AnyMethod } from '../../src/core/namespace.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { createFakeChain, createSendingNamespace, type FakeChain } from './journalNamespace.js'
 
@@ -29,6 +30,24 @@ function walletOn(chain: FakeChain, storage: KeyValueStorage, options: { clock?:
     clock: options.clock ?? (() => NOW),
   })
   return { wallet, approve, onError, signatures }
+}
+
+/** A wallet on `storage` whose `fake_send` is changed by `change` (its execute, its sends), the user saying yes. */
+function walletWithSend(
+  chain: FakeChain,
+  storage: KeyValueStorage,
+  change: (method: AnyMethod) => AnyMethod,
+  options: { clock?: Clock } = {},
+) {
+  const { namespace } = createSendingNamespace(chain)
+  const approve = vi.fn(() => true)
+  const wallet = createWalletRpc({
+    namespaces: [{ ...namespace, methods: { fake_send: change(namespace.methods.fake_send!) } }],
+    approve,
+    journal: storage,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  })
+  return { wallet, approve }
 }
 
 const send = (
@@ -376,27 +395,12 @@ describe('the request journal: one approval, one effect', () => {
     })
     await walletOn(chain, process.storage).wallet.handle(send({ sessionTopic: 't' }))
     chain.onAccept(undefined)
-    const { namespace } = createSendingNamespace(chain)
-    const unreachable = createWalletRpc({
-      namespaces: [
-        {
-          ...namespace,
-          methods: {
-            ...namespace.methods,
-            fake_send: {
-              ...namespace.methods.fake_send!,
-              sends: {
-                resend: () => Promise.reject(new ProviderError('connect ECONNREFUSED 127.0.0.1:8545')),
-                known: () => Promise.reject(new ProviderError('connect ECONNREFUSED 127.0.0.1:8545')),
-              },
-            },
-          },
-        },
-      ],
-      approve: () => true,
-      journal: storage,
-    })
-    const answer = await unreachable.handle(send({ sessionTopic: 't' }))
+    const refused = () => Promise.reject(new ProviderError('connect ECONNREFUSED 127.0.0.1:8545'))
+    const unreachable = walletWithSend(chain, storage, (method) => ({
+      ...method,
+      sends: { resend: refused, known: refused },
+    }))
+    const answer = await unreachable.wallet.handle(send({ sessionTopic: 't' }))
     expect(answer).toMatchObject({
       error: {
         code: -32603,
@@ -448,29 +452,20 @@ describe('the request journal: the narrow windows', () => {
     const process = mortalStorage(storage)
     const expiring = { ...send({ sessionTopic: 'e' }), expiryTimestamp: NOW / 1000 + 60 }
     // Dies after its signed record, before the broadcast.
-    const { namespace } = createSendingNamespace(chain)
-    const fakeSend = namespace.methods.fake_send!
-    const dying = createWalletRpc({
-      namespaces: [
-        {
-          ...namespace,
-          methods: {
-            fake_send: {
-              ...fakeSend,
-              execute: async (_context, _plan, journal) => {
-                await journal.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
-                process.die()
-                throw new Error('killed')
-              },
-            },
-          },
+    const dying = walletWithSend(
+      chain,
+      process.storage,
+      (method) => ({
+        ...method,
+        execute: async (_context, _plan, journal) => {
+          await journal.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
+          process.die()
+          throw new Error('killed')
         },
-      ],
-      approve: () => true,
-      journal: process.storage,
-      clock: () => now,
-    })
-    await dying.handle(expiring)
+      }),
+      { clock: () => now },
+    )
+    await dying.wallet.handle(expiring)
     now += 120_000
     const restarted = walletOn(chain, storage, { clock: () => now })
     expect(await restarted.wallet.handle(expiring)).toMatchObject({ error: { code: 8000 } })
@@ -488,27 +483,14 @@ describe('the request journal: the narrow windows', () => {
   it('keeps a send that failed after signing as failed when the chain does not have it, and never sends those bytes on a repeat', async () => {
     const chain = createFakeChain()
     const storage = memoryStorage()
-    const { namespace } = createSendingNamespace(chain)
-    const fakeSend = namespace.methods.fake_send!
-    const wallet = createWalletRpc({
-      namespaces: [
-        {
-          ...namespace,
-          methods: {
-            fake_send: {
-              ...fakeSend,
-              // The broadcast fails (refused, or lost on the way) after the bytes were signed and recorded.
-              execute: async (_context, _plan, journal) => {
-                await journal.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
-                throw new ProviderError('broadcast rejected: 400 bad-txns-inputs-missingorspent')
-              },
-            },
-          },
-        },
-      ],
-      approve: () => true,
-      journal: storage,
-    })
+    const { wallet } = walletWithSend(chain, storage, (method) => ({
+      ...method,
+      // The broadcast fails (refused, or lost on the way) after the bytes were signed and recorded.
+      execute: async (_context, _plan, journal) => {
+        await journal.signed({ raw: 'bob:1000:nonce0' }, ['tx(bob:1000:nonce0)'])
+        throw new ProviderError('broadcast rejected: 400 bad-txns-inputs-missingorspent')
+      },
+    }))
     const first = await wallet.handle(send({ sessionTopic: 'f' }))
     expect(first).toMatchObject({
       error: { code: -32603, data: { reason: expect.stringContaining('bad-txns') } },
@@ -537,14 +519,11 @@ describe('the request journal: the narrow windows', () => {
     const chain = createFakeChain()
     const storage = memoryStorage()
     await diedAfterBroadcast(chain, storage)
-    const { namespace } = createSendingNamespace(chain)
-    const { sends: _lost, ...withoutSends } = namespace.methods.fake_send!
-    const approve = vi.fn(() => true)
-    const wallet = createWalletRpc({
-      namespaces: [{ ...namespace, methods: { fake_send: withoutSends } }],
-      approve,
-      journal: storage,
-    })
+    const { wallet, approve } = walletWithSend(
+      chain,
+      storage,
+      ({ sends: _lost, ...withoutSends }) => withoutSends,
+    )
     const answer = await wallet.handle(send({ sessionTopic: 't' }))
     expect(answer).toMatchObject({ error: { message: 'Request journal unavailable.' } })
     expect(approve).not.toHaveBeenCalled()
@@ -598,20 +577,11 @@ describe('the request journal: the narrow windows', () => {
     const chain = createFakeChain()
     const storage = memoryStorage()
     await diedAfterBroadcast(chain, storage)
-    const { namespace } = createSendingNamespace(chain)
     const tries = vi.fn(() => Promise.reject(new ProviderError('connect ECONNREFUSED')))
-    const wallet = createWalletRpc({
-      namespaces: [
-        {
-          ...namespace,
-          methods: {
-            fake_send: { ...namespace.methods.fake_send!, sends: { resend: tries, known: tries } },
-          },
-        },
-      ],
-      approve: () => true,
-      journal: storage,
-    })
+    const { wallet } = walletWithSend(chain, storage, (method) => ({
+      ...method,
+      sends: { resend: tries, known: tries },
+    }))
     // WalletKit requests carry an expiry: the wallet keeps trying while the dapp waits.
     const answer = wallet.handle({ ...send({ sessionTopic: 't' }), expiryTimestamp: Date.now() / 1000 + 300 })
     await new Promise((resolve) => setTimeout(resolve, 50))
