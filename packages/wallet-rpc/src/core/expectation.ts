@@ -50,7 +50,7 @@ export type ExpectedPayment = {
   /**
    * Base units of `asset` the payment's earlier requests already transfer (a gateway's earlier actions), decimal
    * digits: counted with this request's transfers against `amount` + `maxFee`, so N actions cannot each pay it
-   * all. Default 0. `transferredBy` sums what a request moved, for the next one.
+   * all. Default 0. `handle`'s `onEffects` tells the caller what each request transfers of it, for the next one.
    */
   paid?: string
   /** The asset's decimals and symbol as the description shows them, for the warnings' amounts. */
@@ -250,13 +250,9 @@ export function expectationWarnings(
  * Base units of the expected asset a request's effects transfer (allowances aside): what the next request of the
  * same payment passes as `paid`.
  */
-export function transferredBy(
-  expected: ExpectedPayment,
-  effects: readonly AssetEffect[] | undefined,
-): bigint {
-  const read = readExpectation(expected)!
+export function transferredBy(expected: Expectation, effects: readonly AssetEffect[] | undefined): bigint {
   return (effects ?? [])
-    .filter((effect) => effect.kind === 'transfer' && sameAsset(read, effect))
+    .filter((effect) => effect.kind === 'transfer' && sameAsset(expected, effect))
     .reduce((sum, effect) => sum + effect.amount, 0n)
 }
 

@@ -21,8 +21,7 @@ import {
   WalletRpcError,
 } from './errors.js'
 import { createEventHub, type WalletEventListener } from './events.js'
-import type { AssetEffect } from './expectation.js'
-import { withExpectation } from './expectation.js'
+import { type AssetEffect, transferredBy, withExpectation } from './expectation.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
 import {
   type JournalRecord,
@@ -81,10 +80,11 @@ export type HandleOptions = {
    */
   expired?: boolean
   /**
-   * Told what the request was planned to move (`Planned.effects`: decoded from the bytes it will sign), before the
-   * user is asked: the pay client counts one payment's actions together with it. Not called for a replay.
+   * Told what the request moves (`Planned.effects`: decoded from the bytes it signs), before the user is asked or,
+   * for a replay, from the journal; with `expected`, `transferred` is what it transfers of the expected asset (0
+   * otherwise): the pay client counts one payment's actions together with it.
    */
-  onEffects?: (effects: readonly AssetEffect[] | undefined) => void
+  onEffects?: (effects: readonly AssetEffect[] | undefined, transferred: bigint) => void
 }
 
 export type SupportedNamespace = {
@@ -231,7 +231,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     if (record === undefined || record.state === 'approved') return dispatch(envelope, run, handleOptions)
     if (record.paramsHash !== run.paramsHash) throw new RequestKeyReusedError()
     // The caller counts what the request moves (a payment's actions) whether it runs or replays.
-    if (record.effects !== undefined) handleOptions?.onEffects?.(effectsOf(record.effects))
+    if (record.effects !== undefined) tellEffects(envelope, handleOptions, effectsOf(record.effects))
     if (record.state === 'answered' && record.error !== undefined) throw new ReplayedError(record.error)
     if (record.state === 'answered') return record.result
     const { method, context } = methodOf(envelope)
@@ -320,7 +320,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       envelope.expected,
       envelope.chainId,
     )
-    handleOptions?.onEffects?.(planned.effects)
+    tellEffects(envelope, handleOptions, planned.effects)
     // Whatever sends is reviewed (and so approved and recorded): never sent unasked, never without a record.
     if (review === null && method.sends !== undefined)
       throw new Error(`${envelope.method} planned a send without a review`)
@@ -528,6 +528,17 @@ class ReplayedError extends WalletRpcError {
   constructor(answered: JsonRpcErrorObject) {
     super(answered.code, answered.message, answered.data === undefined ? {} : { data: answered.data })
   }
+}
+
+/** `handle`'s `onEffects`, when the caller gave one: the effects and what they transfer of the expected asset. */
+function tellEffects(
+  envelope: Envelope,
+  handleOptions: HandleOptions | undefined,
+  effects: readonly AssetEffect[] | undefined,
+): void {
+  const tell = handleOptions?.onEffects
+  if (tell === undefined) return
+  tell(effects, envelope.expected === undefined ? 0n : transferredBy(envelope.expected, effects))
 }
 
 /** Recorded effects (amounts as decimal strings) as the plan gave them. */

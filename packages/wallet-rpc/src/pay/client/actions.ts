@@ -1,5 +1,5 @@
 import { base58, base64 } from '@scure/base'
-import { type ExpectedPayment, transferredBy } from '../../core/expectation.js'
+import type { ExpectedPayment } from '../../core/expectation.js'
 import type { KeyValueStorage } from '../../core/journal.js'
 import type { SupportedNamespace, WalletRpc } from '../../core/router.js'
 import { printableLine } from '../../core/text.js'
@@ -192,8 +192,8 @@ export async function executeActions(
       },
       {
         ...(context.journal === undefined ? {} : { journal: context.journal }),
-        onEffects: (effects) => {
-          moved = transferredBy(context.expected, effects)
+        onEffects: (_effects, transferred) => {
+          moved = transferred
         },
       },
     )
