@@ -1,5 +1,5 @@
 import { concatBytes } from '@noble/hashes/utils.js'
-import { bech32, bech32m } from '@scure/base'
+import { bech32, bech32m, hex } from '@scure/base'
 import { networks } from 'bitcoinjs-lib'
 import { InvalidParamsError } from '../core/errors.js'
 import { base58check, p2pkhScript } from './encoding.js'
@@ -97,6 +97,16 @@ function decodeSegwit(address: string): DecodedAddress | undefined {
     }
   }
   return undefined
+}
+
+/**
+ * The payee an address names, whatever its case (an upper-case bech32 address, as QR codes carry it, pays the same
+ * script): how a third party's description of a payment is compared with what a request moves
+ * (`Namespace.addressKey`). Text that is not an address stays as it is, so it matches nothing but itself.
+ */
+export function addressKey(text: string): string {
+  const decoded = decodeAddress(text)
+  return decoded === undefined ? text : `script:${hex.encode(decoded.scriptPubKey)}`
 }
 
 /**

@@ -6,7 +6,7 @@ import { activeSecp256k1 } from '../crypto/secp256k1.js'
 import { activeSha256 } from '../crypto/sha256.js'
 import { type AccountState, createAccount } from './account.js'
 import type { OutputAssetsProvider } from './assets/types.js'
-import { BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById } from './chains.js'
+import { addressKey, BIP122_MAINNET, BIP122_REGTEST, BIP122_TESTNET, chainById } from './chains.js'
 import { getAccountAddresses } from './methods/getAccountAddresses.js'
 import { sendTransfer } from './methods/sendTransfer.js'
 import { signMessage } from './methods/signMessage.js'
@@ -203,6 +203,7 @@ export function bip122(options: Bip122Options): Bip122Namespace {
     async accounts(chainId) {
       return [(await chain(chainId)).account.id]
     },
+    addressKey,
     async sessionProperties(sessionChains = chainIds) {
       const listed = sessionChains.includes(propertiesChain) ? propertiesChain : sessionChains[0]
       const { account } = await chain(listed ?? propertiesChain)

@@ -60,6 +60,16 @@ export type ExpectedPayment = {
 
 type AccountRef = { chainId: string; address: string }
 
+/**
+ * The form in which two addresses of a namespace name the same account (`Namespace.addressKey`): TON's
+ * user-friendly forms differ by their bounce and test flags, eip155's by EIP-55 case, and each pays the same account.
+ */
+export type AddressKey = (address: string) => string
+
+/** eip155 addresses are case-insensitive (EIP-55 is only a checksum); elsewhere, unless the namespace says how, exact. */
+const defaultAddressKey = (chainId: string): AddressKey =>
+  chainId.startsWith('eip155:') ? (address) => address.toLowerCase() : (address) => address
+
 /** `ExpectedPayment` once read: bounded, printable, amounts as bigints. */
 export type Expectation = {
   source: string
@@ -151,9 +161,10 @@ export function withExpectation(
   effects: readonly AssetEffect[] | undefined,
   expected: Expectation | undefined,
   requestChainId: string,
+  addressKey?: AddressKey,
 ): ReviewDraft | null {
   if (review === null || expected === undefined) return review
-  const warnings = expectationWarnings(expected, requestChainId, effects)
+  const warnings = expectationWarnings(expected, requestChainId, effects, addressKey)
   return warnings.length === 0 ? review : { ...review, warnings: [...review.warnings, ...warnings] }
 }
 
@@ -170,7 +181,10 @@ export function expectationWarnings(
   expected: Expectation,
   requestChainId: string,
   effects: readonly AssetEffect[] | undefined,
+  addressKey: AddressKey = defaultAddressKey(expected.chainId),
 ): ReviewWarning[] {
+  const sameAddress = (a: string, b: string) => addressKey(a) === addressKey(b)
+  const sameAsset = (effect: AssetEffect) => isExpectedAsset(expected, effect, addressKey)
   const found = new Map<string, string[]>()
   const add = (code: string, message: string) => {
     const list = found.get(code) ?? []
@@ -192,29 +206,28 @@ export function expectationWarnings(
   const transfers: AssetEffect[] = []
   for (const effect of effects ?? []) {
     if (effect.amount === 0n) continue
-    const moves = describeEffect(expected, effect)
+    const moves = describeEffect(expected, effect, sameAsset(effect))
     if (effect.chainId !== expected.chainId) {
       add(
         'pay.chain_mismatch',
         `${shows} on ${expected.chainId}; this request ${moves} on ${effect.chainId}.`,
       )
     }
-    if (!sameAddress(expected.chainId, effect.account, expected.account.address)) {
+    if (!sameAddress(effect.account, expected.account.address)) {
       add(
         'pay.account_mismatch',
         `${shows} paid from ${expected.account.address}; this request ${moves} from ${effect.account}.`,
       )
     }
-    if (!sameAsset(expected, effect)) {
+    if (!sameAsset(effect)) {
       add('pay.asset_mismatch', `${shows}; this request ${moves}.`)
       continue
     }
     const recipient = expected.recipient
     if (
       recipient !== undefined &&
-      !sameAddress(expected.chainId, effect.recipient, recipient.address) &&
-      (effect.recipientOwner === undefined ||
-        !sameAddress(expected.chainId, effect.recipientOwner, recipient.address))
+      !sameAddress(effect.recipient, recipient.address) &&
+      (effect.recipientOwner === undefined || !sameAddress(effect.recipientOwner, recipient.address))
     ) {
       add('pay.recipient_mismatch', `${shows} to ${recipient.address}; this request ${moves}.`)
     }
@@ -228,7 +241,7 @@ export function expectationWarnings(
   if (transferred > allowed) {
     const moves =
       transfers.length === 1
-        ? describeEffect(expected, transfers[0]!)
+        ? describeEffect(expected, transfers[0]!, true)
         : `transfers ${formatAmount(expected, transferred - expected.paid)} in ${transfers.length} transfers`
     const earlier =
       expected.paid === 0n
@@ -250,20 +263,19 @@ export function expectationWarnings(
  * Base units of the expected asset a request's effects transfer (allowances aside): what the next request of the
  * same payment passes as `paid`.
  */
-export function transferredBy(expected: Expectation, effects: readonly AssetEffect[] | undefined): bigint {
+export function transferredBy(
+  expected: Expectation,
+  effects: readonly AssetEffect[] | undefined,
+  addressKey: AddressKey = defaultAddressKey(expected.chainId),
+): bigint {
   return (effects ?? [])
-    .filter((effect) => effect.kind === 'transfer' && sameAsset(expected, effect))
+    .filter((effect) => effect.kind === 'transfer' && isExpectedAsset(expected, effect, addressKey))
     .reduce((sum, effect) => sum + effect.amount, 0n)
 }
 
-/** eip155 addresses are case-insensitive (EIP-55 is only a checksum); elsewhere an address is compared exactly. */
-function sameAddress(chainId: string, a: string, b: string): boolean {
-  return chainId.startsWith('eip155:') ? a.toLowerCase() === b.toLowerCase() : a === b
-}
-
-function sameAsset(expected: Expectation, effect: AssetEffect): boolean {
+function isExpectedAsset(expected: Expectation, effect: AssetEffect, addressKey: AddressKey): boolean {
   if (expected.asset.native) return effect.asset === 'native'
-  return effect.asset !== 'native' && sameAddress(expected.chainId, effect.asset, expected.asset.reference)
+  return effect.asset !== 'native' && addressKey(effect.asset) === addressKey(expected.asset.reference)
 }
 
 function describeExpected(expected: Expectation): string {
@@ -274,8 +286,8 @@ function describeExpected(expected: Expectation): string {
 }
 
 /** The effect in words: `transfers 1000 USDC to 0x… (EIP-3009 TransferWithAuthorization)`. */
-function describeEffect(expected: Expectation, effect: AssetEffect): string {
-  const amount = sameAsset(expected, effect)
+function describeEffect(expected: Expectation, effect: AssetEffect, ofExpectedAsset: boolean): string {
+  const amount = ofExpectedAsset
     ? formatAmount(expected, effect.amount, effect.kind === 'allowance')
     : `${effect.amount >= unlimited && effect.kind === 'allowance' ? 'an unlimited amount' : `${effect.amount} base units`} of ${effect.asset === 'native' ? 'the native coin' : `token ${effect.asset}`}`
   const recipient =

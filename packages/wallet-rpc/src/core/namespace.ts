@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js'
 import type { JsonRpcErrorObject } from './errors.js'
 import type { WalletEvent } from './events.js'
-import type { AssetEffect } from './expectation.js'
+import type { AddressKey, AssetEffect } from './expectation.js'
 import type { JournalSteps, JsonValue } from './journal.js'
 import type { OriginValidation, ReviewDraft } from './review.js'
 import type { Schema } from './schema.js'
@@ -108,6 +108,12 @@ export type Namespace = {
    * error category from the message text; eip155 answers a refusal as EIP-1193's 4001, which ethers reads).
    */
   describeError?: (error: JsonRpcErrorObject) => JsonRpcErrorObject
+  /**
+   * The form in which two of this namespace's addresses name the same account, for comparing a third party's
+   * description of a payment with what the request moves (TON: any TEP-2 form → raw). Default: eip155
+   * case-insensitive, others exact.
+   */
+  addressKey?: AddressKey
   /** Stop watchers and timers. */
   close?: () => Promise<void> | void
 }

@@ -21,7 +21,7 @@ import {
   WalletRpcError,
 } from './errors.js'
 import { createEventHub, type WalletEventListener } from './events.js'
-import { type AssetEffect, transferredBy, withExpectation } from './expectation.js'
+import { type AddressKey, type AssetEffect, transferredBy, withExpectation } from './expectation.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
 import {
   type JournalRecord,
@@ -231,10 +231,11 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     if (record === undefined || record.state === 'approved') return dispatch(envelope, run, handleOptions)
     if (record.paramsHash !== run.paramsHash) throw new RequestKeyReusedError()
     // The caller counts what the request moves (a payment's actions) whether it runs or replays.
-    if (record.effects !== undefined) tellEffects(envelope, handleOptions, effectsOf(record.effects))
+    const { namespace, method, context } = methodOf(envelope)
+    if (record.effects !== undefined)
+      tellEffects(envelope, handleOptions, effectsOf(record.effects), namespace.addressKey)
     if (record.state === 'answered' && record.error !== undefined) throw new ReplayedError(record.error)
     if (record.state === 'answered') return record.result
-    const { method, context } = methodOf(envelope)
     const signed = record.signed
     // Signed bytes that nothing can send again (another version's record, a method that lost its `sends`): refused,
     // never signed anew.
@@ -319,8 +320,9 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       planned.effects,
       envelope.expected,
       envelope.chainId,
+      namespace.addressKey,
     )
-    tellEffects(envelope, handleOptions, planned.effects)
+    tellEffects(envelope, handleOptions, planned.effects, namespace.addressKey)
     // Whatever sends is reviewed (and so approved and recorded): never sent unasked, never without a record.
     if (review === null && method.sends !== undefined)
       throw new Error(`${envelope.method} planned a send without a review`)
@@ -535,10 +537,11 @@ function tellEffects(
   envelope: Envelope,
   handleOptions: HandleOptions | undefined,
   effects: readonly AssetEffect[] | undefined,
+  addressKey: AddressKey | undefined,
 ): void {
   const tell = handleOptions?.onEffects
   if (tell === undefined) return
-  tell(effects, envelope.expected === undefined ? 0n : transferredBy(envelope.expected, effects))
+  tell(effects, envelope.expected === undefined ? 0n : transferredBy(envelope.expected, effects, addressKey))
 }
 
 /** Recorded effects (amounts as decimal strings) as the plan gave them. */

@@ -48,3 +48,16 @@ export function parseAnyAddress(text: string, path: string): Address {
 export function friendly(address: Address, chainId: string, bounceable: boolean): string {
   return address.toString({ bounceable, testOnly: isTestnet(chainId), urlSafe: true })
 }
+
+/**
+ * The account an address names, whatever its form (raw, or user-friendly with any bounce and test flags): how a
+ * third party's description of a payment is compared with what a request moves (`Namespace.addressKey`). Text that
+ * is not an address stays as it is, so it matches nothing but itself.
+ */
+export function addressKey(text: string): string {
+  try {
+    return Address.parse(text).toRawString()
+  } catch {
+    return text
+  }
+}

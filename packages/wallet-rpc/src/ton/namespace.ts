@@ -3,6 +3,7 @@ import { assertPlatformGlobals } from '../core/globals.js'
 import type { Namespace, RequestContext } from '../core/namespace.js'
 import { ed25519 } from '../crypto/ed25519.js'
 import { activeSha256 } from '../crypto/sha256.js'
+import { addressKey } from './address.js'
 import { type TonChainId, tonChains } from './chains.js'
 import { createTonWallet, maxValidFor } from './context.js'
 import type { TonWalletOptions, TonWalletVersion } from './contracts.js'
@@ -95,6 +96,7 @@ export function ton(options: TonNamespaceOptions): Namespace {
     async accounts(chainId) {
       return [(await wallet.contract()).account(chainId)]
     },
+    addressKey,
     // @tonconnect/sdk's WalletConnect provider ignores the code and reads the category from the message:
     // "TonValidationError" → 1 (bad request), "reject" → 300 (our 5000 "User rejected." already says so).
     describeError(error) {

@@ -1,4 +1,4 @@
-import { beginCell } from '@ton/core'
+import { Address, beginCell } from '@ton/core'
 import { describe, expect, it } from 'vitest'
 import type { ExpectedPayment } from '../../src/core/expectation.js'
 import { memoryProvider, plainDestination, request, tonWallet } from './fixtures.js'
@@ -71,6 +71,39 @@ describe('ton_sendMessage against a described payment', () => {
     ).toMatchObject({
       error: { data: { rule: 'pay.action_unverified' } },
     })
+    expect(sent).toHaveLength(1)
+  })
+
+  it('compares addresses as the accounts they name: any TEP-2 form of the payee and the wallet is the same', async () => {
+    const { rpc, sent, account } = await wallet()
+    const bounceable = (text: string) => Address.parse(text).toString({ bounceable: true, urlSafe: false })
+    const send = (expected: ExpectedPayment) =>
+      rpc.handle({
+        chainId,
+        request: request('ton_sendMessage', [
+          { messages: [{ address: plainDestination, amount: '1000000000' }] },
+        ]),
+        expected,
+      })
+    const otherForms = {
+      ...described(account),
+      account: `${chainId}:${Address.parse(account).toString({ bounceable: true })}`,
+      recipient: `${chainId}:${Address.parse(plainDestination).toString({ bounceable: true })}`,
+    }
+    expect(otherForms.recipient).not.toBe(`${chainId}:${plainDestination}`)
+    expect(await send(otherForms)).toMatchObject({ result: expect.any(String) })
+    // Standard base64 (with + and /) is not a CAIP-10 account: refused at the field, never compared as text.
+    expect(
+      await send({ ...described(account), recipient: `${chainId}:${bounceable(plainDestination)}` }),
+    ).toMatchObject({ error: { code: -32602, data: { path: 'expected.recipient' } } })
+    const someoneElse = Address.parse(plainDestination)
+    someoneElse.hash[0] = (someoneElse.hash[0]! + 1) % 256
+    expect(
+      await send({
+        ...described(account),
+        recipient: `${chainId}:${someoneElse.toString({ bounceable: false })}`,
+      }),
+    ).toMatchObject({ error: { data: { rule: 'pay.recipient_mismatch' } } })
     expect(sent).toHaveLength(1)
   })
 })
