@@ -272,6 +272,25 @@ describe('createWebhookReceiver', () => {
     expect(store.fulfilment('pay_1')).toBe('done')
   })
 
+  it('a failed write of the fulfilment is tried again: a later event after the lease fulfils nothing twice', async () => {
+    const memory = createMemoryWebhookStore()
+    let failures = 2
+    const flaky: WebhookReceiverStore = {
+      record: (request) => memory.record(request),
+      fulfilled: async (paymentId, claim) => {
+        if (failures-- > 0) throw new Error('connection terminated unexpectedly')
+        await memory.fulfilled(paymentId, claim)
+      },
+      release: (paymentId, claim) => memory.release(paymentId, claim),
+    }
+    const { fulfilled, send, advance } = setup({ store: flaky })
+    expect(await send(event('evt_2', 'pay_1', 2, 'succeeded'))).toMatchObject({ status: 200, fulfilled: true })
+    expect(memory.fulfilment('pay_1')).toBe('done')
+    advance(10 * 60_000)
+    expect(await send(event('evt_3', 'pay_1', 3, 'settled'))).toMatchObject({ status: 200, outcome: 'processed' })
+    expect(fulfilled).toHaveLength(1)
+  })
+
   it('event ids are forgotten after keepEventDays, and a late redelivery still fulfils nothing twice', async () => {
     const store = createMemoryWebhookStore()
     const { fulfilled, send, advance } = setup({ store })

@@ -139,9 +139,11 @@ export function createWebhookReceiver(options: CreateWebhookReceiverOptions): We
       await store.release(payment.payment_id, claim).catch(() => undefined)
       return { ...answer(500, 'error', { error: 'fulfilment_failed' }), ...ids }
     }
-    // onPayment ran, so this delivery is done whatever the store says; a store that fails here leaves the claim
-    // to expire (a later event could then fulfil again: the one case where onPayment's own idempotency matters).
-    await store.fulfilled(payment.payment_id, claim).catch(() => undefined)
+    // onPayment ran, so this delivery is done whatever the store says. Until the store hears it, the claim only
+    // waits to expire, after which a later event would fulfil again: `fulfilled` acts only while this claim holds
+    // (so it may run twice), and a failed write (a dropped connection, a failover) is tried again. Past those
+    // tries onPayment's own idempotency is what is left.
+    await recordFulfilled(store, payment.payment_id, claim)
     return { ...answer(200, outcome, { received: true }), ...ids, fulfilled: true }
   }
 
@@ -164,4 +166,19 @@ function claimToken(): string {
   const bytes = new Uint8Array(12)
   globalThis.crypto.getRandomValues(bytes)
   return base64.encode(bytes)
+}
+
+/** Tries after the first when the store fails to record a fulfilment, and the pause before each (ms). */
+const fulfilledRetryPauses = [50, 250, 1000]
+
+async function recordFulfilled(store: WebhookReceiverStore, paymentId: string, claim: WebhookClaim) {
+  for (const pause of [0, ...fulfilledRetryPauses]) {
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
+    try {
+      await store.fulfilled(paymentId, claim)
+      return
+    } catch {
+      // tried again below
+    }
+  }
 }
