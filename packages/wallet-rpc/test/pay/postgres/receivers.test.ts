@@ -91,9 +91,12 @@ async function startInstances(
   count: number,
   proxy: LoadBalancer,
   config: Omit<ReceiverConfig, 'store' | 'connectionString' | 'schema'>,
+  store: ReceiverConfig['store'] = 'postgres',
 ) {
-  const schema = await server!.freshSchema()
-  const full: ReceiverConfig = { store: 'postgres', connectionString: server!.url, schema, ...config }
+  const full: ReceiverConfig =
+    store === 'memory'
+      ? { store, ...config }
+      : { store, connectionString: server!.url, schema: await server!.freshSchema(), ...config }
   const instances = await Promise.all(Array.from({ length: count }, () => startReceiverProcess(full)))
   for (const instance of instances) cleanup.push(() => instance.stop())
   proxy.setBackends(instances.map((instance) => instance.url))
@@ -179,6 +182,22 @@ describe.skipIf(bin === undefined)('receiver processes on one Postgres', () => {
       new Set(['200 duplicate']),
     )
     expect(fresh.lines.filter((line) => line.kind === 'start')).toEqual([])
+  }, 240_000)
+
+  it('the same run with each process on its own memory store fulfils some payment more than once: what the proof above would catch', async () => {
+    const proxy = await front()
+    const sandbox = await sandboxOn(proxy.url, { faults: plan })
+    const { instances } = await startInstances(
+      3,
+      proxy,
+      { secrets: [sandbox.webhooks.secret()!], mode: 'test', claimLeaseMs: 60_000 },
+      'memory',
+    )
+    const { succeeded } = await payments(sandbox, 24)
+    await sandbox.webhooks.idle()
+    const done = completions(instances)
+    expect(succeeded.every((id) => done.has(id))).toBe(true)
+    expect([...done.values()].some((count) => count > 1)).toBe(true)
   }, 240_000)
 
   it('live and test books together (the receivers in live mode, their default): every live succeeded payment fulfilled exactly once across the processes, no test or failed one', async () => {
