@@ -284,10 +284,16 @@ describe('createWebhookReceiver', () => {
       release: (paymentId, claim) => memory.release(paymentId, claim),
     }
     const { fulfilled, send, advance } = setup({ store: flaky })
-    expect(await send(event('evt_2', 'pay_1', 2, 'succeeded'))).toMatchObject({ status: 200, fulfilled: true })
+    expect(await send(event('evt_2', 'pay_1', 2, 'succeeded'))).toMatchObject({
+      status: 200,
+      fulfilled: true,
+    })
     expect(memory.fulfilment('pay_1')).toBe('done')
     advance(10 * 60_000)
-    expect(await send(event('evt_3', 'pay_1', 3, 'settled'))).toMatchObject({ status: 200, outcome: 'processed' })
+    expect(await send(event('evt_3', 'pay_1', 3, 'settled'))).toMatchObject({
+      status: 200,
+      outcome: 'processed',
+    })
     expect(fulfilled).toHaveLength(1)
   })
 
