@@ -380,6 +380,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
         throw error
       }
     }
+    steps = refusingOnceExpired(envelope, steps)
     if (run === undefined || record === undefined) return method.execute(context, plan, steps)
     let result: unknown
     try {
@@ -411,6 +412,21 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     const answer = toJsonSafe(result) as JsonValue
     await recordAnswer(run, { ...record, ...run.written, state: 'answered', result: answer })
     return answer
+  }
+
+  /**
+   * `steps` whose `signed` answers 8000 once the request expired, before anything is recorded or sent: a signer
+   * that asks its user on a device (a hardware wallet, MPC) confirms inside `execute`, after the last check.
+   */
+  function refusingOnceExpired(envelope: Envelope, steps: JournalSteps): JournalSteps {
+    if (envelope.expiresAtMs === undefined) return steps
+    return {
+      ...steps,
+      async signed(signed, ids) {
+        refuseIfExpired(envelope, clock)
+        await steps.signed(signed, ids)
+      },
+    }
   }
 
   /** The journal steps `execute` reports, each under its own key, before the method goes on. */

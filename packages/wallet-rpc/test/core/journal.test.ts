@@ -319,6 +319,35 @@ describe('the request journal: one approval, one effect', () => {
     expect(chain.broadcasts()).toBe(0)
   })
 
+  it('never records nor sends what a slow signer (a hardware wallet, MPC) signed after the request expired', async () => {
+    let now = NOW
+    for (const key of [{ sessionTopic: 'slow' }, {}]) {
+      const chain = createFakeChain()
+      const storage = memoryStorage()
+      const { wallet, approve } = walletWithSend(
+        chain,
+        storage,
+        (method) => ({
+          ...method,
+          // The user confirms on the device for two minutes, after the wallet's approval.
+          execute: (context, plan, journal) => {
+            now += 120_000
+            return method.execute(context, plan, journal)
+          },
+        }),
+        { clock: () => now },
+      )
+      const expiring = { ...send(key), expiryTimestamp: now / 1000 + 60 }
+      expect(await wallet.handle(expiring)).toMatchObject({ error: { code: 8000 } })
+      const states = (await storage.getEntries<JournalRecord>()).map(([, record]) => record.state)
+      expect(states).toEqual('sessionTopic' in key ? ['approved'] : [])
+      // A repeat (a redelivery, a restart) sends nothing either, and asks nobody.
+      expect(await wallet.handle(expiring)).toMatchObject({ error: { code: 8000 } })
+      expect(chain.broadcasts()).toBe(0)
+      expect(approve).toHaveBeenCalledTimes(1)
+    }
+  })
+
   it('takes the store per call (WalletKit storage) over the wallet default', async () => {
     const chain = createFakeChain()
     const walletDefault = memoryStorage()

@@ -1,12 +1,18 @@
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import fc from 'fast-check'
 import { createPublicClient, type Hex, http, keccak256, type PublicClient, parseEther, toHex } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
+import { mnemonicToAccount, toAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type JournalRecord, type KeyValueStorage, memoryStorage } from '../../src/core/journal.js'
 import type { JsonRpcResponse } from '../../src/core/jsonrpc.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
-import { type Eip155ChainProvider, eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
+import {
+  accountKeys,
+  type Eip155ChainProvider,
+  eip155,
+  httpProvider,
+  mnemonicKeys,
+} from '../../src/eip155/index.js'
 import { type Process, processWith, storageOf } from '../core/journalNamespace.js'
 import { minedReceipt } from './helpers.js'
 
@@ -212,6 +218,56 @@ describe('wallet_sendCalls and eth_sendRawTransaction through a crash after the 
     expect((await minedReceipt(chain, answer.result)).status).toBe('success')
     expect(await chain.getTransactionCount({ address: from.address })).toBe(nonceBefore + 1)
     expect(restarted.prompts()).toBe(0)
+  })
+})
+
+describe('a signer slower than the request, on anvil', () => {
+  const sendFrom = (from: Hex, key: string, expiryTimestamp?: number) => ({
+    chainId: `eip155:${anvil.chainId}`,
+    sessionTopic: key,
+    ...(expiryTimestamp === undefined ? {} : { expiryTimestamp }),
+    request: {
+      jsonrpc: '2.0' as const,
+      id: nextId++,
+      method: 'eth_sendTransaction',
+      params: [{ from, to: recipient, value: toHex(1000n) }],
+    },
+  })
+
+  it('sends nothing a device signed after the request expired (the user confirmed too long): 8000, a repeat sends nothing', async () => {
+    const local = mnemonicToAccount(devMnemonic, { addressIndex: 42 })
+    await fundFrom0(local.address)
+    let late = 0
+    // A viem custom account (an HSM, a hardware wallet): the user confirms on it for two minutes.
+    const device = toAccount({
+      address: local.address,
+      signMessage: (parameters) => local.signMessage(parameters),
+      signTypedData: (parameters) => local.signTypedData(parameters as never),
+      async signTransaction(transaction, options) {
+        late += 120_000
+        return local.signTransaction(transaction, options)
+      },
+    })
+    let prompts = 0
+    const wallet = createWalletRpc({
+      namespaces: [
+        eip155({
+          keys: accountKeys(device),
+          chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }],
+        }),
+      ],
+      clock: () => Date.now() + late,
+      approve: () => {
+        prompts++
+        return true
+      },
+    })
+    const nonceBefore = await chain.getTransactionCount({ address: local.address, blockTag: 'pending' })
+    const request = sendFrom(local.address, 'slow-device', Math.floor(Date.now() / 1000) + 60)
+    expect(await wallet.handle(request)).toMatchObject({ error: { code: 8000 } })
+    expect(await wallet.handle(request)).toMatchObject({ error: { code: 8000 } })
+    expect(prompts).toBe(1)
+    expect(await chain.getTransactionCount({ address: local.address, blockTag: 'pending' })).toBe(nonceBefore)
   })
 })
 
