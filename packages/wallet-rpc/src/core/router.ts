@@ -11,6 +11,7 @@ import {
 import {
   ChainNotConfiguredError,
   InternalError,
+  isOutcomeUnknown,
   type JsonRpcErrorObject,
   MethodNotFoundError,
   PolicyRefusedError,
@@ -390,13 +391,14 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       if (signed === undefined || method.sends === undefined) throw error
       // It failed after its bytes were signed (a broadcast that timed out, a provider that answered wrong): the
       // chain says what happened. It has them: sent, answered as sent. It has not: the failure is final, and
-      // recorded, so a repeat never sends bytes whose nonce or coins the next request may take. It cannot tell:
-      // the signed record stays, and a repeat sends them again.
+      // recorded, so a repeat never sends bytes whose nonce or coins the next request may take. It cannot tell,
+      // or has not after a broadcast whose outcome is unknown (a node behind a load balancer may not see them
+      // yet while they mine): the signed record stays, and a repeat sends them again.
       const known = await method.sends.known(context, signed).then(
         (value) => ({ value }),
         () => undefined,
       )
-      if (known === undefined) throw error
+      if (known === undefined || (known.value === undefined && isOutcomeUnknown(error))) throw error
       if (known.value === undefined) {
         await recordAnswer(run, {
           ...record,

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { Clock } from '../../src/core/clock.js'
-import { ProviderError } from '../../src/core/errors.js'
+import { markOutcomeUnknown, ProviderError } from '../../src/core/errors.js'
 import {
   defaultKeepMs,
   type JournalRecord,
@@ -528,6 +528,40 @@ describe('the request journal: the narrow windows', () => {
     expect(await restarted.wallet.handle(send({ sessionTopic: 'f' }))).toEqual(first)
     expect(chain.broadcasts()).toBe(0)
     expect(restarted.approve).not.toHaveBeenCalled()
+  })
+
+  it('keeps the signed bytes of a broadcast whose outcome is unknown that a lagging node does not show yet, and sends them on a repeat', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    let lagging = true
+    const { wallet } = walletWithSend(chain, storage, (method) => ({
+      ...method,
+      // A node behind a load balancer: the lookup after the lost broadcast reaches one that has not seen it.
+      sends: {
+        ...method.sends!,
+        known: async (context, signed) => (lagging ? undefined : method.sends!.known(context, signed)),
+      },
+    }))
+    chain.onAccept(() => {
+      throw markOutcomeUnknown(
+        new ProviderError('broadcast outcome unknown (it may have been sent): timeout'),
+      )
+    })
+    const first = await wallet.handle(send({ sessionTopic: 'u' }))
+    chain.onAccept(undefined)
+    lagging = false
+    expect(first).toMatchObject({
+      error: { code: -32603, data: { reason: expect.stringContaining('unknown') } },
+    })
+    const restarted = walletOn(chain, storage)
+    expect(await restarted.wallet.handle(send({ sessionTopic: 'u' }))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { id: chain.ids()[0] },
+    })
+    expect(restarted.approve).not.toHaveBeenCalled()
+    expect(restarted.signatures).toEqual([])
+    expect(chain.effects()).toBe(1)
   })
 
   it('answers as sent a send that failed after signing when the chain has its bytes after all (a broadcast that timed out)', async () => {

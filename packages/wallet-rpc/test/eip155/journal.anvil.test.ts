@@ -221,7 +221,7 @@ describe('wallet_sendCalls and eth_sendRawTransaction through a crash after the 
   })
 })
 
-describe('a signer slower than the request, on anvil', () => {
+describe('a signer slower than the request, and a broadcast whose outcome is unknown, on anvil', () => {
   const sendFrom = (from: Hex, key: string, expiryTimestamp?: number) => ({
     chainId: `eip155:${anvil.chainId}`,
     sessionTopic: key,
@@ -268,6 +268,42 @@ describe('a signer slower than the request, on anvil', () => {
     expect(await wallet.handle(request)).toMatchObject({ error: { code: 8000 } })
     expect(prompts).toBe(1)
     expect(await chain.getTransactionCount({ address: local.address, blockTag: 'pending' })).toBe(nonceBefore)
+  })
+
+  it('sends the signed bytes again after a broadcast timed out and a lagging node did not show them: one transaction, its hash', async () => {
+    const index = 43
+    const from = accountAt(index)
+    await fundFrom0(from)
+    let lagging = true
+    // The answer to eth_sendRawTransaction is lost after anvil took it; the lookup after it reaches a node that
+    // has not seen it yet (a load-balanced RPC).
+    const lossy: typeof fetch = async (input, init) => {
+      const { method } = JSON.parse(String(init?.body)) as { method: string }
+      if (lagging && method === 'eth_getTransactionByHash')
+        return Response.json({ jsonrpc: '2.0', id: 1, result: null })
+      const response = await fetch(input, init)
+      if (lagging && method === 'eth_sendRawTransaction')
+        throw Object.assign(new Error('The operation timed out.'), { name: 'TimeoutError' })
+      return response
+    }
+    const wallet = createWalletRpc({
+      namespaces: [
+        eip155({
+          keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [index] }),
+          chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url, { fetch: lossy }) }],
+        }),
+      ],
+      approve: () => true,
+    })
+    const nonceBefore = await chain.getTransactionCount({ address: from })
+    const request = sendFrom(from, 'lost-broadcast')
+    expect(await wallet.handle(request)).toMatchObject({
+      error: { code: -32603, data: { reason: expect.stringContaining('broadcast outcome unknown') } },
+    })
+    lagging = false
+    const answer = (await wallet.handle(request)) as { result: Hex }
+    expect((await minedReceipt(chain, answer.result)).status).toBe('success')
+    expect(await chain.getTransactionCount({ address: from })).toBe(nonceBefore + 1)
   })
 })
 
