@@ -152,6 +152,27 @@ export class RequestExpiredError extends WalletRpcError {
 
 export type JsonRpcErrorObject = { code: number; message: string; data?: unknown }
 
+const outcomeUnknown = new WeakSet<object>()
+
+/**
+ * Marks `error` as a broadcast that timed out or lost its connection after it went out: the node may have the
+ * transaction. The router then takes a lookup that does not find it as "cannot tell" (a node behind a load
+ * balancer may not see it yet while it mines), never as "not sent".
+ */
+export function markOutcomeUnknown<E extends Error>(error: E): E {
+  outcomeUnknown.add(error)
+  return error
+}
+
+/** Whether `error`, or an error it was caused by, is a broadcast whose outcome is unknown. */
+export function isOutcomeUnknown(error: unknown): boolean {
+  for (let cause = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 10; depth++) {
+    if (outcomeUnknown.has(cause)) return true
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return false
+}
+
 /**
  * The one serializer. A `WalletRpcError` keeps its code, short message and data; anything else becomes a
  * generic -32603. No stack, no `details`, no `cause` ever leaves through here.

@@ -89,7 +89,8 @@ export type JournalRecord = {
 
 /**
  * What a sending method's `execute` reports to the journal. `signed` resolves once the record is durable and
- * throws when it cannot be written: the method must then not broadcast (nothing is sent without a record).
+ * throws when it cannot be written, or (8000) when the request expired while it was being signed: the method
+ * must then not broadcast (nothing is sent without a record, nor after its request expired).
  * `broadcast` never throws (the effect already happened; the signed record suffices to replay it).
  */
 export type JournalSteps = {

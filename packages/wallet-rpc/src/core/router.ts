@@ -11,6 +11,7 @@ import {
 import {
   ChainNotConfiguredError,
   InternalError,
+  isOutcomeUnknown,
   type JsonRpcErrorObject,
   MethodNotFoundError,
   PolicyRefusedError,
@@ -380,6 +381,7 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
         throw error
       }
     }
+    steps = refusingOnceExpired(envelope, steps)
     if (run === undefined || record === undefined) return method.execute(context, plan, steps)
     let result: unknown
     try {
@@ -389,13 +391,14 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
       if (signed === undefined || method.sends === undefined) throw error
       // It failed after its bytes were signed (a broadcast that timed out, a provider that answered wrong): the
       // chain says what happened. It has them: sent, answered as sent. It has not: the failure is final, and
-      // recorded, so a repeat never sends bytes whose nonce or coins the next request may take. It cannot tell:
-      // the signed record stays, and a repeat sends them again.
+      // recorded, so a repeat never sends bytes whose nonce or coins the next request may take. It cannot tell,
+      // or has not after a broadcast whose outcome is unknown (a node behind a load balancer may not see them
+      // yet while they mine): the signed record stays, and a repeat sends them again.
       const known = await method.sends.known(context, signed).then(
         (value) => ({ value }),
         () => undefined,
       )
-      if (known === undefined) throw error
+      if (known === undefined || (known.value === undefined && isOutcomeUnknown(error))) throw error
       if (known.value === undefined) {
         await recordAnswer(run, {
           ...record,
@@ -411,6 +414,21 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
     const answer = toJsonSafe(result) as JsonValue
     await recordAnswer(run, { ...record, ...run.written, state: 'answered', result: answer })
     return answer
+  }
+
+  /**
+   * `steps` whose `signed` answers 8000 once the request expired, before anything is recorded or sent: a signer
+   * that asks its user on a device (a hardware wallet, MPC) confirms inside `execute`, after the last check.
+   */
+  function refusingOnceExpired(envelope: Envelope, steps: JournalSteps): JournalSteps {
+    if (envelope.expiresAtMs === undefined) return steps
+    return {
+      ...steps,
+      async signed(signed, ids) {
+        refuseIfExpired(envelope, clock)
+        await steps.signed(signed, ids)
+      },
+    }
   }
 
   /** The journal steps `execute` reports, each under its own key, before the method goes on. */

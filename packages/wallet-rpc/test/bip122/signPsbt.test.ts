@@ -2,8 +2,10 @@ import * as bitcoin from 'bitcoinjs-lib'
 import fc from 'fast-check'
 import * as tiny from 'tiny-secp256k1'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { memoryStorage } from '../../src/core/journal.js'
 import {
   buildPsbt,
+  chainId,
   foreignParty,
   type Harness,
   type PsbtInputSpec,
@@ -528,6 +530,46 @@ describe('signPsbt: broadcast faults (never retried)', () => {
       expect(h.chain.broadcastCount()).toBe(before + 1)
     })
   }
+})
+
+describe('signPsbt with broadcast through the request journal', () => {
+  it('one key twice: one transaction, the same answer, one approval; with the answer lost, the same bytes sent again', async () => {
+    const input = await fundOwn(84, 14, 30_000)
+    const psbt = buildPsbt(
+      [{ ...input, script: input.owner.scriptPubKey }],
+      [{ script: external.script, value: 29_000 }],
+    )
+    const request = {
+      chainId,
+      requestKey: 'psbt-order-1',
+      request: {
+        jsonrpc: '2.0' as const,
+        id: 1,
+        method: 'signPsbt',
+        params: {
+          account: h.accountId,
+          psbt: psbt.toBase64(),
+          signInputs: [{ address: input.owner.address, index: 0 }],
+          broadcast: true,
+        },
+      },
+    }
+    const journal = memoryStorage()
+    const approvals = h.approvals.length
+    const broadcasts = h.chain.broadcastCount()
+    const first = (await h.rpc.handle(request, { journal })) as { result: { txid: string } }
+    expect(await h.rpc.handle(request, { journal })).toEqual(first)
+    expect(h.chain.broadcastCount()).toBe(broadcasts + 1)
+    // As after a crash between the broadcast and its answer: only the signed bytes are on record.
+    for (const key of await journal.getKeys())
+      if (/-(broadcast|answered)$/.test(key)) await journal.removeItem(key)
+    expect(await h.rpc.handle(request, { journal })).toEqual(first)
+    expect(h.approvals.length).toBe(approvals + 1)
+    const { txid } = first.result
+    expect(h.chain.chain.mempool.has(txid)).toBe(true)
+    h.chain.mine(1)
+    expect(h.chain.chain.isConfirmed(txid)).toBe(true)
+  })
 })
 
 describe('signPsbt: arbitrary params never become an internal error', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { Clock } from '../../src/core/clock.js'
-import { ProviderError } from '../../src/core/errors.js'
+import { markOutcomeUnknown, ProviderError } from '../../src/core/errors.js'
 import {
   defaultKeepMs,
   type JournalRecord,
@@ -319,6 +319,35 @@ describe('the request journal: one approval, one effect', () => {
     expect(chain.broadcasts()).toBe(0)
   })
 
+  it('never records nor sends what a slow signer (a hardware wallet, MPC) signed after the request expired', async () => {
+    let now = NOW
+    for (const key of [{ sessionTopic: 'slow' }, {}]) {
+      const chain = createFakeChain()
+      const storage = memoryStorage()
+      const { wallet, approve } = walletWithSend(
+        chain,
+        storage,
+        (method) => ({
+          ...method,
+          // The user confirms on the device for two minutes, after the wallet's approval.
+          execute: (context, plan, journal) => {
+            now += 120_000
+            return method.execute(context, plan, journal)
+          },
+        }),
+        { clock: () => now },
+      )
+      const expiring = { ...send(key), expiryTimestamp: now / 1000 + 60 }
+      expect(await wallet.handle(expiring)).toMatchObject({ error: { code: 8000 } })
+      const states = (await storage.getEntries<JournalRecord>()).map(([, record]) => record.state)
+      expect(states).toEqual('sessionTopic' in key ? ['approved'] : [])
+      // A repeat (a redelivery, a restart) sends nothing either, and asks nobody.
+      expect(await wallet.handle(expiring)).toMatchObject({ error: { code: 8000 } })
+      expect(chain.broadcasts()).toBe(0)
+      expect(approve).toHaveBeenCalledTimes(1)
+    }
+  })
+
   it('takes the store per call (WalletKit storage) over the wallet default', async () => {
     const chain = createFakeChain()
     const walletDefault = memoryStorage()
@@ -499,6 +528,40 @@ describe('the request journal: the narrow windows', () => {
     expect(await restarted.wallet.handle(send({ sessionTopic: 'f' }))).toEqual(first)
     expect(chain.broadcasts()).toBe(0)
     expect(restarted.approve).not.toHaveBeenCalled()
+  })
+
+  it('keeps the signed bytes of a broadcast whose outcome is unknown that a lagging node does not show yet, and sends them on a repeat', async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    let lagging = true
+    const { wallet } = walletWithSend(chain, storage, (method) => ({
+      ...method,
+      // A node behind a load balancer: the lookup after the lost broadcast reaches one that has not seen it.
+      sends: {
+        ...method.sends!,
+        known: async (context, signed) => (lagging ? undefined : method.sends!.known(context, signed)),
+      },
+    }))
+    chain.onAccept(() => {
+      throw markOutcomeUnknown(
+        new ProviderError('broadcast outcome unknown (it may have been sent): timeout'),
+      )
+    })
+    const first = await wallet.handle(send({ sessionTopic: 'u' }))
+    chain.onAccept(undefined)
+    lagging = false
+    expect(first).toMatchObject({
+      error: { code: -32603, data: { reason: expect.stringContaining('unknown') } },
+    })
+    const restarted = walletOn(chain, storage)
+    expect(await restarted.wallet.handle(send({ sessionTopic: 'u' }))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { id: chain.ids()[0] },
+    })
+    expect(restarted.approve).not.toHaveBeenCalled()
+    expect(restarted.signatures).toEqual([])
+    expect(chain.effects()).toBe(1)
   })
 
   it('answers as sent a send that failed after signing when the chain has its bytes after all (a broadcast that timed out)', async () => {

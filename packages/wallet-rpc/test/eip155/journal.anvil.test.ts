@@ -1,12 +1,18 @@
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
 import fc from 'fast-check'
 import { createPublicClient, type Hex, http, keccak256, type PublicClient, parseEther, toHex } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
+import { mnemonicToAccount, toAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type JournalRecord, type KeyValueStorage, memoryStorage } from '../../src/core/journal.js'
 import type { JsonRpcResponse } from '../../src/core/jsonrpc.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
-import { type Eip155ChainProvider, eip155, httpProvider, mnemonicKeys } from '../../src/eip155/index.js'
+import {
+  accountKeys,
+  type Eip155ChainProvider,
+  eip155,
+  httpProvider,
+  mnemonicKeys,
+} from '../../src/eip155/index.js'
 import { type Process, processWith, storageOf } from '../core/journalNamespace.js'
 import { minedReceipt } from './helpers.js'
 
@@ -212,6 +218,92 @@ describe('wallet_sendCalls and eth_sendRawTransaction through a crash after the 
     expect((await minedReceipt(chain, answer.result)).status).toBe('success')
     expect(await chain.getTransactionCount({ address: from.address })).toBe(nonceBefore + 1)
     expect(restarted.prompts()).toBe(0)
+  })
+})
+
+describe('a signer slower than the request, and a broadcast whose outcome is unknown, on anvil', () => {
+  const sendFrom = (from: Hex, key: string, expiryTimestamp?: number) => ({
+    chainId: `eip155:${anvil.chainId}`,
+    sessionTopic: key,
+    ...(expiryTimestamp === undefined ? {} : { expiryTimestamp }),
+    request: {
+      jsonrpc: '2.0' as const,
+      id: nextId++,
+      method: 'eth_sendTransaction',
+      params: [{ from, to: recipient, value: toHex(1000n) }],
+    },
+  })
+
+  it('sends nothing a device signed after the request expired (the user confirmed too long): 8000, a repeat sends nothing', async () => {
+    const local = mnemonicToAccount(devMnemonic, { addressIndex: 42 })
+    await fundFrom0(local.address)
+    let late = 0
+    // A viem custom account (an HSM, a hardware wallet): the user confirms on it for two minutes.
+    const device = toAccount({
+      address: local.address,
+      signMessage: (parameters) => local.signMessage(parameters),
+      signTypedData: (parameters) => local.signTypedData(parameters as never),
+      async signTransaction(transaction, options) {
+        late += 120_000
+        return local.signTransaction(transaction, options)
+      },
+    })
+    let prompts = 0
+    const wallet = createWalletRpc({
+      namespaces: [
+        eip155({
+          keys: accountKeys(device),
+          chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url) }],
+        }),
+      ],
+      clock: () => Date.now() + late,
+      approve: () => {
+        prompts++
+        return true
+      },
+    })
+    const nonceBefore = await chain.getTransactionCount({ address: local.address, blockTag: 'pending' })
+    const request = sendFrom(local.address, 'slow-device', Math.floor(Date.now() / 1000) + 60)
+    expect(await wallet.handle(request)).toMatchObject({ error: { code: 8000 } })
+    expect(await wallet.handle(request)).toMatchObject({ error: { code: 8000 } })
+    expect(prompts).toBe(1)
+    expect(await chain.getTransactionCount({ address: local.address, blockTag: 'pending' })).toBe(nonceBefore)
+  })
+
+  it('sends the signed bytes again after a broadcast timed out and a lagging node did not show them: one transaction, its hash', async () => {
+    const index = 43
+    const from = accountAt(index)
+    await fundFrom0(from)
+    let lagging = true
+    // The answer to eth_sendRawTransaction is lost after anvil took it; the lookup after it reaches a node that
+    // has not seen it yet (a load-balanced RPC).
+    const lossy: typeof fetch = async (input, init) => {
+      const { method } = JSON.parse(String(init?.body)) as { method: string }
+      if (lagging && method === 'eth_getTransactionByHash')
+        return Response.json({ jsonrpc: '2.0', id: 1, result: null })
+      const response = await fetch(input, init)
+      if (lagging && method === 'eth_sendRawTransaction')
+        throw Object.assign(new Error('The operation timed out.'), { name: 'TimeoutError' })
+      return response
+    }
+    const wallet = createWalletRpc({
+      namespaces: [
+        eip155({
+          keys: mnemonicKeys({ mnemonic: devMnemonic, addressIndex: [index] }),
+          chains: [{ chainId: anvil.chainId, provider: httpProvider(anvil.url, { fetch: lossy }) }],
+        }),
+      ],
+      approve: () => true,
+    })
+    const nonceBefore = await chain.getTransactionCount({ address: from })
+    const request = sendFrom(from, 'lost-broadcast')
+    expect(await wallet.handle(request)).toMatchObject({
+      error: { code: -32603, data: { reason: expect.stringContaining('broadcast outcome unknown') } },
+    })
+    lagging = false
+    const answer = (await wallet.handle(request)) as { result: Hex }
+    expect((await minedReceipt(chain, answer.result)).status).toBe('success')
+    expect(await chain.getTransactionCount({ address: from })).toBe(nonceBefore + 1)
   })
 })
 

@@ -1,7 +1,8 @@
 import type { WalletKit, WalletKitTypes } from '@reown/walletkit'
+import * as v from 'valibot'
 import { describe, expect, expectTypeOf, it, vi } from 'vitest'
 import { type Clock, fixedClock } from '../../src/core/clock.js'
-import type { Namespace } from '../../src/core/namespace.js'
+import { defineMethod, type Namespace } from '../../src/core/namespace.js'
 import type { Review } from '../../src/core/review.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import {
@@ -403,6 +404,76 @@ describe('session proposals', () => {
       },
     ])
   })
+})
+
+describe('connect-time walletPay', () => {
+  /** fakeEthereum, its eth_sendTransaction decoding the native transfer it would send (what walletPay checks). */
+  function payingEthereum(send: () => string): Namespace {
+    const { namespace } = fakeEthereum()
+    const eth_sendTransaction = defineMethod({
+      params: v.tuple([v.object({ from: v.string(), to: v.string(), value: v.string() })]),
+      plan: (context, [tx]) => ({
+        review: { account: tx.from, title: 'Send transaction', items: [], warnings: [] },
+        plan: tx,
+        effects: [
+          {
+            chainId: context.chainId,
+            account: tx.from,
+            asset: 'native',
+            amount: BigInt(tx.value),
+            recipient: tx.to,
+            kind: 'transfer' as const,
+            form: 'native transfer',
+          },
+        ],
+      }),
+      execute: send,
+    })
+    return { ...namespace, methods: { ...namespace.methods, eth_sendTransaction } }
+  }
+
+  it.each([
+    ['the proposal', NOW_SECONDS + 300, NOW_SECONDS + 3600],
+    ['the offer', NOW_SECONDS + 3600, NOW_SECONDS + 300],
+  ])(
+    'pays nothing once %s expired while the user reviewed the payment; the session is still approved',
+    async (_expired, proposalExpiry, offerExpiry) => {
+      let now = NOW_SECONDS * 1000
+      const send = vi.fn(() => `0x${'22'.repeat(32)}`)
+      const { walletKit, adapterErrors } = setup({
+        namespaces: [payingEthereum(send)],
+        walletClock: () => now,
+        approve: () => {
+          now += 600_000 // ten minutes over the payment's review
+          return true
+        },
+      })
+      const event = proposalEvent({ optionalNamespaces: appKitNamespaces }, verified('VALID'), proposalExpiry)
+      Object.assign(event.params, {
+        requests: {
+          walletPay: {
+            version: '1.0.0',
+            expiry: offerExpiry,
+            acceptedPayments: [
+              {
+                asset: `${ETHEREUM}/slip44:60`,
+                amount: '0x1',
+                recipient: `${ETHEREUM}:0x000000000000000000000000000000000000bEEF`,
+              },
+            ],
+          },
+        },
+      })
+      await walletKit.deliver('session_proposal', event)
+      expect(send).not.toHaveBeenCalled()
+      const [approved] = walletKit.callsTo('approveSession')
+      expect(approved?.namespaces.eip155?.accounts).toContain(`${ETHEREUM}:${ETHEREUM_ACCOUNT}`)
+      expect(approved?.proposalRequestsResponses).toBeUndefined()
+      expect(String(adapterErrors.mock.calls[0]?.[0])).toMatch(
+        /connect-time payment .* not done: Request expired/,
+      )
+    },
+  )
 })
 
 describe('session requests', () => {

@@ -1,3 +1,4 @@
+import { markOutcomeUnknown } from '../../core/errors.js'
 import { fetchFailureReason, splitCredentials, timeoutSignal } from '../../core/http.js'
 import { type Eip155ChainProvider, Eip155RpcError } from '../provider.js'
 
@@ -40,10 +41,9 @@ export function httpProvider(url: string, options: HttpProviderOptions = {}): Ei
         if (error instanceof Eip155RpcError) throw error
         // A broadcast that timed out or lost its connection may still have reached the node.
         const reason = fetchFailureReason(error)
-        throw new Eip155RpcError(
-          method === 'eth_sendRawTransaction'
-            ? `broadcast outcome unknown (it may have been sent): ${reason}`
-            : reason,
+        if (method !== 'eth_sendRawTransaction') throw new Eip155RpcError(reason)
+        throw markOutcomeUnknown(
+          new Eip155RpcError(`broadcast outcome unknown (it may have been sent): ${reason}`),
         )
       }
       if (body === null || typeof body !== 'object') throw new Eip155RpcError('not a JSON-RPC answer')

@@ -31,7 +31,7 @@ export type ProposalRequestsPlan = {
   review: ProposalRequestsReview
   authentication: AuthenticationStep[]
   payment: PaymentStep | undefined
-  /** Unix seconds after which the payment is not made. */
+  /** Unix seconds after which the payment is not made: the offer's expiry or the proposal's, the earlier. */
   paymentExpiry: number | undefined
 }
 
@@ -66,7 +66,7 @@ export async function planProposalRequests(
     },
     authentication: authentication.steps,
     payment: walletPay?.step,
-    paymentExpiry: walletPay?.review.expiry,
+    paymentExpiry: earliest(walletPay?.review.expiry, proposal.expiryTimestamp),
   }
 }
 
@@ -95,6 +95,7 @@ export async function answerProposalRequests(
       params: unknown
       warnings?: AuthenticationStep['warnings']
       expected?: PaymentStep['expected']
+      expiryTimestamp?: number | undefined
     },
     id: string,
     what: string,
@@ -111,6 +112,7 @@ export async function answerProposalRequests(
       ...(proposer.origin === undefined ? {} : { origin: proposer.origin }),
       ...(proposer.validation === undefined ? {} : { originValidation: proposer.validation }),
       context: { 'session proposal': String(proposalId), 'requested at connect': what },
+      ...(step.expiryTimestamp === undefined ? {} : { expiryTimestamp: step.expiryTimestamp }),
       ...(step.warnings === undefined || step.warnings.length === 0 ? {} : { warnings: step.warnings }),
       ...(step.expected === undefined ? {} : { expected: step.expected }),
       // Through the request journal: a proposal delivered again (a restart) replays what its steps did. A payment
@@ -154,7 +156,15 @@ export async function answerProposalRequests(
         params === undefined
           ? undefined
           : await run(
-              { chainId: payment.chainId, method: payment.method, params, expected: payment.expected },
+              {
+                chainId: payment.chainId,
+                method: payment.method,
+                params,
+                expected: payment.expected,
+                // A late approval (or a signer confirming on its device) past it pays nothing: the dapp stopped
+                // waiting, and a proposal that expired is never approved.
+                expiryTimestamp: plan.paymentExpiry,
+              },
               `walletPay-${payment.option.index}`,
               `payment ${payment.option.display ?? ''}`,
               // One order is paid once by this wallet: a second proposal from the site with the order's id gets the
@@ -172,4 +182,10 @@ export async function answerProposalRequests(
     }
   }
   return Object.keys(responses).length === 0 ? undefined : responses
+}
+
+/** The earlier of two Unix-second expiries, either of which may be missing (a proposal's is dapp input). */
+function earliest(offer: number | undefined, proposal: unknown): number | undefined {
+  if (typeof proposal !== 'number' || !Number.isFinite(proposal)) return offer
+  return offer === undefined ? proposal : Math.min(offer, proposal)
 }
