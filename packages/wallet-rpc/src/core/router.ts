@@ -86,6 +86,12 @@ export type HandleOptions = {
    * otherwise): the pay client counts one payment's actions together with it.
    */
   onEffects?: (effects: readonly AssetEffect[] | undefined, transferred: bigint) => void
+  /**
+   * A keyed request's record is kept at least this long from now (milliseconds), beyond its expiry and the
+   * journal's usual margin: connect-time walletPay keeps an order's payment a year, so its `orderId` is not paid
+   * again when a site offers the same order later.
+   */
+  keepMs?: number
 }
 
 export type SupportedNamespace = {
@@ -365,7 +371,10 @@ export function createRouter(options: CreateWalletRpcOptions): Omit<WalletRpc, '
             chainId: envelope.chainId,
             paramsHash: run.paramsHash,
             state: 'approved',
-            keepUntil: run.journal.keepUntil(envelope.expiresAtMs),
+            keepUntil: Math.max(
+              run.journal.keepUntil(envelope.expiresAtMs),
+              clock() + (handleOptions?.keepMs ?? 0),
+            ),
             ...(fixed === undefined ? {} : { fixed: toJsonSafe(fixed) as JsonValue }),
             ...(planned.effects === undefined ? {} : { effects: toJsonSafe(planned.effects) as JsonValue }),
           }

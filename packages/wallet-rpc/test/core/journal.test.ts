@@ -636,6 +636,26 @@ describe('the request journal: the narrow windows', () => {
     expect(chain.effects()).toBe(2)
   })
 
+  it("keeps a request's record as long as the caller's keepMs asks (walletPay's orders), past the usual keep", async () => {
+    const chain = createFakeChain()
+    const storage = memoryStorage()
+    let now = NOW
+    const { wallet, approve } = walletOn(chain, storage, { clock: () => now })
+    const yearMs = 365 * 24 * 3600_000
+    const order = { ...send({ requestKey: 'order-1' }), expiryTimestamp: NOW / 1000 + 300 }
+    const first = await wallet.handle(order, { keepMs: yearMs })
+    await wallet.handle(send({ requestKey: 'plain' }))
+    now += defaultKeepMs + keepMarginMs + 1
+    await journalAt(storage, () => now).prune()
+    const journal = journalAt(storage, () => now)
+    expect(await journal.read('key:plain')).toBeUndefined()
+    expect(await journal.read('key:order-1')).toMatchObject({ state: 'answered' })
+    // The same order offered again later (a new expiry) is answered from the record: paid once.
+    expect(await wallet.handle({ ...order, expiryTimestamp: now / 1000 + 300 })).toEqual(first)
+    expect(approve).toHaveBeenCalledTimes(2)
+    expect(chain.effects()).toBe(2)
+  })
+
   it('stops trying a chain it cannot reach when the wallet closes', async () => {
     const chain = createFakeChain()
     const storage = memoryStorage()

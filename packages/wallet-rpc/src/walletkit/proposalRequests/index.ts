@@ -100,6 +100,7 @@ export async function answerProposalRequests(
     id: string,
     what: string,
     requestKey = JSON.stringify(['proposal', proposalId, id]),
+    keepMs?: number,
   ) => {
     const input: HandleInput = {
       chainId: step.chainId,
@@ -120,7 +121,10 @@ export async function answerProposalRequests(
       requestKey,
       ...(step.expected === undefined ? {} : { identity: step.expected }),
     }
-    const response = await wallet.handle(input, journal === undefined ? undefined : { journal })
+    const response = await wallet.handle(input, {
+      ...(journal === undefined ? {} : { journal }),
+      ...(keepMs === undefined ? {} : { keepMs }),
+    })
     if (!('error' in response)) return response.result
     report(new Error(`connect-time ${what} on ${step.chainId} not done: ${response.error.message}`))
     return undefined
@@ -172,6 +176,7 @@ export async function answerProposalRequests(
               payment.orderId === undefined
                 ? undefined
                 : JSON.stringify(['walletPay', proposer.origin ?? null, payment.orderId]),
+              payment.orderId === undefined ? undefined : orderKeepMs,
             )
       const txid = result === undefined ? undefined : payment.txid(result)
       // Reported only once the chain shows it paid (a token's Transfer log), never on the broadcast alone.
@@ -189,3 +194,6 @@ function earliest(offer: number | undefined, proposal: unknown): number | undefi
   if (typeof proposal !== 'number' || !Number.isFinite(proposal)) return offer
   return offer === undefined ? proposal : Math.min(offer, proposal)
 }
+
+/** How long the journal remembers an order this wallet paid (its `orderId`), however soon the offer expired. */
+const orderKeepMs = 365 * 24 * 3600_000
