@@ -1,5 +1,5 @@
 import { base58, base64 } from '@scure/base'
-import type { ExpectedPayment } from '../../core/expectation.js'
+import type { ExpectedPayment, PaymentExposure } from '../../core/expectation.js'
 import type { KeyValueStorage } from '../../core/journal.js'
 import type { SupportedNamespace, WalletRpc } from '../../core/router.js'
 import { printableLine } from '../../core/text.js'
@@ -159,8 +159,9 @@ export async function executeActions(
   onAction: ((event: { index: number; total: number; chainId: string; method: string }) => void) | undefined,
 ): Promise<string[]> {
   const results: string[] = []
-  // What the payment's earlier actions transfer, counted against the option's amount with each next one.
-  let paid = 0n
+  // What the payment's earlier actions can take of the option's asset, counted with each next one (the router
+  // adds up transfers and allowances: `onEffects`' exposure).
+  let exposure: PaymentExposure | undefined
   for (const [index, action] of actions.entries()) {
     beforeEach(index)
     const params = adaptParams(action.data.method, paramsOf(action, index))
@@ -173,7 +174,7 @@ export async function executeActions(
     }
     if (context.merchant !== undefined) reviewContext.merchant = printableLine(context.merchant, 128)
     if (context.amount !== undefined) reviewContext.amount = printableLine(context.amount, 128)
-    let moved = 0n
+    let exposed: PaymentExposure | undefined
     const response = await wallet.handle(
       {
         chainId: action.data.chain_id,
@@ -185,20 +186,20 @@ export async function executeActions(
         },
         origin: context.origin,
         context: reviewContext,
-        expected: { ...context.expected, paid: paid.toString() },
+        expected: { ...context.expected, ...exposure },
         // One payment, one effect: the same action asked again (pay() after a crash or a lost confirm) replays what
         // it did; another action in its place, once this one signed something, is refused (-32600).
         requestKey: JSON.stringify(['pay', context.origin, context.paymentId, context.optionId, index]),
       },
       {
         ...(context.journal === undefined ? {} : { journal: context.journal }),
-        onEffects: (_effects, transferred) => {
-          moved = transferred
+        onEffects: (_effects, _transferred, told) => {
+          exposed = told
         },
       },
     )
     if ('error' in response) throw new PayActionError(index, response.error)
-    paid += moved
+    exposure = exposed
     const result = resultString(action.data.method, response.result)
     if (typeof result !== 'string' || result === '') {
       throw new PayActionError(index, {

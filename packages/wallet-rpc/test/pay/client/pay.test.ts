@@ -642,7 +642,7 @@ describe('pay: one payment, its actions counted together', () => {
       rpcError: { code: -32602, data: { rule: 'pay.amount_mismatch' } },
     })
     expect(String((refused as { rpcError: { data: { reason: string } } }).rpcError.data.reason)).toContain(
-      "after the payment's earlier requests transferred 12.5 USDC",
+      "transfers 12.5 USDC to 0x000000000000000000000000000000000000bEEF (EIP-3009 TransferWithAuthorization), so with the payment's earlier requests (up to 12.5 USDC) it can take up to 25 USDC.",
     )
     expect(executed).toHaveLength(1)
     expect(reviews).toHaveLength(1)
