@@ -32,15 +32,23 @@ export type GatewayFault = {
 
 /**
  * A hostile gateway: the option shows the honest payment (account, asset, amount), but what its actions sign is
- * not that. `amount`: the TransferWithAuthorization (behind the build action) moves 1000 times the amount;
- * `asset`: the approval and the authorization are for another token; `chain`: the authorization is for another
- * chain (eip155:1, or eip155:10 on chain 1), its action on that chain; `account`: the actions sign from another
- * of the accounts the wallet offered on the chain (when it offered one); `approval`: the approval is unlimited.
- * The sandbox accepts what it asked for: only the wallet can refuse.
+ * not that. `amount`: the Permit2 signature (behind the build action) permits 1000 times the amount; `asset`: the
+ * approval and the signature are for another token; `chain`: the signature is for another chain (eip155:1, or
+ * eip155:10 on chain 1), its action on that chain; `account`: the actions sign from another of the accounts the
+ * wallet offered on the chain (when it offered one); `approval`: the approval is unlimited; `spender`: the approval
+ * goes to the settlement contract instead of Permit2, so it and the signature can each take the amount. The
+ * sandbox accepts what it asked for: only the wallet can refuse.
  */
-export type HostileAction = 'amount' | 'asset' | 'chain' | 'account' | 'approval'
+export type HostileAction = 'amount' | 'asset' | 'chain' | 'account' | 'approval' | 'spender'
 
-export const hostileActions: readonly HostileAction[] = ['amount', 'asset', 'chain', 'account', 'approval']
+export const hostileActions: readonly HostileAction[] = [
+  'amount',
+  'asset',
+  'chain',
+  'account',
+  'approval',
+  'spender',
+]
 
 /**
  * What the sandbox does wrong on purpose, to rehearse the spec's obligations on receivers and wallets. Every

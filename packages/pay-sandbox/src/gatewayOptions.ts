@@ -38,9 +38,11 @@ const derivedAddress = (label: string): Address => getAddress(`0x${keccak256(str
 
 /** On any other EVM chain (anvil's 31337 included) the option names this made-up token contract. */
 export const sandboxTokenAddress = derivedAddress('wallet-rpc pay sandbox: USDC-style token')
-/** The address the approval grants an allowance to (the service's settlement contract in live mode). */
+/** Uniswap's Permit2, at the same address on every chain: the approval grants it the allowance the signature draws on. */
+export const permit2Address: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+/** Who the Permit2 signature lets move the amount (the service's settlement contract), to the payee it names. */
 export const sandboxSpender = derivedAddress('wallet-rpc pay sandbox: spender')
-/** Where the authorization moves funds when the merchant registered no settlement for the asset. */
+/** Where the signature's witness sends the funds when the merchant registered no settlement for the asset. */
 export const sandboxCollector = derivedAddress('wallet-rpc pay sandbox: collector')
 /** The token a hostile gateway's `asset` fault signs for instead of the option's. */
 export const hostileTokenAddress = derivedAddress('wallet-rpc pay sandbox: hostile token')
@@ -54,7 +56,9 @@ function signedView(route: EvmRoute) {
     address: (hostile.has('account') ? route.hostile?.otherAddress : undefined) ?? route.address,
     token: hostile.has('asset') ? hostileTokenAddress : route.token.address,
     approval: hostile.has('approval') ? 2n ** 256n - 1n : route.tokenValue,
-    authorized: hostile.has('amount') ? route.tokenValue * 1000n : route.tokenValue,
+    // `spender`: the approval goes to the settlement contract itself, beside the Permit2 signature for the amount.
+    approvedSpender: hostile.has('spender') ? route.spender : permit2Address,
+    permitted: hostile.has('amount') ? route.tokenValue * 1000n : route.tokenValue,
     chainNumber,
     signChain,
   }
@@ -106,7 +110,10 @@ export function evmRouteBase(input: EvmRouteInput) {
   }
 }
 
-/** A route for one EVM account: approval transaction first, then the TransferWithAuthorization signature. */
+/**
+ * A route for one EVM account: the approval of Permit2 for the amount first, then the Permit2 signature transfer of
+ * that amount, which draws on it (the wallet counts the two as one amount, not two).
+ */
 export function createRoute(
   input: EvmRouteInput & { layout: ActionLayout; hostile?: EvmRoute['hostile'] },
 ): EvmRoute {
@@ -129,7 +136,7 @@ export function createRoute(
  */
 export function resolveBuild(route: EvmRoute, layout: ActionLayout): EvmRoute['resolved'] & {} {
   const view = signedView(route)
-  const typedData = transferWithAuthorization(route)
+  const typedData = permitWitnessTransferFrom(route)
   const signature: WalletRpcAction = {
     type: 'walletRpc',
     data: {
@@ -155,10 +162,11 @@ export function resolveBuild(route: EvmRoute, layout: ActionLayout): EvmRoute['r
 }
 
 function approvalData(route: EvmRoute): Hex {
+  const view = signedView(route)
   return encodeFunctionData({
     abi: erc20Abi,
     functionName: 'approve',
-    args: [route.spender, signedView(route).approval],
+    args: [view.approvedSpender, view.approval],
   })
 }
 
@@ -176,60 +184,59 @@ function approvalAction(route: EvmRoute): WalletRpcAction {
   }
 }
 
-const transferWithAuthorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
+const permit2Types = {
+  TokenPermissions: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
   ],
+  PermitWitnessTransferFrom: [
+    { name: 'permitted', type: 'TokenPermissions' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+    { name: 'witness', type: 'Payment' },
+  ],
+  // The witness binds the payee into what is signed: the spender may send the amount only there.
+  Payment: [{ name: 'to', type: 'address' }],
 } as const
 
-/** EIP-3009 `TransferWithAuthorization`, valid until the route expires, with a fresh random nonce. */
-function transferWithAuthorization(route: EvmRoute): TypedDataDefinition {
+/**
+ * Permit2's `PermitWitnessTransferFrom`: the settlement contract may move the amount once, to the payee, until the
+ * route expires; a fresh random nonce (Permit2's nonces are unordered).
+ */
+function permitWitnessTransferFrom(route: EvmRoute): TypedDataDefinition {
   const view = signedView(route)
   return {
-    domain: {
-      name: route.token.domainName,
-      version: route.token.domainVersion,
-      chainId: view.signChain,
-      verifyingContract: view.token,
-    },
-    types: transferWithAuthorizationTypes,
-    primaryType: 'TransferWithAuthorization',
+    domain: { name: 'Permit2', chainId: view.signChain, verifyingContract: permit2Address },
+    types: permit2Types,
+    primaryType: 'PermitWitnessTransferFrom',
     message: {
-      from: view.address,
-      to: route.payee,
-      value: view.authorized,
-      validAfter: 0n,
-      validBefore: BigInt(Math.floor(route.expiresAt / 1000)),
-      nonce: randomHex(32),
+      permitted: { token: view.token, amount: view.permitted },
+      spender: route.spender,
+      nonce: BigInt(randomHex(32)),
+      deadline: BigInt(Math.floor(route.expiresAt / 1000)),
+      witness: { to: route.payee },
     },
   } as TypedDataDefinition
 }
 
 /** The JSON a wallet receives for eth_signTypedData_v4: EIP712Domain listed, uint256 values as decimal strings. */
 function typedDataJson(typedData: TypedDataDefinition): Record<string, unknown> {
-  const message = typedData.message as Record<string, unknown>
   return {
     types: {
       EIP712Domain: [
         { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
         { name: 'chainId', type: 'uint256' },
         { name: 'verifyingContract', type: 'address' },
       ],
-      ...transferWithAuthorizationTypes,
+      ...typedData.types,
     },
     primaryType: typedData.primaryType,
     domain: typedData.domain,
-    message: Object.fromEntries(
-      Object.entries(message).map(([key, value]) => [
-        key,
+    message: JSON.parse(
+      JSON.stringify(typedData.message, (_key, value) =>
         typeof value === 'bigint' ? value.toString() : value,
-      ]),
+      ),
     ),
   }
 }

@@ -12,7 +12,13 @@ export {
   parseFaultSpec,
 } from './faults.js'
 export type { ActionLayout } from './gatewayOptions.js'
-export { knownTokens, sandboxCollector, sandboxSpender, sandboxTokenAddress } from './gatewayOptions.js'
+export {
+  knownTokens,
+  permit2Address,
+  sandboxCollector,
+  sandboxSpender,
+  sandboxTokenAddress,
+} from './gatewayOptions.js'
 export type { LiveEvmChain } from './live/engine.js'
 export type { LiveModeOptions } from './live/setup.js'
 export { deployLiveToken, devMnemonic, liveTokenAt } from './live/token.js'

@@ -59,12 +59,12 @@ export type Merchant = {
 }
 
 export type TokenConfig = {
-  /** ERC-20 contract with EIP-3009 `transferWithAuthorization` (USDC-style). */
+  /** ERC-20 contract (USDC-style); test-mode options approve Permit2 on it and sign Permit2's transfer. */
   address: Address
   symbol: string
   name: string
   decimals: number
-  /** EIP-712 domain `name` and `version` of the token. */
+  /** EIP-712 domain `name` and `version` of the token (its own permits; the options sign Permit2's domain). */
   domainName: string
   domainVersion: string
   networkName: string
@@ -101,7 +101,10 @@ export type TokenDisplay = { symbol: string; name: string; decimals: number; net
 /** One payment option offered to one account: its route expires before the payment does. */
 export type Route = EvmRoute | SolanaRoute
 
-/** An EVM option: an ERC-20 approval and an EIP-3009 TransferWithAuthorization signature. */
+/**
+ * An EVM option: in test mode an ERC-20 approval of Permit2 and a Permit2 signature letting `spender` (the
+ * settlement contract) move the amount to `payee`; in live mode a plain `transfer` to the treasury.
+ */
 export type EvmRoute = RouteBase & {
   kind: 'evm'
   address: Address

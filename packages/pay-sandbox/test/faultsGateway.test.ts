@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { parsePaySandboxArgs } from '../src/cli/paySandbox.js'
-import { type PaySandbox, parseFaultSpec, startPaySandbox } from '../src/index.js'
+import { type PaySandbox, parseFaultSpec, sandboxSpender, startPaySandbox } from '../src/index.js'
 import { api, createPayment, expectError, payByHand } from './helpers.js'
 
 const cleanup: Array<() => Promise<void>> = []
@@ -205,14 +205,24 @@ describe('fault mode on the gateway', () => {
       body: { optionId: option.id, data: build.data.data },
     })
     const typedData = JSON.parse(fetched.body.actions[0].data.params[1])
-    expect(typedData.message.value).toBe('12500000000')
+    expect(typedData.message.permitted.amount).toBe('12500000000')
     expect(sandbox.faults.log()).toContainEqual({
       kind: 'hostile',
       target: id,
       detail:
         'option for eip155:31337:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 signs: amount, asset, account, approval',
     })
-    expect(parseFaultSpec('hostile=amount+chain')).toEqual({ hostile: ['amount', 'chain'] })
+    // `spender`: the approval grants the settlement contract itself, beside the Permit2 signature.
+    sandbox.faults.set({ hostile: ['spender'] })
+    const spent = await createPayment(sandbox, 'order-spender')
+    const [spenderOption] = (
+      await call('POST', `/v1/gateway/payment/${spent}/options`, { body: { accounts: accounts.accounts } })
+    ).body.options
+    const [approve] = spenderOption.actions[0].data.params
+    expect(`0x${approve.data.slice(34, 74)}`).toBe(sandboxSpender.toLowerCase())
+    expect(parseFaultSpec('hostile=amount+chain+spender')).toEqual({
+      hostile: ['amount', 'chain', 'spender'],
+    })
     expect(() => parseFaultSpec('hostile=amount+recipient')).toThrow(/hostile=amount\+recipient/)
     expectError(
       await call('PUT', '/_sandbox/faults', { body: { hostile: ['fees'] } }),

@@ -1,6 +1,12 @@
 import { SignTypedDataVersion, signTypedData } from '@metamask/eth-sig-util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type PaySandbox, sandboxCollector, startPaySandbox } from '../src/index.js'
+import {
+  type PaySandbox,
+  permit2Address,
+  sandboxCollector,
+  sandboxSpender,
+  startPaySandbox,
+} from '../src/index.js'
 import {
   api,
   buyer,
@@ -74,8 +80,9 @@ describe('options', () => {
     const [transaction] = approval.data.params
     expect(transaction.from).toBe(buyer.address)
     expect(transaction.to).toBe('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48')
-    // approve(address,uint256) selector and the token amount as the second word.
+    // approve(Permit2, the token amount).
     expect(transaction.data.slice(0, 10)).toBe('0x095ea7b3')
+    expect(`0x${transaction.data.slice(34, 74)}`).toBe(permit2Address.toLowerCase())
     expect(BigInt(`0x${transaction.data.slice(74)}`)).toBe(12_500_000n)
     expect(build).toEqual({ type: 'build', data: { data: expect.stringMatching(/^build_/) } })
     expect(mainnet.expiresAt).toBeLessThanOrEqual(info.expiresAt)
@@ -175,7 +182,7 @@ describe('options: refresh', () => {
 })
 
 describe('fetch', () => {
-  it('turns the build into an EIP-3009 TransferWithAuthorization signature request', async () => {
+  it('turns the build into a Permit2 PermitWitnessTransferFrom signature request (the settlement contract may move the amount to the payee)', async () => {
     const id = await createPayment(sandbox, 'fetch-1', usd('1250'))
     const option = await optionFor(id)
     const reply = await gateway(id, 'fetch', { optionId: option.id, data: option.actions[1].data.data })
@@ -187,22 +194,20 @@ describe('fetch', () => {
     const [address, json] = action.data.params
     expect(address).toBe(buyer.address)
     const typed = JSON.parse(json)
-    expect(typed.primaryType).toBe('TransferWithAuthorization')
-    expect(typed.domain).toMatchObject({ name: 'USD Coin', version: '2', chainId: 31337 })
+    expect(typed.primaryType).toBe('PermitWitnessTransferFrom')
+    expect(typed.domain).toEqual({ name: 'Permit2', chainId: 31337, verifyingContract: permit2Address })
     expect(typed.types.EIP712Domain.map((field: { name: string }) => field.name)).toEqual([
       'name',
-      'version',
       'chainId',
       'verifyingContract',
     ])
     expect(typed.message).toMatchObject({
-      from: buyer.address,
-      to: sandboxCollector,
-      value: '12500000',
-      validAfter: '0',
+      permitted: { token: option.actions[0].data.params[0].to, amount: '12500000' },
+      spender: sandboxSpender,
+      witness: { to: sandboxCollector },
     })
-    expect(typed.message.nonce).toMatch(/^0x[0-9a-f]{64}$/)
-    expect(Number(typed.message.validBefore)).toBe(option.expiresAt)
+    expect(typed.message.nonce).toMatch(/^[0-9]{1,78}$/)
+    expect(Number(typed.message.deadline)).toBe(option.expiresAt)
   })
 
   it('wrong build data 400; unknown option 400 invalid_params; expired route 409 quote_expired', async () => {

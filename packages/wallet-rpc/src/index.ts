@@ -18,7 +18,12 @@ export {
   type WalletRpcErrorOptions,
 } from './core/errors.js'
 export type { WalletEvent, WalletEventListener } from './core/events.js'
-export type { AssetEffect, ExpectedPayment } from './core/expectation.js'
+export type {
+  AssetEffect,
+  ExpectedPayment,
+  PaymentExposure,
+  SpenderExposure,
+} from './core/expectation.js'
 export {
   type JournalRecord,
   type JournalState,

@@ -29,6 +29,12 @@ export type AssetEffect = {
   kind: 'transfer' | 'allowance'
   /** The decoded form, for the warnings: `ERC-20 transfer`, `EIP-3009 TransferWithAuthorization`, … */
   form: string
+  /**
+   * The spender whose ERC-20 allowance the movement draws on, when it draws on one: Permit2 for its signatures,
+   * the sending account for `transferFrom`. It takes nothing that allowance does not cover, so a payment's
+   * approval to `via` and what is drawn through it expose the larger of the two, not their sum.
+   */
+  via?: string
 }
 
 /** A payment as a third party describes it (`HandleInput.expected`): what the request is supposed to pay. */
@@ -48,15 +54,38 @@ export type ExpectedPayment = {
   /** Base units of `asset` the payment may take on top of `amount` (a declared fee), decimal digits. Default 0. */
   maxFee?: string
   /**
-   * Base units of `asset` the payment's earlier requests already transfer (a gateway's earlier actions), decimal
-   * digits: counted with this request's transfers against `amount` + `maxFee`, so N actions cannot each pay it
-   * all. Default 0. `handle`'s `onEffects` tells the caller what each request transfers of it, for the next one.
+   * Base units of `asset` the payment's earlier requests (a gateway's earlier actions) already transfer without
+   * drawing on an allowance, decimal digits; what they let a spender take is in `spenders`. Counted with this
+   * request's effects against `amount` + `maxFee`, so N actions cannot each pay it all. Default 0. `handle`'s
+   * `onEffects` gives it for the next request (`PaymentExposure`).
    */
   paid?: string
+  /**
+   * Per spender, what the payment's earlier requests let it take of `asset`: the largest allowance granted to it
+   * and the total drawn through its allowance (effects whose `via` it is), decimal digits. At most 64 spenders.
+   * Default none. `handle`'s `onEffects` gives it for the next request (`PaymentExposure`).
+   */
+  spenders?: readonly SpenderExposure[]
   /** The asset's decimals and symbol as the description shows them, for the warnings' amounts. */
   decimals?: number
   symbol?: string
 }
+
+/** What a payment's earlier requests let one spender take of its asset (`ExpectedPayment.spenders`). */
+export type SpenderExposure = {
+  /** The spender's address, as the namespace writes addresses. */
+  spender: string
+  /** The largest allowance granted to it, base units in decimal digits (a later approval replaces an earlier one). */
+  granted: string
+  /** Base units drawn through its allowance, decimal digits. */
+  drawn: string
+}
+
+/**
+ * What a payment's requests so far can take of its asset, in the form the next request carries it in `expected`
+ * (`{ ...expected, ...exposure }`): `handle`'s `onEffects` gives it, this request included.
+ */
+export type PaymentExposure = { paid: string; spenders: SpenderExposure[] }
 
 type AccountRef = { chainId: string; address: string }
 
@@ -79,6 +108,7 @@ export type Expectation = {
   amount: bigint
   maxFee: bigint
   paid: bigint
+  spenders: Spender[]
   recipient: AccountRef | undefined
   decimals: number | undefined
   symbol: string | undefined
@@ -89,6 +119,11 @@ const chainPattern = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/
 const accountPattern = /^([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}):([-_.%a-zA-Z0-9]{1,128})$/
 const assetPattern = /^([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32})\/([-a-z0-9]{3,8}):([-_.%a-zA-Z0-9]{1,128})$/
 const digits = /^[0-9]{1,78}$/
+const addressPattern = /^[-_.%a-zA-Z0-9]{1,128}$/
+/** More spenders than a payment plausibly grants: `exposureAfter` folds the rest into `paid`. */
+const maxSpenders = 64
+
+type Spender = { spender: string; granted: bigint; drawn: bigint }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -129,6 +164,7 @@ export function readExpectation(value: unknown): Expectation | undefined {
   const paid = field('paid')
   if (paid !== undefined && (typeof paid !== 'string' || !digits.test(paid)))
     fail('paid', 'must be base units in decimal digits')
+  const spenders = readSpenders(field('spenders'), fail)
   const decimals = field('decimals')
   if (
     decimals !== undefined &&
@@ -145,15 +181,35 @@ export function readExpectation(value: unknown): Expectation | undefined {
     amount: BigInt(amount as string),
     maxFee: maxFee === undefined ? 0n : BigInt(maxFee as string),
     paid: paid === undefined ? 0n : BigInt(paid as string),
+    spenders,
     recipient: recipient === undefined ? undefined : { chainId: recipient[1]!, address: recipient[2]! },
     decimals: decimals as number | undefined,
     symbol: symbol === undefined ? undefined : printableLine(symbol as string, 16),
   }
 }
 
+function readSpenders(value: unknown, fail: (field: string, reason: string) => never): Spender[] {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || value.length > maxSpenders)
+    fail('spenders', `must be a list of at most ${maxSpenders} spenders`)
+  return (value as unknown[]).map((entry, index) => {
+    const at = `spenders.${index}`
+    if (!isRecord(entry)) return fail(at, 'must be { spender, granted, drawn }')
+    const own = (name: string) => (Object.hasOwn(entry, name) ? entry[name] : undefined)
+    const [spender, granted, drawn] = [own('spender'), own('granted'), own('drawn')]
+    if (typeof spender !== 'string' || !addressPattern.test(spender))
+      fail(`${at}.spender`, 'must be an address')
+    if (typeof granted !== 'string' || !digits.test(granted))
+      fail(`${at}.granted`, 'must be base units in decimal digits')
+    if (typeof drawn !== 'string' || !digits.test(drawn))
+      fail(`${at}.drawn`, 'must be base units in decimal digits')
+    return { spender: spender as string, granted: BigInt(granted as string), drawn: BigInt(drawn as string) }
+  })
+}
+
 /**
- * The review with the differences between the expected payment and what the request moves added as `danger`
- * warnings (after the caller's own warnings, so a caller can never replace one). Unchanged without an
+ * The review with the differences between the expected payment and what the request moves added as warnings
+ * (`expectationWarnings`; after the caller's own warnings, so a caller can never replace one). Unchanged without an
  * expectation or without a review (a read signs nothing).
  */
 export function withExpectation(
@@ -172,10 +228,11 @@ export function withExpectation(
 const unlimited = 2n ** 128n
 
 /**
- * Every difference between `expected` and `effects`, one `danger` per kind (its message lists up to three):
- * the request's or an effect's chain, the paying account, the asset, the recipient, an amount above the
- * expected one plus its fee (transfers of the expected asset summed; each allowance on its own), or effects
- * the method could not decode. Effects of zero move nothing and are not compared.
+ * Every difference between `expected` and `effects`, one warning per kind (its message lists up to three): the
+ * request's or an effect's chain, the paying account, the asset, the recipient, effects the method could not
+ * decode, and a payment exposure (`exposureOf`) raised above the expected amount plus its fee, each a `danger`;
+ * without a recipient to compare, the `caution` `pay.recipient_unverified` names whom the request pays. Effects of
+ * zero move nothing and are not compared.
  */
 export function expectationWarnings(
   expected: Expectation,
@@ -185,11 +242,11 @@ export function expectationWarnings(
 ): ReviewWarning[] {
   const sameAddress = (a: string, b: string) => addressKey(a) === addressKey(b)
   const sameAsset = (effect: AssetEffect) => isExpectedAsset(expected, effect, addressKey)
-  const found = new Map<string, string[]>()
-  const add = (code: string, message: string) => {
-    const list = found.get(code) ?? []
-    list.push(message)
-    found.set(code, list)
+  const found = new Map<string, { severity: ReviewWarning['severity']; messages: string[] }>()
+  const add = (code: string, message: string, severity: ReviewWarning['severity'] = 'danger') => {
+    const entry = found.get(code) ?? { severity, messages: [] }
+    entry.messages.push(message)
+    found.set(code, entry)
   }
   const shows = `${expected.source} shows ${describeExpected(expected)}`
   if (requestChainId !== expected.chainId) {
@@ -201,9 +258,10 @@ export function expectationWarnings(
       `${shows}, but the wallet cannot decode what this request moves, so it cannot check that it pays only that.`,
     )
   }
-  const allowed = expected.amount + expected.maxFee
-  let transferred = expected.paid
-  const transfers: AssetEffect[] = []
+  const ledger = ledgerOf(expected, addressKey)
+  const before = exposureOf(ledger)
+  // This request's effects of the expected asset: what it adds to the payment's exposure.
+  const moving: AssetEffect[] = []
   for (const effect of effects ?? []) {
     if (effect.amount === 0n) continue
     const moves = describeEffect(expected, effect, sameAsset(effect))
@@ -231,27 +289,30 @@ export function expectationWarnings(
     ) {
       add('pay.recipient_mismatch', `${shows} to ${recipient.address}; this request ${moves}.`)
     }
-    if (effect.kind === 'allowance') {
-      if (effect.amount > allowed) add('pay.amount_mismatch', `${shows}; this request ${moves}.`)
-    } else {
-      transferred += effect.amount
-      transfers.push(effect)
-    }
+    moving.push(effect)
+    ledger.add(effect)
   }
-  if (transferred > allowed) {
-    const moves =
-      transfers.length === 1
-        ? describeEffect(expected, transfers[0]!, true)
-        : `transfers ${formatAmount(expected, transferred - expected.paid)} in ${transfers.length} transfers`
-    const earlier =
-      expected.paid === 0n
-        ? ''
-        : `, after the payment's earlier requests transferred ${formatAmount(expected, expected.paid)}`
-    add('pay.amount_mismatch', `${shows}; this request ${moves}${earlier}.`)
+  const after = exposureOf(ledger)
+  // Raised above the limit by this request: an earlier request over it was flagged (or allowed) in its own review.
+  if (after > expected.amount + expected.maxFee && after > before) {
+    const alone = moving.length === 1 && before === 0n && after === moving[0]!.amount
+    const total = alone
+      ? ''
+      : before === 0n
+        ? `, so the payment can take ${upTo(expected, after)}`
+        : `, so with the payment's earlier requests (${upTo(expected, before)}) it can take ${upTo(expected, after)}`
+    add('pay.amount_mismatch', `${shows}; this request ${listEffects(expected, moving)}${total}.`)
   }
-  return [...found].map(([code, messages]) => ({
+  if (expected.recipient === undefined && moving.length > 0) {
+    add(
+      'pay.recipient_unverified',
+      `${expected.source} does not name who is paid; this request ${listEffects(expected, moving)}.`,
+      'caution',
+    )
+  }
+  return [...found].map(([code, { severity, messages }]) => ({
     code,
-    severity: 'danger',
+    severity,
     message:
       messages.length <= 3
         ? messages.join(' ')
@@ -260,8 +321,34 @@ export function expectationWarnings(
 }
 
 /**
- * Base units of the expected asset a request's effects transfer (allowances aside): what the next request of the
- * same payment passes as `paid`.
+ * What the payment can take of its asset once these effects are added to what its earlier requests could
+ * (`expected.paid` and `.spenders`), as the next request carries it: `handle`'s `onEffects` tells the caller.
+ * Beyond 64 spenders the rest count in `paid` (their exposure, added to again by any later approval: never less).
+ */
+export function exposureAfter(
+  expected: Expectation,
+  effects: readonly AssetEffect[] | undefined,
+  addressKey: AddressKey = defaultAddressKey(expected.chainId),
+): PaymentExposure {
+  const ledger = ledgerOf(expected, addressKey)
+  for (const effect of effects ?? []) {
+    if (effect.amount !== 0n && isExpectedAsset(expected, effect, addressKey)) ledger.add(effect)
+  }
+  const spenders = [...ledger.spenders.values()]
+  const folded = spenders.slice(maxSpenders).reduce((sum, entry) => sum + spenderExposure(entry), 0n)
+  return {
+    paid: (ledger.paid + folded).toString(),
+    spenders: spenders.slice(0, maxSpenders).map(({ spender, granted, drawn }) => ({
+      spender,
+      granted: granted.toString(),
+      drawn: drawn.toString(),
+    })),
+  }
+}
+
+/**
+ * Base units of the expected asset a request's effects transfer (allowances aside, those drawn on one included):
+ * `handle`'s `onEffects` tells it beside the exposure.
  */
 export function transferredBy(
   expected: Expectation,
@@ -273,6 +360,57 @@ export function transferredBy(
     .reduce((sum, effect) => sum + effect.amount, 0n)
 }
 
+/**
+ * A payment's movements of its asset so far: transfers that draw on no allowance (`paid`), and per spender (by
+ * `addressKey`) the largest allowance granted to it and what is drawn through its allowance.
+ */
+type Ledger = { paid: bigint; spenders: Map<string, Spender>; add(effect: AssetEffect): void }
+
+function ledgerOf(expected: Expectation, addressKey: AddressKey): Ledger {
+  const spenders = new Map<string, Spender>()
+  const spenderOf = (address: string): Spender => {
+    const key = addressKey(address)
+    let entry = spenders.get(key)
+    if (entry === undefined) {
+      entry = { spender: address, granted: 0n, drawn: 0n }
+      spenders.set(key, entry)
+    }
+    return entry
+  }
+  // A list that names one spender twice (in two forms of its address) counts as its larger grant and both draws.
+  for (const { spender, granted, drawn } of expected.spenders) {
+    const entry = spenderOf(spender)
+    entry.granted = max(entry.granted, granted)
+    entry.drawn += drawn
+  }
+  const ledger: Ledger = {
+    paid: expected.paid,
+    spenders,
+    add(effect) {
+      if (effect.via !== undefined) spenderOf(effect.via).drawn += effect.amount
+      else if (effect.kind === 'allowance') {
+        const entry = spenderOf(effect.recipient)
+        entry.granted = max(entry.granted, effect.amount)
+      } else ledger.paid += effect.amount
+    },
+  }
+  return ledger
+}
+
+/**
+ * What the payment can take: its transfers that draw on no allowance, and per spender the larger of the allowance
+ * granted to it and what is drawn through that allowance (all of it when the payment grants it none: the
+ * account may have before).
+ */
+function exposureOf(ledger: Ledger): bigint {
+  let total = ledger.paid
+  for (const entry of ledger.spenders.values()) total += spenderExposure(entry)
+  return total
+}
+
+const spenderExposure = ({ granted, drawn }: Spender) => max(granted, drawn)
+const max = (a: bigint, b: bigint) => (a > b ? a : b)
+
 function isExpectedAsset(expected: Expectation, effect: AssetEffect, addressKey: AddressKey): boolean {
   if (expected.asset.native) return effect.asset === 'native'
   return effect.asset !== 'native' && addressKey(effect.asset) === addressKey(expected.asset.reference)
@@ -283,6 +421,18 @@ function describeExpected(expected: Expectation): string {
   return expected.maxFee === 0n
     ? amount
     : `${amount} (at most ${formatAmount(expected, expected.amount + expected.maxFee)} with its fee)`
+}
+
+/** Up to three effects in words, and how many more. */
+function listEffects(expected: Expectation, effects: readonly AssetEffect[]): string {
+  const shown = effects.slice(0, 3).map((effect) => describeEffect(expected, effect, true))
+  if (effects.length > 3) return `${shown.join(', ')} and ${effects.length - 3} more`
+  return shown.length === 1 ? shown[0]! : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`
+}
+
+/** `up to 25 USDC`, or `an unlimited amount`. */
+function upTo(expected: Expectation, units: bigint): string {
+  return units >= unlimited ? 'an unlimited amount' : `up to ${formatAmount(expected, units)}`
 }
 
 /** The effect in words: `transfers 1000 USDC to 0x… (EIP-3009 TransferWithAuthorization)`. */

@@ -22,7 +22,14 @@ import {
   WalletRpcError,
 } from './errors.js'
 import { createEventHub, type WalletEventListener } from './events.js'
-import { type AddressKey, type AssetEffect, transferredBy, withExpectation } from './expectation.js'
+import {
+  type AddressKey,
+  type AssetEffect,
+  exposureAfter,
+  type PaymentExposure,
+  transferredBy,
+  withExpectation,
+} from './expectation.js'
 import { refuseIfExpired, untilExpiry } from './expiry.js'
 import {
   type JournalRecord,
@@ -82,10 +89,15 @@ export type HandleOptions = {
   expired?: boolean
   /**
    * Told what the request moves (`Planned.effects`: decoded from the bytes it signs), before the user is asked or,
-   * for a replay, from the journal; with `expected`, `transferred` is what it transfers of the expected asset (0
-   * otherwise): the pay client counts one payment's actions together with it.
+   * for a replay, from the journal. With `expected`: `transferred` is what it transfers of the expected asset (0
+   * otherwise), and `exposure` what the payment can take of it with this request (`expected.paid` and `.spenders`
+   * for the next one: the pay client counts one payment's actions together with it).
    */
-  onEffects?: (effects: readonly AssetEffect[] | undefined, transferred: bigint) => void
+  onEffects?: (
+    effects: readonly AssetEffect[] | undefined,
+    transferred: bigint,
+    exposure: PaymentExposure | undefined,
+  ) => void
   /**
    * A keyed request's record is kept at least this long from now (milliseconds), beyond its expiry and the
    * journal's usual margin: connect-time walletPay keeps an order's payment a year, so its `orderId` is not paid
@@ -559,7 +571,10 @@ class ReplayedError extends WalletRpcError {
   }
 }
 
-/** `handle`'s `onEffects`, when the caller gave one: the effects and what they transfer of the expected asset. */
+/**
+ * `handle`'s `onEffects`, when the caller gave one: the effects, what they transfer of the expected asset and the
+ * payment's exposure with them.
+ */
 function tellEffects(
   envelope: Envelope,
   handleOptions: HandleOptions | undefined,
@@ -568,7 +583,10 @@ function tellEffects(
 ): void {
   const tell = handleOptions?.onEffects
   if (tell === undefined) return
-  tell(effects, envelope.expected === undefined ? 0n : transferredBy(envelope.expected, effects, addressKey))
+  const expected = envelope.expected
+  if (expected === undefined) tell(effects, 0n, undefined)
+  else
+    tell(effects, transferredBy(expected, effects, addressKey), exposureAfter(expected, effects, addressKey))
 }
 
 /** Recorded effects (amounts as decimal strings) as the plan gave them. */

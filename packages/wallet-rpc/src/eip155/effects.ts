@@ -7,7 +7,8 @@ import type { AssetEffect } from '../core/expectation.js'
  * `transfer`, `transferFrom` and `approve` (exact calldata only); EIP-3009 `TransferWithAuthorization` and
  * `ReceiveWithAuthorization`, EIP-2612 `Permit` (and DAI's `allowed` variant), Permit2's `PermitSingle`,
  * `PermitBatch`, `PermitTransferFrom`, `PermitBatchTransferFrom` and their witness forms, each only when its types
- * are the standard's own (other types hash to another struct, which the token would not accept). Anything
+ * are the standard's own (other types hash to another struct, which the token would not accept). Permit2's forms
+ * and `transferFrom` draw on an ERC-20 allowance (`AssetEffect.via`: Permit2, the sender). Anything
  * else (another call, a contract deployment, a call to the account itself, other typed data, a message) is
  * undefined: the wallet cannot tell what it moves.
  */
@@ -44,8 +45,10 @@ export function transactionEffects(
   if (call.name === 'approve') {
     effects.push({ ...base, account: from, kind: 'allowance', form: 'ERC-20 approve' })
   } else {
-    // transferFrom moves `owner`'s tokens (an allowance to this account): the owner is whose assets move.
-    effects.push({ ...base, account: call.owner ?? from, kind: 'transfer', form: `ERC-20 ${call.name}` })
+    const form = `ERC-20 ${call.name}`
+    // transferFrom moves `owner`'s tokens through the allowance `owner` gave the sender: the owner's assets move.
+    if (call.owner === undefined) effects.push({ ...base, account: from, kind: 'transfer', form })
+    else effects.push({ ...base, account: call.owner, kind: 'transfer', form, via: from })
   }
   return effects
 }
@@ -177,7 +180,9 @@ export function typedDataEffects(
       if (typeof entry !== 'object' || entry === null) return undefined
       const { token, amount } = entry as Record<string, unknown>
       if (typeof token !== 'string') return undefined
-      return effect(token, amount, message.spender, 'allowance', `Permit2 ${primary}`)
+      const permitted = effect(token, amount, message.spender, 'allowance', `Permit2 ${primary}`)
+      // Permit2 moves what the account's ERC-20 allowance to Permit2 covers, and no more.
+      return permitted === undefined ? undefined : { ...permitted, via: contract }
     }),
   )
 }

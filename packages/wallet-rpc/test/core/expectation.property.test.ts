@@ -5,6 +5,8 @@ import {
   type AssetEffect,
   type ExpectedPayment,
   expectationWarnings,
+  exposureAfter,
+  type PaymentExposure,
   readExpectation,
 } from '../../src/core/expectation.js'
 import { defineMethod, type Namespace } from '../../src/core/namespace.js'
@@ -127,7 +129,7 @@ describe('expectationWarnings', () => {
       {
         code: 'pay.amount_mismatch',
         severity: 'danger',
-        message: 'The payment gateway shows 1 USDC; this request transfers 2 USDC in 2 transfers.',
+        message: `The payment gateway shows 1 USDC; this request transfers 1 USDC to ${payee} (EIP-3009 TransferWithAuthorization) and transfers 1 USDC to ${payee} (EIP-3009 TransferWithAuthorization), so the payment can take up to 2 USDC.`,
       },
     ])
   })
@@ -179,6 +181,195 @@ describe('expectationWarnings', () => {
   })
 })
 
+describe("a payment's exposure: its transfers and allowances added up over all its requests", () => {
+  const permit2 = '0x000000000022d473030f116ddee9f6b43ac78ba3'
+  const attacker = '0x00000000000000000000000000000000000000e5'
+  const gateway = readExpectation({ ...described, recipient: undefined })!
+  const approval = (spender: string, amount = 1_000_000n): AssetEffect => ({
+    ...honest,
+    recipient: spender,
+    amount,
+    kind: 'allowance',
+    form: 'ERC-20 approve',
+  })
+  const permit2Transfer: AssetEffect = {
+    ...honest,
+    recipient: attacker,
+    kind: 'allowance',
+    form: 'Permit2 PermitTransferFrom',
+    via: permit2,
+  }
+  const dangers = (warnings: ReviewWarning[]) => warnings.filter((warning) => warning.severity === 'danger')
+
+  /** Runs the requests in order as one payment, each carrying the exposure the one before left. */
+  function payment(requests: AssetEffect[][], maxFee = 0n) {
+    let exposure: PaymentExposure | undefined
+    return requests.map((effects) => {
+      // Through JSON and the strict reader, as a caller passes it on.
+      const carried = { ...described, recipient: undefined, maxFee: maxFee.toString(), ...exposure }
+      const expected = readExpectation(JSON.parse(JSON.stringify(carried)))!
+      exposure = exposureAfter(expected, effects)
+      return expectationWarnings(expected, 'eip155:8453', effects)
+    })
+  }
+
+  it('an approval, then a TransferWithAuthorization of the amount each: the second takes it twice', () => {
+    const [first, second] = payment([[approval(attacker)], [{ ...honest, recipient: attacker }]])
+    expect(dangers(first!)).toEqual([])
+    expect(dangers(second!)).toEqual([
+      {
+        code: 'pay.amount_mismatch',
+        severity: 'danger',
+        message: `The payment gateway shows 1 USDC; this request transfers 1 USDC to ${attacker} (EIP-3009 TransferWithAuthorization), so with the payment's earlier requests (up to 1 USDC) it can take up to 2 USDC.`,
+      },
+    ])
+  })
+
+  it('approvals to two spenders add up; two to one spender do not (the later replaces the earlier)', () => {
+    expect(
+      codes(dangers(expectationWarnings(gateway, 'eip155:8453', [approval(payee), approval(attacker)]))),
+    ).toEqual(['pay.amount_mismatch'])
+    // Three requests, one approval each, another spender each: the second is already one too many.
+    const spread = payment([[approval(payee)], [approval(attacker)], [approval(permit2)]])
+    expect(spread.map((warnings) => codes(dangers(warnings)))).toEqual([
+      [],
+      ['pay.amount_mismatch'],
+      ['pay.amount_mismatch'],
+    ])
+    const again = payment([[approval(payee)], [approval(payee.toUpperCase().replace('0X', '0x'))]])
+    expect(again.map((warnings) => codes(dangers(warnings)))).toEqual([[], []])
+  })
+
+  it('approve(Permit2, X) then a Permit2 signature for X that draws on it: X in all, clean', () => {
+    const [approve, signature] = payment([[approval(permit2)], [permit2Transfer]])
+    expect(dangers(approve!)).toEqual([])
+    expect(dangers(signature!)).toEqual([])
+    // In one request too; and a second signature through Permit2 draws X more than the approval covers.
+    expect(
+      dangers(expectationWarnings(gateway, 'eip155:8453', [approval(permit2), permit2Transfer])),
+    ).toEqual([])
+    const twice = payment([[approval(permit2)], [permit2Transfer], [permit2Transfer]])
+    expect(twice.map((warnings) => codes(dangers(warnings)))).toEqual([[], [], ['pay.amount_mismatch']])
+    // The same signature next to an approval to anyone else: both can be taken.
+    const [, other] = payment([[approval(attacker)], [permit2Transfer]])
+    expect(codes(dangers(other!))).toEqual(['pay.amount_mismatch'])
+  })
+
+  it('an unlimited approval is flagged whatever was approved before; a request that adds nothing is not', () => {
+    const [, unlimited] = payment([[approval(permit2)], [approval(permit2, 2n ** 256n - 1n)]])
+    expect(dangers(unlimited!)[0]!.message).toBe(
+      `The payment gateway shows 1 USDC; this request lets ${permit2} spend an unlimited amount (ERC-20 approve), so with the payment's earlier requests (up to 1 USDC) it can take an unlimited amount.`,
+    )
+    const [over, nothing] = payment([[approval(payee), approval(attacker)], [approval(payee, 1n)]])
+    expect(codes(dangers(over!))).toEqual(['pay.amount_mismatch'])
+    expect(dangers(nothing!)).toEqual([])
+  })
+
+  type Move = { kind: AssetEffect['kind']; spender: number; via: boolean; amount: bigint }
+  const spenders = [permit2, attacker, payee]
+  const effectOf = (move: Move): AssetEffect => {
+    const address = spenders[move.spender]!
+    // Another case of the same address is the same spender.
+    const written = move.amount % 2n === 0n ? address : address.toUpperCase().replace('0X', '0x')
+    return {
+      ...honest,
+      amount: move.amount,
+      kind: move.kind,
+      recipient: move.kind === 'allowance' || !move.via ? written : payee,
+      form: move.kind === 'allowance' ? 'ERC-20 approve' : 'ERC-20 transferFrom',
+      ...(move.via ? { via: written } : {}),
+    }
+  }
+  /** The payment's exposure from all its effects at once: Σ transfers without via + Σ_S max(allowance to S, Σ via S). */
+  const modelExposure = (moves: Move[]) => {
+    const free = moves.filter((move) => !move.via && move.kind === 'transfer')
+    let total = free.reduce((sum, move) => sum + move.amount, 0n)
+    for (const index of spenders.keys()) {
+      const granted = moves
+        .filter((move) => !move.via && move.kind === 'allowance' && move.spender === index)
+        .reduce((most, move) => (move.amount > most ? move.amount : most), 0n)
+      const drawn = moves
+        .filter((move) => move.via && move.spender === index)
+        .reduce((sum, move) => sum + move.amount, 0n)
+      total += granted > drawn ? granted : drawn
+    }
+    return total
+  }
+
+  it('random sequences of transfers, allowances and draws through them: a danger exactly when a request raises the exposure over the limit (property)', () => {
+    const move = fc.record({
+      kind: fc.constantFrom<AssetEffect['kind']>('transfer', 'allowance'),
+      spender: fc.integer({ min: 0, max: spenders.length - 1 }),
+      via: fc.boolean(),
+      amount: fc.oneof(
+        fc.bigInt({ min: 0n, max: 1_200_000n }),
+        fc.constant(1_000_000n),
+        fc.constant(2n ** 256n - 1n),
+      ),
+    })
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(move, { maxLength: 4 }), { minLength: 1, maxLength: 5 }),
+        fc.bigInt({ min: 0n, max: 500_000n }),
+        (requests, maxFee) => {
+          const limit = 1_000_000n + maxFee
+          const warnings = payment(
+            requests.map((moves) => moves.map(effectOf)),
+            maxFee,
+          )
+          let before = 0n
+          requests.forEach((moves, index) => {
+            const after = modelExposure(requests.slice(0, index + 1).flat())
+            const flagged = warnings[index]!.some((warning) => warning.code === 'pay.amount_mismatch')
+            expect(flagged, `request ${index + 1}: exposure ${before} → ${after}, limit ${limit}`).toBe(
+              after > limit && after > before,
+            )
+            // No recipient described: whatever moves of the asset is named in a caution.
+            const unverified = warnings[index]!.find((warning) => warning.code === 'pay.recipient_unverified')
+            expect(unverified?.severity).toBe(
+              moves.some((entry) => entry.amount > 0n) ? 'caution' : undefined,
+            )
+            before = after
+          })
+        },
+      ),
+    )
+  })
+})
+
+describe('pay.recipient_unverified: a description that names no recipient', () => {
+  const gateway = readExpectation({ ...described, recipient: undefined })!
+
+  it('is a caution naming whom the request pays, up to three of them', () => {
+    expect(expectationWarnings(gateway, 'eip155:8453', [honest])).toEqual([
+      {
+        code: 'pay.recipient_unverified',
+        severity: 'caution',
+        message: `The payment gateway does not name who is paid; this request transfers 1 USDC to ${payee} (EIP-3009 TransferWithAuthorization).`,
+      },
+    ])
+    const small = (recipient: string): AssetEffect => ({ ...honest, amount: 1n, recipient })
+    const [warning] = expectationWarnings(gateway, 'eip155:8453', [
+      small('0x01'),
+      { ...small('0x02'), kind: 'allowance', form: 'ERC-20 approve' },
+      small('0x03'),
+      small('0x04'),
+      small('0x05'),
+    ])
+    expect(warning!.message).toBe(
+      'The payment gateway does not name who is paid; this request transfers 0.000001 USDC to 0x01 (EIP-3009 TransferWithAuthorization), lets 0x02 spend 0.000001 USDC (ERC-20 approve), transfers 0.000001 USDC to 0x03 (EIP-3009 TransferWithAuthorization) and 2 more.',
+    )
+  })
+
+  it('is not raised for what moves nothing, or another asset (already a danger), or with a recipient to compare', () => {
+    expect(expectationWarnings(gateway, 'eip155:8453', [{ ...honest, amount: 0n }])).toEqual([])
+    expect(codes(expectationWarnings(gateway, 'eip155:8453', [{ ...honest, asset: payee }]))).toEqual([
+      'pay.asset_mismatch',
+    ])
+    expect(expectationWarnings(expectation, 'eip155:8453', [honest])).toEqual([])
+  })
+})
+
 describe('readExpectation', () => {
   it('refuses a malformed description at its field, and writes a third party’s text out visibly', () => {
     const bad: Array<[Record<string, unknown>, string]> = [
@@ -191,6 +382,12 @@ describe('readExpectation', () => {
       [{ amount: 1_000_000 }, 'expected.amount'],
       [{ maxFee: '-1' }, 'expected.maxFee'],
       [{ decimals: 77 }, 'expected.decimals'],
+      [{ spenders: {} }, 'expected.spenders'],
+      [{ spenders: Array(65).fill({ spender: payee, granted: '0', drawn: '0' }) }, 'expected.spenders'],
+      [{ spenders: ['0x01'] }, 'expected.spenders.0'],
+      [{ spenders: [{ spender: 'a b', granted: '1', drawn: '0' }] }, 'expected.spenders.0.spender'],
+      [{ spenders: [{ spender: payee, granted: 1, drawn: '0' }] }, 'expected.spenders.0.granted'],
+      [{ spenders: [{ spender: payee, granted: '1' }] }, 'expected.spenders.0.drawn'],
     ]
     for (const [change, path] of bad) {
       expect(() => readExpectation({ ...described, ...change }), path).toThrow(
@@ -287,6 +484,30 @@ describe('the router applies it after the method planned the exact request', () 
         },
       ],
     })
+  })
+
+  it("tells onEffects the payment's exposure with the request, the same when the journal replays it", async () => {
+    const approval: AssetEffect = { ...honest, kind: 'allowance', form: 'ERC-20 approve' }
+    const { wallet, signed } = walletWith([approval])
+    const told: unknown[][] = []
+    const ask = () =>
+      wallet.handle(
+        {
+          chainId: 'eip155:8453',
+          request,
+          expected: { ...described, paid: '5', maxFee: '5' },
+          requestKey: 'payment#1',
+        },
+        { onEffects: (...args) => told.push(args) },
+      )
+    expect(await ask()).toMatchObject({ result: 'signed' })
+    expect(await ask()).toMatchObject({ result: 'signed' })
+    expect(signed).toHaveLength(1)
+    const exposure = { paid: '5', spenders: [{ spender: payee, granted: '1000000', drawn: '0' }] }
+    expect(told).toEqual([
+      [[approval], 0n, exposure],
+      [[approval], 0n, exposure],
+    ])
   })
 
   it('a malformed description is -32602 at its field, before any planning', async () => {

@@ -4,7 +4,7 @@ import type { ExpectedPayment } from '../../src/core/expectation.js'
 import { createWalletRpc } from '../../src/createWalletRpc.js'
 import { transactionEffects, typedDataEffects } from '../../src/eip155/effects.js'
 import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
-import { permit2Address, permit2SingleTypedData } from './permit2.js'
+import { permit2Address, permit2SingleTypedData, permit2TransferTypedData } from './permit2.js'
 import {
   authorizationTypes,
   transferWithAuthorization,
@@ -75,10 +75,18 @@ describe('transactionEffects', () => {
       functionName: 'transferFrom',
       args: [owner, payee, 9n],
     })
-    // The owner's tokens move: the owner is whose assets move, not the signer.
+    // The owner's tokens move: the owner is whose assets move, not the signer, through the owner's allowance
+    // to the signer (what a payment's approval to the signer covers).
     expect(transactionEffects(chainId, tx(token, from))).toEqual([
-      expect.objectContaining({ account: owner, recipient: payee, amount: 9n, form: 'ERC-20 transferFrom' }),
+      expect.objectContaining({
+        account: owner,
+        recipient: payee,
+        amount: 9n,
+        form: 'ERC-20 transferFrom',
+        via: signer,
+      }),
     ])
+    expect(transactionEffects(chainId, tx(token, transfer(payee, 7n)))?.[0]).not.toHaveProperty('via')
   })
 
   it('cannot tell for another call, trailing or dirty calldata, a deployment, or a call to the account itself', () => {
@@ -196,6 +204,8 @@ describe('typedDataEffects', () => {
         recipient: payee,
         kind: 'allowance',
         form: 'Permit2 PermitSingle',
+        // Whatever Permit2 moves draws on the account's ERC-20 allowance to Permit2.
+        via: permit2Address,
       }),
     ])
     expect(effectsOf({ ...single, domain: { ...single.domain, verifyingContract: payee } })).toBeUndefined()
@@ -220,27 +230,20 @@ describe('typedDataEffects', () => {
       [token, 5n],
       [payee, 6n],
     ])
-    const tokenPermissions = [
-      { name: 'token', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ]
-    const transferFrom = {
-      types: {
-        EIP712Domain: single.types.EIP712Domain,
-        TokenPermissions: tokenPermissions,
-        PermitTransferFrom: [
-          { name: 'permitted', type: 'TokenPermissions' },
-          { name: 'spender', type: 'address' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
-      primaryType: 'PermitTransferFrom',
-      domain: { name: 'Permit2', chainId: 8453, verifyingContract: permit2Address },
-      message: { permitted: { token, amount: '7' }, spender: payee, nonce: '1', deadline: '1800000000' },
-    }
+    const transferFrom = permit2TransferTypedData(8453, {
+      token,
+      amount: '7',
+      spender: payee,
+      nonce: '1',
+      deadline: '1800000000',
+    })
     expect(effectsOf(transferFrom)).toEqual([
-      expect.objectContaining({ amount: 7n, kind: 'allowance', form: 'Permit2 PermitTransferFrom' }),
+      expect.objectContaining({
+        amount: 7n,
+        kind: 'allowance',
+        form: 'Permit2 PermitTransferFrom',
+        via: permit2Address,
+      }),
     ])
     const witness = {
       ...transferFrom,

@@ -36,3 +36,37 @@ export function permit2SingleTypedData(
     message,
   }
 }
+
+/** Permit2's `PermitTransferFrom` (a signature transfer: `spender` may move `amount` once) as EIP-712 typed data. */
+export function permit2TransferTypedData(
+  chainId: number,
+  message: { token: string; amount: string; spender: string; nonce: string; deadline: string },
+) {
+  return {
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      TokenPermissions: [
+        { name: 'token', type: 'address' },
+        { name: 'amount', type: 'uint256' },
+      ],
+      PermitTransferFrom: [
+        { name: 'permitted', type: 'TokenPermissions' },
+        { name: 'spender', type: 'address' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+      ],
+    },
+    primaryType: 'PermitTransferFrom',
+    domain: { name: 'Permit2', chainId, verifyingContract: permit2Address },
+    message: {
+      permitted: { token: message.token, amount: message.amount },
+      spender: message.spender,
+      nonce: message.nonce,
+      deadline: message.deadline,
+    },
+  }
+}

@@ -1,5 +1,5 @@
 import { base58, base64 } from '@scure/base'
-import type { ExpectedPayment } from '../../core/expectation.js'
+import type { ExpectedPayment, PaymentExposure } from '../../core/expectation.js'
 import type { KeyValueStorage } from '../../core/journal.js'
 import type { SupportedNamespace, WalletRpc } from '../../core/router.js'
 import { printableLine } from '../../core/text.js'
@@ -55,6 +55,7 @@ export type PayOptionLike = {
     | undefined
 }
 
+const baseUnits = /^[0-9]{1,78}$/
 const caip19Unit = /^caip19\/(([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32})\/[-a-z0-9]{3,8}:[-.%a-zA-Z0-9]{1,128})$/
 
 /**
@@ -62,15 +63,21 @@ const caip19Unit = /^caip19\/(([-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32})\/[-a-z0-9]{3,
  * router compares it with what each signature or transaction moves): the option's account pays `amount`
  * base units of its CAIP-19 asset on the account's chain. Or why an option cannot be checked, and so is not
  * paid: it names no account or no token amount (an amount in a currency says nothing about what is signed).
+ * `shown` is the payment's amount as the gateway's payment info shows it: in the option's unit, the lesser of
+ * the two is what the actions may pay, so an option asking more than the payment shows is `pay.amount_mismatch`
+ * at the action that pays it (in another unit, a currency, there is nothing to compare).
  */
-export function expectedPaymentOf(option: PayOptionLike): ExpectedPayment | string {
+export function expectedPaymentOf(
+  option: PayOptionLike,
+  shown?: { unit: string; value: string },
+): ExpectedPayment | string {
   const { account, amount } = option
   if (account === undefined) return 'the option names no paying account, so its actions cannot be checked'
   const chainId = chainOfAccount(account)
   if (chainId === undefined)
     return `option account ${printableLine(account, 140)} is not a CAIP-10 account id`
   const unit = amount === undefined ? null : caip19Unit.exec(amount.unit)
-  if (amount === undefined || unit === null || !/^[0-9]{1,78}$/.test(amount.value)) {
+  if (amount === undefined || unit === null || !baseUnits.test(amount.value)) {
     return 'the option names no token amount (a caip19 unit and base units), so its actions cannot be checked'
   }
   if (unit[2] !== chainId) {
@@ -78,12 +85,17 @@ export function expectedPaymentOf(option: PayOptionLike): ExpectedPayment | stri
   }
   const decimals = amount.display?.decimals
   const symbol = amount.display?.assetSymbol
+  const lesserShown =
+    shown !== undefined &&
+    unitKey(shown.unit) === unitKey(amount.unit) &&
+    baseUnits.test(shown.value) &&
+    BigInt(shown.value) < BigInt(amount.value)
   return {
     source: 'The payment gateway',
     chainId,
     account,
     asset: unit[1]!,
-    amount: amount.value,
+    amount: lesserShown ? shown.value : amount.value,
     ...(typeof decimals === 'number' && Number.isSafeInteger(decimals) && decimals >= 0 && decimals <= 36
       ? { decimals }
       : {}),
@@ -95,6 +107,9 @@ export function expectedPaymentOf(option: PayOptionLike): ExpectedPayment | stri
 export function accountKey(account: string): string {
   return account.startsWith('eip155:') ? account.toLowerCase() : account
 }
+
+/** Comparable form of an amount's unit: a `caip19/` asset's EVM address is case-insensitive too. */
+const unitKey = (unit: string) => accountKey(unit.replace(/^caip19\//, ''))
 
 /** `eip155:8453:0xabc…` → `eip155:8453`. */
 export function chainOfAccount(account: string): string | undefined {
@@ -142,6 +157,8 @@ type ActionContext = {
   origin: string
   /** What every action must pay (`expectedPaymentOf` the option). */
   expected: ExpectedPayment
+  /** When the payment (or the option) expires, as Unix ms: an action approved after it is refused (8000). */
+  expiresAtMs?: number | undefined
   /** The request journal's store, when not the wallet's own (`createWalletRpc({ journal })`). */
   journal?: KeyValueStorage | undefined
 }
@@ -159,8 +176,9 @@ export async function executeActions(
   onAction: ((event: { index: number; total: number; chainId: string; method: string }) => void) | undefined,
 ): Promise<string[]> {
   const results: string[] = []
-  // What the payment's earlier actions transfer, counted against the option's amount with each next one.
-  let paid = 0n
+  // What the payment's earlier actions can take of the option's asset, counted with each next one (the router
+  // adds up transfers and allowances: `onEffects`' exposure).
+  let exposure: PaymentExposure | undefined
   for (const [index, action] of actions.entries()) {
     beforeEach(index)
     const params = adaptParams(action.data.method, paramsOf(action, index))
@@ -173,7 +191,7 @@ export async function executeActions(
     }
     if (context.merchant !== undefined) reviewContext.merchant = printableLine(context.merchant, 128)
     if (context.amount !== undefined) reviewContext.amount = printableLine(context.amount, 128)
-    let moved = 0n
+    let exposed: PaymentExposure | undefined
     const response = await wallet.handle(
       {
         chainId: action.data.chain_id,
@@ -185,20 +203,21 @@ export async function executeActions(
         },
         origin: context.origin,
         context: reviewContext,
-        expected: { ...context.expected, paid: paid.toString() },
+        ...(context.expiresAtMs === undefined ? {} : { expiryTimestamp: context.expiresAtMs / 1000 }),
+        expected: { ...context.expected, ...exposure },
         // One payment, one effect: the same action asked again (pay() after a crash or a lost confirm) replays what
         // it did; another action in its place, once this one signed something, is refused (-32600).
         requestKey: JSON.stringify(['pay', context.origin, context.paymentId, context.optionId, index]),
       },
       {
         ...(context.journal === undefined ? {} : { journal: context.journal }),
-        onEffects: (_effects, transferred) => {
-          moved = transferred
+        onEffects: (_effects, _transferred, told) => {
+          exposed = told
         },
       },
     )
     if ('error' in response) throw new PayActionError(index, response.error)
-    paid += moved
+    exposure = exposed
     const result = resultString(action.data.method, response.result)
     if (typeof result !== 'string' || result === '') {
       throw new PayActionError(index, {
@@ -232,9 +251,13 @@ export async function executePayActions(
     origin: string
     merchant?: string
     amount?: string
+    /** The payment's amount as its info shows it (`info.amount`): an option asking more is refused. */
+    paymentAmount?: { unit: string; value: string }
+    /** The payment's `info.expiresAt` (Unix seconds): an action approved after it is refused (8000). */
+    expiresAt?: number
   },
 ): Promise<string[]> {
-  const expected = expectedPaymentOf(context.option)
+  const expected = expectedPaymentOf(context.option, context.paymentAmount)
   if (typeof expected === 'string') {
     throw new OptionUnavailableError(
       `Option ${printableLine(context.optionId, 128)} is unavailable: ${expected}.`,
@@ -255,6 +278,7 @@ export async function executePayActions(
       option: context.optionId,
       origin: context.origin,
       expected,
+      expiresAtMs: context.expiresAt === undefined ? undefined : context.expiresAt * 1000,
     },
     () => {},
     undefined,

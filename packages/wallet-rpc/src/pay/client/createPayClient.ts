@@ -234,10 +234,8 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
   }
 
   const remainingMs = (payment: PaymentOptions, option?: RawOption): number | undefined => {
-    const optionExpiry = typeof option?.expiresAt === 'number' ? option.expiresAt * 1000 : undefined
-    const deadlines = [payment.expiresAtMs, optionExpiry].filter((value) => value !== undefined)
-    if (deadlines.length === 0) return undefined
-    return Math.max(0, Math.min(...deadlines) - clock())
+    const deadline = deadlineMs(payment, option)
+    return deadline === undefined ? undefined : Math.max(0, deadline - clock())
   }
 
   /** Rule 10: nothing is signed or submitted once `expiresAt` has passed on the injected clock. */
@@ -351,7 +349,7 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
     assertOpen(payment, option)
     const actions = await resolveActions(ref, option, hooks.signal)
     const reason = unavailableReason(option, actions, capabilitiesOf(wallet.supported()))
-    const expected = expectedPaymentOf(option)
+    const expected = expectedPaymentOf(option, payment.info?.amount)
     if (reason !== undefined || typeof expected === 'string')
       throw new OptionUnavailableError(
         `Option ${printableLine(option.id, 128)} is unavailable: ${reason ?? expected}.`,
@@ -367,6 +365,8 @@ export function createPayClient(options: CreatePayClientOptions): PayClient {
         option: describeOption(option),
         origin,
         expected,
+        // The wallet's own clock decides too: an approval given after the deadline signs nothing.
+        expiresAtMs: deadlineMs(payment, option),
         journal: options.journal,
       },
       () => {
@@ -447,6 +447,13 @@ function authOf(options: CreatePayClientOptions): GatewayAuth {
     return { appId: options.appId, clientId: options.clientId }
   }
   throw new TypeError('createPayClient needs apiKey, or appId and clientId')
+}
+
+/** The payment's `expiresAt`, or the earlier of it and the option's own, as Unix ms; undefined when neither is known. */
+function deadlineMs(payment: PaymentOptions, option: RawOption | undefined): number | undefined {
+  const optionExpiry = typeof option?.expiresAt === 'number' ? option.expiresAt * 1000 : undefined
+  const deadlines = [payment.expiresAtMs, optionExpiry].filter((value) => value !== undefined)
+  return deadlines.length === 0 ? undefined : Math.min(...deadlines)
 }
 
 function expiresAtMsOf(info: PaymentInfo | undefined): number | undefined {

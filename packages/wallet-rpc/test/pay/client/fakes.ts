@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import type { Clock } from '../../../src/core/clock.js'
 import type { AssetEffect } from '../../../src/core/expectation.js'
 import { defineMethod, type Namespace } from '../../../src/core/namespace.js'
 import type { ApprovalPolicy, Review } from '../../../src/core/review.js'
@@ -70,6 +71,7 @@ export function fakeWallet(
     chains?: string[]
     effects?: FakeEffects
     policy?: ApprovalPolicy
+    clock?: Clock
   } = {},
 ): WalletFixture {
   const executed: Executed[] = []
@@ -77,6 +79,7 @@ export function fakeWallet(
   const wallet = createWalletRpc({
     namespaces: [fakeEvmNamespace(executed, options.chains, options.effects), ...(options.namespaces ?? [])],
     ...(options.policy === undefined ? {} : { policy: options.policy }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
     approve: (review) => {
       reviews.push(review)
       return options.approve?.(review) ?? true
@@ -140,7 +143,10 @@ type ClientOptions = {
   pollTimeoutMs?: number
 }
 
-/** A Pay client over a scripted gateway and a fake wallet, on a clock that moves only when the client sleeps. */
+/**
+ * A Pay client over a scripted gateway and a fake wallet, both on one clock that moves only when the client sleeps
+ * (or a test moves it).
+ */
 export function payClientFixture(
   script: Record<string, Reply[]>,
   options: Parameters<typeof fakeWallet>[0] & ClientOptions = {},
@@ -151,11 +157,12 @@ export function payClientFixture(
     chains: _chains,
     effects: _effects,
     policy: _policy,
+    clock: _clock,
     ...clientOptions
   } = options
   const gateway = scriptedGateway(script)
   const time = fakeTime()
-  const fixture = fakeWallet(options)
+  const fixture = fakeWallet({ clock: time.clock, ...options })
   const client = createPayClient({
     baseUrl: 'https://api.pay.example.com',
     apiKey: 'svc_test_key',

@@ -1,9 +1,11 @@
 import fc from 'fast-check'
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import type { Review } from '../../../src/core/review.js'
 import { createWalletRpc } from '../../../src/createWalletRpc.js'
 import { eip155, mnemonicKeys } from '../../../src/eip155/index.js'
 import { createPayClient, PayActionError } from '../../../src/pay/index.js'
+import { permit2Address, permit2TransferTypedData } from '../../eip155/permit2.js'
 import { transferWithAuthorization } from '../../eip155/transferWithAuthorization.js'
 import { optionsBody, scriptedGateway } from './fakes.js'
 
@@ -37,6 +39,9 @@ const codeOf: Record<Lie, string> = {
   account: 'pay.account_mismatch',
 }
 
+const dangers = (review: Review) =>
+  review.warnings.filter((warning) => warning.severity === 'danger' && warning.code.startsWith('pay.'))
+
 const authorization = (chainId: number, token: string, from: string, value: bigint) =>
   JSON.stringify(transferWithAuthorization({ chainId, token, from, to: payee, value }))
 
@@ -63,7 +68,7 @@ describe('pay client × eip155 namespace: every lie of the gateway is a danger n
             // A user who says yes unless the review carries a pay danger (which the policy lets through).
             approve: (review) => {
               reviews.push(review)
-              return !review.warnings.some((warning) => warning.code.startsWith('pay.'))
+              return dangers(review).length === 0
             },
             policy: { allowDangerous: payCodes },
           })
@@ -109,7 +114,13 @@ describe('pay client × eip155 namespace: every lie of the gateway is a danger n
           })
           const outcome = await client.pay('pay_1', 'opt_1').catch((error: unknown) => error)
           expect(reviews).toHaveLength(1)
-          const flagged = reviews[0]!.warnings.filter((warning) => warning.code.startsWith('pay.'))
+          const flagged = dangers(reviews[0]!)
+          // The gateway names no payee: the review names the decoded one, for the user to judge.
+          const unverified = reviews[0]!.warnings.find(
+            (warning) => warning.code === 'pay.recipient_unverified',
+          )
+          if (!lies.includes('asset')) expect(unverified).toMatchObject({ severity: 'caution' })
+          if (!lies.includes('asset')) expect(unverified!.message).toContain(`to ${payee}`)
           // Another token is refused as such, its amount named in that warning (not compared as USDC).
           const expected = lies.filter((lie) => !(lie === 'amount' && lies.includes('asset')))
           expect(flagged.map((warning) => warning.code).sort()).toEqual(
@@ -134,6 +145,139 @@ describe('pay client × eip155 namespace: every lie of the gateway is a danger n
         },
       ),
       { numRuns: 60 },
+    )
+  })
+})
+
+describe("pay client × eip155 namespace: one payment's approvals and transfers are added up (property)", () => {
+  const attacker = '0x00000000000000000000000000000000000000e5'
+  const settlement = '0x00000000000000000000000000000000000000c4'
+  const approval = (spender: string, value: bigint) => ({
+    type: 'walletRpc',
+    data: {
+      chain_id: 'eip155:8453',
+      method: 'eth_signTransaction',
+      params: [
+        {
+          from: first,
+          to: usdc,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender as Hex, value] }),
+          gas: '0x186a0',
+          maxFeePerGas: '0x1',
+          maxPriorityFeePerGas: '0x1',
+          nonce: '0x0',
+        },
+      ],
+    },
+  })
+  const signature = (typedData: unknown) => ({
+    type: 'walletRpc',
+    data: {
+      chain_id: 'eip155:8453',
+      method: 'eth_signTypedData_v4',
+      params: [first, JSON.stringify(typedData)],
+    },
+  })
+  const attackerAuthorization = (value: bigint) =>
+    signature(transferWithAuthorization({ chainId: 8453, token: usdc, from: first, to: attacker, value }))
+  const permit2Transfer = (value: bigint) =>
+    signature(
+      permit2TransferTypedData(8453, {
+        token: usdc,
+        amount: value.toString(),
+        spender: settlement,
+        nonce: '1',
+        deadline: '4000000000',
+      }),
+    )
+
+  /** Pays an option of `amount` USDC whose actions are `actions`, with a wallet whose policy allows no danger. */
+  async function pay(amount: bigint, actions: unknown[]) {
+    const reviews: Review[] = []
+    const wallet = createWalletRpc({
+      namespaces: [eip155({ keys: mnemonicKeys({ mnemonic }), chains: [8453] })],
+      approve: (review) => {
+        reviews.push(review)
+        return true
+      },
+    })
+    const option = {
+      id: 'opt_1',
+      account: `eip155:8453:${first}`,
+      amount: { unit: `caip19/eip155:8453/erc20:${usdc}`, value: amount.toString() },
+      actions,
+    }
+    const gateway = scriptedGateway({
+      options: [{ status: 200, body: optionsBody([option], {}, 4_000_000_000) }],
+      confirm: [{ status: 200, body: { status: 'succeeded', isFinal: true, pollInMs: null } }],
+    })
+    const client = createPayClient({
+      baseUrl: 'https://api.pay.example.com',
+      apiKey: 'svc_test_key',
+      wallet,
+      fetch: gateway.fetch,
+      clock: () => 1_800_000_000_000,
+      sleep: async () => {},
+    })
+    const outcome = await client.pay('pay_1', 'opt_1').catch((error: unknown) => error)
+    return { outcome, reviews, confirmed: gateway.calls('confirm').length }
+  }
+
+  const amounts = fc
+    .bigInt({ min: 1n, max: 10n ** 12n })
+    .chain((amount) =>
+      fc.tuple(fc.constant(amount), fc.bigInt({ min: 1n, max: amount }), fc.bigInt({ min: 1n, max: amount })),
+    )
+
+  it('approve(attacker) then a TransferWithAuthorization, or approvals to two spenders: the second action is refused once they add up to more than the option', async () => {
+    await fc.assert(
+      fc.asyncProperty(amounts, fc.boolean(), async ([amount, first, second], twoApprovals) => {
+        const run = await pay(amount, [
+          approval(attacker, first),
+          twoApprovals ? approval(settlement, second) : attackerAuthorization(second),
+        ])
+        if (first + second <= amount) {
+          expect(run.outcome).toMatchObject({ status: 'succeeded' })
+          return
+        }
+        expect(run.outcome).toBeInstanceOf(PayActionError)
+        expect(run.outcome).toMatchObject({
+          actionIndex: 1,
+          rpcError: { code: -32602, data: { rule: 'pay.amount_mismatch' } },
+        })
+        const reason = (run.outcome as { rpcError: { data: { reason: string } } }).rpcError.data.reason
+        expect(reason).toContain(
+          `so with the payment's earlier requests (up to ${first} base units) it can take up to ${first + second} base units`,
+        )
+        // Only the first action was asked; nothing was confirmed.
+        expect(run.reviews).toHaveLength(1)
+        expect(run.confirmed).toBe(0)
+      }),
+      { numRuns: 25 },
+    )
+  })
+
+  it('approve(Permit2) then a Permit2 signature transfer that draws on it: clean, the larger of the two is what can leave', async () => {
+    await fc.assert(
+      fc.asyncProperty(amounts, async ([amount, approved, permitted]) => {
+        const run = await pay(amount, [approval(permit2Address, approved), permit2Transfer(permitted)])
+        expect(run.outcome).toMatchObject({
+          status: 'succeeded',
+          results: [expect.any(String), expect.any(String)],
+        })
+        for (const review of run.reviews) expect(dangers(review)).toEqual([])
+        // A second Permit2 signature on top draws on the same allowance again: one too many.
+        const again = await pay(amount, [
+          approval(permit2Address, approved),
+          permit2Transfer(permitted),
+          permit2Transfer(amount - permitted + 1n),
+        ])
+        expect(again.outcome).toMatchObject({
+          actionIndex: 2,
+          rpcError: { data: { rule: 'pay.amount_mismatch' } },
+        })
+      }),
+      { numRuns: 15 },
     )
   })
 })

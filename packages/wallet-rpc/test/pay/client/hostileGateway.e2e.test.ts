@@ -1,5 +1,11 @@
 import { type AnvilInstance, startAnvil } from '@wallet-rpc/devchains/anvil'
-import { type HostileAction, type PaySandbox, startPaySandbox } from '@wallet-rpc/pay-sandbox'
+import {
+  type HostileAction,
+  type PaySandbox,
+  permit2Address,
+  sandboxSpender,
+  startPaySandbox,
+} from '@wallet-rpc/pay-sandbox'
 import { createPublicClient, http } from 'viem'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { ApprovalPolicy, Review } from '../../../src/core/review.js'
@@ -10,7 +16,7 @@ import { createPayClient, type FetchLike, PayActionError } from '../../../src/pa
 /**
  * The pay client against a hostile gateway: the real test-mode sandbox under its fault mode's `hostile` plan
  * (its options show the honest payment, 12.5 USDC from the wallet's first account on anvil, while their actions
- * sign something else) and the real eip155 namespace on anvil. The wallet decodes each action it would sign and
+ * sign something else; honestly, they approve Permit2 for the amount and sign a Permit2 transfer drawing on it) and the real eip155 namespace on anvil. The wallet decodes each action it would sign and
  * compares it with the option: every difference is a `danger`, refused before anything is signed, the error
  * naming both values; nothing tampered reaches the chain or the gateway's confirm.
  */
@@ -120,7 +126,26 @@ async function payUnder(hostile: HostileAction[], policy?: ApprovalPolicy) {
 type Refusal = { actionIndex: number; rpcError: { code: number; data: { rule: string; reason: string } } }
 
 describe('the pay client refuses what a hostile gateway asks it to sign (sandbox fault mode, anvil)', () => {
-  it('a build action whose fetch resolves to a TransferWithAuthorization for 1000 times the amount: refused, naming both amounts', async () => {
+  it('the honest option (approve Permit2, then a Permit2 signature drawing on it) is paid; the user is shown whom it pays', async () => {
+    const run = await payUnder([])
+    expect(run.outcome).toMatchObject({ status: 'succeeded' })
+    const [approval, signature] = run.reviews
+    for (const review of run.reviews) {
+      expect(review.warnings.filter((warning) => warning.severity === 'danger')).toEqual([])
+    }
+    expect(approval!.warnings).toContainEqual({
+      code: 'pay.recipient_unverified',
+      severity: 'caution',
+      message: `The payment gateway does not name who is paid; this request lets ${permit2Address.toLowerCase()} spend 12.5 USDC (ERC-20 approve).`,
+    })
+    expect(signature!.warnings).toContainEqual({
+      code: 'pay.recipient_unverified',
+      severity: 'caution',
+      message: `The payment gateway does not name who is paid; this request lets ${sandboxSpender} spend 12.5 USDC (Permit2 PermitWitnessTransferFrom).`,
+    })
+  })
+
+  it('a build action whose fetch resolves to a Permit2 signature for 1000 times the amount: refused, naming both amounts', async () => {
     const run = await payUnder(['amount'])
     expect(run.outcome).toBeInstanceOf(PayActionError)
     const refusal = run.outcome as Refusal
@@ -128,9 +153,21 @@ describe('the pay client refuses what a hostile gateway asks it to sign (sandbox
     expect(refusal.rpcError.code).toBe(-32602)
     expect(refusal.rpcError.data.rule).toBe('pay.amount_mismatch')
     expect(refusal.rpcError.data.reason).toMatch(
-      /^The payment gateway shows 12\.5 USDC; this request transfers 12500 USDC to 0x[0-9a-fA-F]{40} \(EIP-3009 TransferWithAuthorization\)\.$/,
+      /^The payment gateway shows 12\.5 USDC; this request lets 0x[0-9a-fA-F]{40} spend 12500 USDC \(Permit2 PermitWitnessTransferFrom\), so with the payment's earlier requests \(up to 12\.5 USDC\) it can take up to 12500 USDC\.$/,
     )
-    // Only the honest approval was asked and sent; the authorization was never shown for approval nor signed.
+    // Only the honest approval was asked and sent; the signature was never shown for approval nor signed.
+    expect(run.reviews.map((review) => review.method)).toEqual(['eth_sendTransaction'])
+    expect(run.endpoints).not.toContain('confirm')
+    expect(sandbox.control.payment(run.id)).toMatchObject({ status: 'requires_action' })
+  })
+
+  it('an approval to the settlement contract beside a Permit2 signature for the amount: each could take it, the signature is refused', async () => {
+    const run = await payUnder(['spender'])
+    const refusal = run.outcome as Refusal
+    expect(refusal).toMatchObject({ actionIndex: 1, rpcError: { data: { rule: 'pay.amount_mismatch' } } })
+    expect(refusal.rpcError.data.reason).toBe(
+      `The payment gateway shows 12.5 USDC; this request lets ${sandboxSpender} spend 12.5 USDC (Permit2 PermitWitnessTransferFrom), so with the payment's earlier requests (up to 12.5 USDC) it can take up to 25 USDC.`,
+    )
     expect(run.reviews.map((review) => review.method)).toEqual(['eth_sendTransaction'])
     expect(run.endpoints).not.toContain('confirm')
     expect(sandbox.control.payment(run.id)).toMatchObject({ status: 'requires_action' })
@@ -184,7 +221,9 @@ describe('the pay client refuses what a hostile gateway asks it to sign (sandbox
     expect(signature?.warnings).toContainEqual({
       code: 'pay.amount_mismatch',
       severity: 'danger',
-      message: expect.stringMatching(/shows 12\.5 USDC; this request transfers 12500 USDC/),
+      message: expect.stringMatching(
+        /shows 12\.5 USDC; this request lets 0x[0-9a-fA-F]{40} spend 12500 USDC/,
+      ),
     })
     // The hostile sandbox accepts what it asked for: with the user's yes, the tampered payment goes through.
     expect(run.outcome).toMatchObject({ status: 'succeeded' })

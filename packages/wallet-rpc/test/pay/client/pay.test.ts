@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   createPayClient,
+  executePayActions,
   formatAmount,
   InvalidPaymentLinkError,
   OptionUnavailableError,
@@ -382,7 +383,7 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
     expect(gateway.calls('fetch')).toHaveLength(0)
   })
 
-  it('stops between actions when the payment expires while the user is approving', async () => {
+  it('an approval given after the payment expired signs nothing: the wallet refuses the action (8000)', async () => {
     const fixture = payClientFixture(
       {
         options: [{ status: 200, body: optionsBody([usdcOption()]) }],
@@ -392,6 +393,47 @@ describe('expiry (rule 10) and the 410/409 answers', () => {
       {
         approve: () => {
           // The user takes eleven minutes over the first approval.
+          fixture.time.state.now += 11 * 60_000
+          return true
+        },
+      },
+    )
+    const error = await fixture.client.pay('pay_1', 'opt_1').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(PayActionError)
+    expect(error).toMatchObject({ actionIndex: 0, rpcError: { code: 8000 } })
+    expect(fixture.executed).toEqual([])
+    expect(fixture.gateway.calls('confirm')).toHaveLength(0)
+  })
+
+  it('an option that expires before the payment: its own expiry is what the wallet is given', async () => {
+    const fixture = payClientFixture(
+      {
+        options: [{ status: 200, body: optionsBody([usdcOption('opt_1', { expiresAt: 1_800_000_060 })]) }],
+        fetch: [fetched],
+        confirm: [succeeded],
+      },
+      {
+        approve: () => {
+          fixture.time.state.now += 2 * 60_000
+          return true
+        },
+      },
+    )
+    await expect(fixture.client.pay('pay_1', 'opt_1')).rejects.toMatchObject({ rpcError: { code: 8000 } })
+    expect(fixture.executed).toEqual([])
+  })
+
+  it('stops between actions when the payment expires while the user is approving, on the client’s clock too', async () => {
+    const fixture = payClientFixture(
+      {
+        options: [{ status: 200, body: optionsBody([usdcOption()]) }],
+        fetch: [fetched],
+        confirm: [succeeded],
+      },
+      {
+        // A wallet whose clock does not see the expiry: the client's own check stops the next action.
+        clock: () => 1_800_000_000_000,
+        approve: () => {
           fixture.time.state.now += 11 * 60_000
           return true
         },
@@ -642,10 +684,69 @@ describe('pay: one payment, its actions counted together', () => {
       rpcError: { code: -32602, data: { rule: 'pay.amount_mismatch' } },
     })
     expect(String((refused as { rpcError: { data: { reason: string } } }).rpcError.data.reason)).toContain(
-      "after the payment's earlier requests transferred 12.5 USDC",
+      "transfers 12.5 USDC to 0x000000000000000000000000000000000000bEEF (EIP-3009 TransferWithAuthorization), so with the payment's earlier requests (up to 12.5 USDC) it can take up to 25 USDC.",
     )
     expect(executed).toHaveLength(1)
     expect(reviews).toHaveLength(1)
+  })
+
+  it('an option asking more than the payment info shows in the same token: the action that pays it is refused', async () => {
+    const option = usdcOption('opt_1', { actions: [typedDataAction] })
+    // The payment shows 12 USDC; the option (and its action) 12.5. The unit differs only in case.
+    const shown = { ...usdcOnBase('12000000'), unit: usdcOnBase('0').unit.toLowerCase() }
+    const body = optionsBody([option], { info: { ...optionsBody([]).info, amount: shown } })
+    const { client, executed } = payClientFixture(
+      { options: [{ status: 200, body }], confirm: [succeeded] },
+      { effects: wholeAmount },
+    )
+    const refused = await client.pay('pay_1', 'opt_1').catch((error: unknown) => error)
+    expect(refused).toMatchObject({
+      actionIndex: 0,
+      rpcError: {
+        data: {
+          rule: 'pay.amount_mismatch',
+          reason:
+            'The payment gateway shows 12 USDC; this request transfers 12.5 USDC to 0x000000000000000000000000000000000000bEEF (EIP-3009 TransferWithAuthorization).',
+        },
+      },
+    })
+    expect(executed).toEqual([])
+  })
+
+  it('a payment info amount in a currency, or not below the option’s, leaves the option’s amount to compare', async () => {
+    for (const amount of [usd('1200'), usdcOnBase('12500000'), usdcOnBase('13000000')]) {
+      const option = usdcOption('opt_1', { actions: [typedDataAction] })
+      const body = optionsBody([option], { info: { ...optionsBody([]).info, amount } })
+      const { client } = payClientFixture(
+        { options: [{ status: 200, body }], confirm: [succeeded] },
+        { effects: wholeAmount },
+      )
+      expect(await client.pay('pay_1', 'opt_1')).toMatchObject({ status: 'succeeded' })
+    }
+  })
+
+  it('executePayActions (the official client’s actions) compares with the payment info too, and passes its expiry', async () => {
+    const { wallet, executed } = fakeWallet({ effects: wholeAmount, clock: fakeTime().clock })
+    const action = typedDataAction.data
+    const actions = [
+      { walletRpc: { ...action, chainId: action.chain_id, params: JSON.stringify(action.params) } },
+    ]
+    const run = (extra: { paymentAmount?: { unit: string; value: string }; expiresAt?: number }) =>
+      executePayActions(wallet, actions, {
+        paymentId: 'pay_1',
+        optionId: 'opt_1',
+        option: usdcOption(),
+        origin: 'https://wallet.example',
+        ...extra,
+      }).catch((error: unknown) => error)
+    expect(await run({ paymentAmount: usdcOnBase('12000000') })).toMatchObject({
+      rpcError: { data: { rule: 'pay.amount_mismatch' } },
+    })
+    expect(await run({ expiresAt: 1_799_999_999 })).toMatchObject({ rpcError: { code: 8000 } })
+    expect(executed).toEqual([])
+    expect(await run({ paymentAmount: usdcOnBase('12500000'), expiresAt: 1_800_000_600 })).toEqual([
+      expect.stringMatching(/^0x/),
+    ])
   })
 
   it('counts an action the journal replays too (pay run again after a crash between the two)', async () => {
