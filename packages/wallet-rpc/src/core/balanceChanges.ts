@@ -5,6 +5,7 @@
  * address, since any contract can call itself "ETH".
  */
 import { group, item, type ReviewItem, type ReviewWarning } from './review.js'
+import { printableLine } from './text.js'
 
 /** native: the chain's coin; fungible: ERC-20/SPL; nft: ERC-721; multi: ERC-1155 (an id with an amount). */
 export type AssetKind = 'native' | 'fungible' | 'nft' | 'multi'
@@ -17,7 +18,7 @@ export type BalanceChange = {
   tokenId?: bigint
   /** The NFT's own address where each NFT is a contract (TON); `asset` is then its collection, if any. */
   item?: string
-  /** As the asset reports it (untrusted); undefined when it has none or it is not plain text. */
+  /** As the asset reports it (untrusted, shown through `printableLine`); undefined when it has none. */
   symbol: string | undefined
   /** Decimals of `amount`, as the asset reports them; undefined: shown in base units. */
   decimals: number | undefined
@@ -140,18 +141,77 @@ function allowanceText(approval: AllowanceChange): string {
 
 /** `USDC (token 0x…, symbol as it reports)`: the address is what identifies the asset, never the symbol. */
 function assetName(asset: string, symbol: string | undefined): string {
-  return symbol === undefined ? `token ${asset}` : `${symbol} (token ${asset}, symbol as it reports)`
+  return symbol === undefined
+    ? `token ${asset}`
+    : `${shownSymbol(symbol)} (token ${asset}, symbol as it reports)`
+}
+
+/** A token's own symbol, bounded and with hidden characters written out. */
+const shownSymbol = (symbol: string) => printableLine(symbol, 32)
+
+/** Invisible characters (controls, format and bidi marks, spaces, variation selectors, Hangul fillers). */
+const invisible = /[\p{Cc}\p{Cf}\p{Cs}\p{Z}\u115f\u1160\u3164]|\u034f|[\ufe00-\ufe0f]/gu
+
+/**
+ * Each Latin letter and the characters drawn as it: Cyrillic and Greek letters, digits, one-stroke marks. A
+ * reader cannot tell "ТОN" (Cyrillic) or "T0N" from "TON". I, l, 1 and | are one letter, so with case ignored
+ * I and L are too ("SOI" reads as "SOl"): a caution too many beats one too few.
+ */
+const drawnAs: Readonly<Record<string, string>> = {
+  A: 'АΑ',
+  B: 'ВΒ',
+  C: 'С',
+  E: 'ЕΕ',
+  H: 'НΗ',
+  J: 'Ј',
+  K: 'КΚ',
+  M: 'МΜ',
+  N: 'Ν',
+  O: 'ОΟ0',
+  P: 'РΡ',
+  S: 'Ѕ',
+  T: 'ТΤ',
+  X: 'ХΧ',
+  Y: 'Υ',
+  Z: 'Ζ',
+  a: 'а',
+  c: 'с',
+  e: 'е',
+  i: 'і',
+  j: 'ј',
+  o: 'оο',
+  p: 'р',
+  s: 'ѕ',
+  x: 'х',
+  y: 'у',
+  l: 'I1|ІΙ',
+}
+const latinOf = new Map(
+  Object.entries(drawnAs).flatMap(([latin, lookalikes]) => [...lookalikes].map((c) => [c, latin] as const)),
+)
+const lookalike = new RegExp(`[${[...latinOf.keys()].join('')}]`, 'gu')
+
+/**
+ * What a symbol looks like: fullwidth and styled letters as plain ones (NFKC), invisible characters gone,
+ * lookalikes as the Latin letter they are drawn as, case ignored.
+ */
+function skeleton(symbol: string): string {
+  return symbol
+    .normalize('NFKC')
+    .replace(invisible, '')
+    .replace(lookalike, (character) => latinOf.get(character)!)
+    .toLowerCase()
 }
 
 function sameSymbol(a: string, b: string): boolean {
-  return a.trim().toUpperCase() === b.trim().toUpperCase()
+  return skeleton(a) === skeleton(b)
 }
 
 function symbolLookalike(asset: string, symbol: string): ReviewWarning {
   return {
     code: 'tx.token_symbol_lookalike',
     severity: 'caution',
-    message: `Token ${asset} calls itself "${symbol}", the symbol of this chain's own coin; it is a different asset.`,
+    message: `Token ${asset} calls itself "${shownSymbol(symbol)}", which reads as the symbol of this chain's own coin; it is a different asset.`,
   }
 }
 

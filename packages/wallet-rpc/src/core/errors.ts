@@ -1,3 +1,5 @@
+import { printableLine } from './text.js'
+
 /**
  * One error hierarchy for every failure `handle()` can answer with. Each class carries its JSON-RPC code
  * (WalletConnect convention first; see the README's error table), a `shortMessage` that is safe to send to
@@ -84,12 +86,22 @@ export class PolicyRefusedError extends WalletRpcError {
   }
 }
 
-/** -32603 with the provider's reason: a chain read or broadcast failed. Never carries a secret. */
+/** How many characters of a reason a ProviderError carries. */
+const maxProviderReasonLength = 500
+
+/**
+ * -32603 with the provider's reason: a chain read or broadcast failed. Never carries a secret. A reason
+ * often quotes a node's own words, which the node chose: the dapp reads it as one bounded line, control,
+ * bidi and invisible characters written out.
+ */
 export class ProviderError extends WalletRpcError {
   static readonly code = -32603
   override name = 'ProviderError'
   constructor(reason: string, options: WalletRpcErrorOptions = {}) {
-    super(ProviderError.code, 'Chain provider error.', { data: { reason }, ...options })
+    super(ProviderError.code, 'Chain provider error.', {
+      data: { reason: printableLine(reason, maxProviderReasonLength) },
+      ...options,
+    })
   }
 }
 

@@ -1,6 +1,5 @@
 import type { Address, Hex } from 'viem'
 import { ProviderError } from '../core/errors.js'
-import { printableLine } from '../core/text.js'
 import type { Eip155ChainProvider, EstimateRequest, TransactionReceiptSummary } from './types.js'
 import { hexToBigInt, numberToHex } from './viemUtils.js'
 
@@ -216,21 +215,14 @@ function callObject(request: EstimateRequest) {
   }
 }
 
-/** How many characters of a node's words a reason carries. */
-const maxReasonLength = 500
-
 /**
  * The node's own words for a failure (e.g. `execution reverted: nope`, `insufficient funds for gas * price
  * + value`): our `Eip155RpcError`'s message, or the `details` of the innermost JSON-RPC error a viem client
  * wraps, else its short message. Never a full viem message, which may embed the provider URL (and an API
- * key in it). A node (or a contract's revert string inside its message) chooses these words: they reach the
- * dapp and the wallet's UI as one bounded line, control and bidi characters written out (`printableLine`).
+ * key in it). A node (or a contract's revert string inside its message) chooses these words: ProviderError
+ * makes them one bounded line, control and bidi characters written out.
  */
 function nodeReason(error: unknown): string {
-  return printableLine(nodeWords(error), maxReasonLength)
-}
-
-function nodeWords(error: unknown): string {
   if (error instanceof Eip155RpcError) return error.message
   let innermost: { details?: unknown; shortMessage?: unknown; cause?: unknown } | undefined
   for (

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { esplora } from '../../src/bip122/providers/esplora.js'
 import { ProviderError } from '../../src/core/errors.js'
+import { hasHiddenCharacters } from '../../src/core/text.js'
 import { FakeEsplora } from './esplora.fake.js'
 
 type Call = { url: string; method: string; body: unknown }
@@ -113,6 +114,18 @@ describe('esplora provider', () => {
       code: -32603,
       data: { reason: 'broadcast outcome unknown (it may have been sent): socket hang up' },
     })
+  })
+
+  it("the node's reject reason reaches the dapp as one bounded, printable line", async () => {
+    const words = `bad-txns \u202egpj.exe\u0000\u001b[2J\r\n${'x'.repeat(5000)}`
+    const { fetch } = scripted([new Response(words, { status: 400 })])
+    const error = (await esplora('http://e', { fetch })
+      .broadcast(Uint8Array.of(1))
+      .catch((caught: unknown) => caught)) as ProviderError
+    const { reason } = error.data as { reason: string }
+    expect(reason.startsWith('broadcast rejected: 400 bad-txns \\u{202E}gpj.exe\\u{0}\\u{1B}')).toBe(true)
+    expect(hasHiddenCharacters(reason) || /[\t\n\r]/.test(reason)).toBe(false)
+    expect(reason.length).toBeLessThan(600)
   })
 
   it('refuses malformed answers instead of passing them on', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { BIP122_REGTEST } from '../../src/bip122/chains.js'
 import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
 import { bip122 } from '../../src/bip122/namespace.js'
+import { esplora } from '../../src/bip122/providers/esplora.js'
 import { verifiedPreviousOutputs, verifiedTransactions } from '../../src/bip122/providers/previousOutputs.js'
 import {
   serializeTransaction,
@@ -153,6 +154,33 @@ describe('parents fetched by the wallet', () => {
     const outcomes = await verifiedTransactions(provider, parents.map(transactionId))
     for (const outcome of outcomes)
       expect(reasonOf((outcome as { error: unknown }).error)).toMatch(/answered a batch of 3 transactions/)
+  })
+
+  it("esplora's batch of 1450 parents: one it cannot read stops it at once, and the failure names that parent", async () => {
+    const parents = manyInputParents({ owners: await owners(1), count: 1450, seed: 7 })
+    const txids = parents.map(transactionId)
+    const served = new Map(parents.map((parent, i) => [txids[i], Buffer.from(serializeTransaction(parent))]))
+    const unreadable = txids[9]!
+    const asked: string[] = []
+    const fetch = (async (input: string | URL | Request) => {
+      const txid = /\/tx\/([0-9a-f]{64})\/hex$/.exec(String(input))![1]!
+      asked.push(txid)
+      await new Promise((resolve) => setTimeout(resolve, 1))
+      if (txid === unreadable) throw new TypeError('fetch failed')
+      return new Response(served.get(txid)!.toString('hex'))
+    }) as typeof globalThis.fetch
+    const provider = esplora('http://esplora.test', { fetch, retries: 0, readsInFlight: 8 })
+    const outputs = await verifiedPreviousOutputs(
+      provider,
+      txids.map((txid) => ({ txid, vout: 0 })),
+    )
+    // The ones before it and those in flight beside it, never the other 1400-odd, even later.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(asked.length).toBeLessThanOrEqual(10 + 8)
+    // Whichever coin a caller reports first, the reason names the parent that failed.
+    expect(reasonOf((outputs[0] as { error: unknown }).error)).toBe(
+      `esplora GET /tx/${unreadable}/hex unreachable: fetch failed`,
+    )
   })
 
   it('signPsbt of 3000 inputs whose parents it fetches: the signatures of the same PSBT carrying them, and turns of the event loop while they are fetched', async () => {

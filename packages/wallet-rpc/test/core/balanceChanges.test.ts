@@ -97,7 +97,7 @@ describe('balanceChangesSection (namespace-neutral: a Solana-shaped example)', (
       {
         code: 'tx.token_symbol_lookalike',
         severity: 'caution',
-        message: `Token ${mint} calls itself "sol", the symbol of this chain's own coin; it is a different asset.`,
+        message: `Token ${mint} calls itself "sol", which reads as the symbol of this chain's own coin; it is a different asset.`,
       },
     ])
   })

@@ -2,6 +2,7 @@ import { Cell } from '@ton/core'
 import { describe, expect, it } from 'vitest'
 import { ProviderError } from '../../src/core/errors.js'
 import type { JsonRpcFailure, JsonRpcSuccess } from '../../src/core/jsonrpc.js'
+import { hasHiddenCharacters } from '../../src/core/text.js'
 import { normalizedMessageHash, toncenter } from '../../src/ton/index.js'
 import { plainDestination, request, tonWallet, vectors } from './fixtures.js'
 
@@ -97,6 +98,20 @@ describe('toncenter provider', () => {
       }) as typeof globalThis.fetch,
     })
     await expect(unreachable.getSeqno(address)).rejects.toThrow(ProviderError)
+  })
+
+  it("toncenter's error text reaches the dapp as one bounded, printable line", async () => {
+    const words = `exit code \u202e33\u0000\u001b[2J\r\n${'x'.repeat(5000)}`
+    const { fetch } = fakeToncenter({ getAddressInformation: () => ({ ok: false, error: words }) }, 500)
+    const error = (await toncenter('https://toncenter.com/api/v2', { fetch })
+      .getAccount(address)
+      .catch((e: unknown) => e)) as ProviderError
+    const { reason } = error.data as { reason: string }
+    expect(reason.startsWith('toncenter getAddressInformation: HTTP 500, exit code \\u{202E}33\\u{0}')).toBe(
+      true,
+    )
+    expect(hasHiddenCharacters(reason) || /[\t\n\r]/.test(reason)).toBe(false)
+    expect(reason.length).toBeLessThan(600)
   })
 
   it('ton_sendMessage over toncenter: broadcasts the BoC once and checks the returned hash', async () => {

@@ -55,7 +55,9 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
       // A POST that timed out or lost its connection may still have reached the node: say so, so nobody
       // takes "unreachable" as "not sent" and pays again with other coins.
       const what =
-        init.method === 'POST' ? 'broadcast outcome unknown (it may have been sent)' : 'esplora unreachable'
+        init.method === 'POST'
+          ? 'broadcast outcome unknown (it may have been sent)'
+          : `esplora GET ${path.split('?')[0]} unreachable`
       throw new ProviderError(`${what}: ${fetchFailureReason(error)}`, { cause: error })
     }
   }
@@ -95,7 +97,7 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
   async function rawTransaction(txid: string): Promise<Uint8Array> {
     if (!txidPattern.test(txid)) throw new ProviderError('esplora: txid must be 64 lower-case hex characters')
     const text = (await (await read(`/tx/${txid}/hex`)).text()).trim()
-    if (!/^(?:[0-9a-f]{2})+$/i.test(text)) throw new ProviderError('esplora: /tx/:txid/hex is not hex')
+    if (!/^(?:[0-9a-f]{2})+$/i.test(text)) throw new ProviderError(`esplora GET /tx/${txid}/hex: not hex`)
     return hexToBytes(text)
   }
 

@@ -161,7 +161,7 @@ export function emulationReview(
     changes.push({
       kind: 'fungible',
       asset: show(jetton.master),
-      symbol: jetton.symbol === undefined ? undefined : printableLine(jetton.symbol, 32),
+      symbol: jetton.symbol,
       decimals: jetton.decimals,
       amount: jetton.amount < 0n ? -jetton.amount : jetton.amount,
       direction: jetton.amount < 0n ? 'out' : 'in',

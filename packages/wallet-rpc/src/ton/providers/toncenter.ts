@@ -87,8 +87,7 @@ export function toncenter(url: string, options: ToncenterOptions = {}): TonChain
       throw new ProviderError(`toncenter ${method}: HTTP ${response.status}, not JSON`)
     }
     if (!isRecord(answer) || answer.ok !== true) {
-      const reason =
-        isRecord(answer) && typeof answer.error === 'string' ? answer.error.slice(0, 300) : 'no result'
+      const reason = isRecord(answer) && typeof answer.error === 'string' ? answer.error : 'no result'
       throw new ProviderError(`toncenter ${method}: HTTP ${response.status}, ${reason}`)
     }
     return answer.result

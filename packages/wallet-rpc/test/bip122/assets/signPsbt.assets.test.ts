@@ -7,6 +7,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ordServer } from '../../../src/bip122/assets/ordServer.js'
 import { encodeInteger } from '../../../src/bip122/assets/runestone.js'
+import type { OutputAssetsProvider } from '../../../src/bip122/assets/types.js'
 import type { Bip122Policy } from '../../../src/bip122/policy.js'
 import type { Purpose } from '../../../src/bip122/types.js'
 import type { Review, ReviewItem } from '../../../src/core/review.js'
@@ -70,8 +71,52 @@ async function sign(
   return { response, review: wallet.approvals.length > before ? wallet.approvals.at(-1) : undefined }
 }
 
+/** Fetch for ordServer: the index's answers with `inscriptions: null`, as from one that does not track them. */
+const withoutInscriptions = (async (input: string | URL | Request, init?: RequestInit) => {
+  const response = await fetch(input, init)
+  if (!response.ok) return response
+  const body = (await response.json()) as unknown
+  const untracked = (output: object) => ({ ...output, inscriptions: null })
+  return Response.json(Array.isArray(body) ? body.map(untracked) : untracked(body as object))
+}) as typeof fetch
+
+/**
+ * Signing `coin` away with `assets` as the wallet's source: its input's contents are `line`, a caution; under
+ * policy.assets.strict the request is refused. `before` runs before each signing (to inject a fault).
+ */
+async function expectUnknown(
+  coin: Awaited<ReturnType<typeof ours>>,
+  assets: OutputAssetsProvider,
+  line: string,
+  before: () => void = () => {},
+) {
+  const outputs = [{ script: theirs.script, value: 9_000 }]
+  const signed = [{ address: coin.owner.address, index: 0 }]
+  await withStrictWallet(
+    {},
+    async (wallet) => {
+      before()
+      const { response, review } = await sign([coin.input], outputs, signed, wallet)
+      expect(response.error).toBeUndefined()
+      expect(itemValue(assetGroup(review!).items, 'input 0')).toBe(line)
+      expect(codes(review!)).toContain('psbt.assets_unknown:caution')
+    },
+    assets,
+  )
+  await withStrictWallet(
+    { assets: { strict: true } },
+    async (wallet) => {
+      before()
+      const { response, review } = await sign([coin.input], outputs, signed, wallet)
+      expect(review).toBeUndefined()
+      expect(response.error).toMatchObject({ code: -32602, data: { rule: 'psbt.assets_unknown' } })
+    },
+    assets,
+  )
+}
+
 const assetGroup = (review: Review) =>
-  review.items.find((entry) => entry.label.startsWith('Assets (ord server')) as { items: ReviewItem[] }
+  review.items.find((entry) => entry.label.startsWith('Assets (')) as { items: ReviewItem[] }
 const codes = (review: Review) => review.warnings.map((warning) => `${warning.code}:${warning.severity}`)
 
 /**
@@ -231,6 +276,18 @@ describe('signPsbt with an assets provider: inscriptions follow the sats, first 
       `rare sat (uncommon sat 35000000000) → output 0 (external: ${theirs.address})`,
     )
     expect(codes(review!)).toContain('psbt.rare_sats_leave_wallet:caution')
+
+    // A coin the index has no sat ranges for (it answers `sat_ranges: null`).
+    const unranged = await ours(10_000)
+    const { review: unchecked } = await sign(
+      [unranged.input],
+      [{ script: theirs.script, value: 9_000 }],
+      [{ address: unranged.owner.address, index: 0 }],
+    )
+    expect(itemValue(assetGroup(unchecked!).items, 'input 0')).toBe(
+      'no inscriptions or runes (rare sats not checked: the index has no sat ranges)',
+    )
+    expect(codes(unchecked!).filter((code) => code.includes('rare_sats'))).toEqual([])
   })
 })
 
@@ -307,6 +364,32 @@ describe('signPsbt with an assets provider: what is not fixed or not known', () 
       expect(response.error).toMatchObject({ code: -32602, data: { rule: 'psbt.assets_unknown' } })
     })
     chain.mine(1)
+  })
+
+  it('an index answering `inscriptions: null` (not tracked): contents unknown, a caution, danger under policy.assets.strict', async () => {
+    const coin = await ours(10_000)
+    ord.inscribe(coin.at, 0)
+    await expectUnknown(
+      coin,
+      ordServer(ord.url, { fetch: withoutInscriptions }),
+      'contents unknown: the index does not track inscriptions',
+    )
+  })
+
+  it('an assets provider that is down (it rejects, or it never answers): a caution, danger under policy.assets.strict', async () => {
+    const coin = await ours(10_000)
+    const down: OutputAssetsProvider = {
+      name: 'down index',
+      outputs: () => Promise.reject(new Error('connect ECONNREFUSED')),
+    }
+    await expectUnknown(coin, down, 'contents unknown: down index could not be read: connect ECONNREFUSED')
+    const hanging = ordServer(ord.url, { timeoutMs: 200, retries: 0 })
+    await expectUnknown(
+      coin,
+      hanging,
+      `contents unknown: ${hanging.name} could not be read: ${hanging.name}: POST /outputs: request timed out`,
+      () => ord.injectFault({ kind: 'hang' }),
+    )
   })
 
   it('a clean input says so', async () => {
@@ -440,18 +523,21 @@ describe('signPsbt without an assets provider', () => {
         expect(plain.review!.items.map((entry) => entry.label)).toEqual(before)
         expect(plain.review!.warnings.filter((w) => /inscription|rune|assets/.test(w.code))).toEqual([])
       },
-      false,
+      null,
     )
   })
 })
 
-/** The same chain and index, another wallet (same keys): no allowed dangers, a policy of its own. */
+/**
+ * The same chain, another wallet (same keys): no allowed dangers, a policy of its own, the index's assets
+ * (or `assets`' own, or none when null).
+ */
 async function withStrictWallet(
   policy: Bip122Policy,
   test: (wallet: Harness) => Promise<void>,
-  withAssets = true,
+  assets: OutputAssetsProvider | null = ordServer(ord.url),
 ) {
-  const wallet = await startHarness({ chain, policy, ...(withAssets ? { assets: ordServer(ord.url) } : {}) })
+  const wallet = await startHarness({ chain, policy, ...(assets === null ? {} : { assets }) })
   try {
     // Its first discovery, so it knows the addresses the tests funded.
     await wallet.call('getAccountAddresses', { account: wallet.accountId })

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { encodeErrorResult } from 'viem'
+import { encodeAbiParameters, encodeErrorResult } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { ChainAccess } from '../../../src/eip155/provider.js'
 import { reviewSimulation } from '../../../src/eip155/simulation/reviewSimulation.js'
@@ -166,6 +166,43 @@ describe('simulate', () => {
       status: 'unavailable',
       reason: 'the node did not answer within 50 ms',
     })
+  })
+})
+
+describe("reviewSimulation: a token symbol that reads as the native coin's", () => {
+  it('"P0L" or "pol" on a POL chain is tx.token_symbol_lookalike, "POLY" is not', async () => {
+    const token = '0x5fbdb2315678afecb367f032d93f642f64180aa3'
+    const word = (hex: string) => hex.toLowerCase().padStart(64, '0')
+    const transfer = {
+      address: token,
+      topics: [
+        '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+        `0x${word(call.from.slice(2))}`,
+        `0x${word(call.to.slice(2))}`,
+      ],
+      data: `0x${word('1')}`,
+    }
+    for (const [symbol, lookalike] of [
+      ['P0L', true],
+      ['pol', true],
+      ['POLY', false],
+    ] as const) {
+      const { access } = node({
+        eth_simulateV1: oneCall({ status: '0x1', returnData: '0x', logs: [transfer] }),
+        eth_call: async (params) =>
+          (params as [{ data: string }])[0].data === '0x95d89b41'
+            ? encodeAbiParameters([{ type: 'string' }], [symbol])
+            : `0x${word('12')}`,
+      })
+      const section = await reviewSimulation(access, call, 'POL', {
+        timeoutMs: 1000,
+        maxLogs: 4,
+        maxTokenLookups: 2,
+      })
+      expect(section.warnings.map((warning) => warning.code)).toEqual(
+        lookalike ? ['tx.token_symbol_lookalike'] : [],
+      )
+    }
   })
 })
 

@@ -118,12 +118,18 @@ describe('ton_sendMessage review: balance changes (simulated)', () => {
     expect(section(reviews[0])['You send']).toContain(`-9000000 base units of token ${usdt}`)
   })
 
-  it('a jetton calling itself TON is tx.token_symbol_lookalike; a symbol with hidden characters is shown escaped', async () => {
+  it('a jetton calling itself TON, or what reads as TON, is tx.token_symbol_lookalike; a symbol with hidden characters is shown escaped', async () => {
     const master = '0:B113A994B5024A16719F69139328EB759596C38A25F59028B146FECDC3621DFE'
-    for (const [symbol, shown] of [
-      ['TON', 'TON'],
-      ['USD\u202eT', 'USD\\u{202E}T'],
-    ]) {
+    for (const [symbol, shown, lookalike] of [
+      ['TON', 'TON', true],
+      ['\u0422\u041eN', '\u0422\u041eN', true], // Cyrillic Т and О
+      ['\u03a4\u039f\u039d', '\u03a4\u039f\u039d', true], // Greek Τ, Ο and Ν
+      ['\uff34\uff2f\uff2e', '\uff34\uff2f\uff2e', true], // fullwidth
+      ['T0N', 'T0N', true],
+      ['t\u200bon', 't\\u{200B}on', true],
+      ['USD\u202eT', 'USD\\u{202E}T', false],
+      ['TONY', 'TONY', false],
+    ] as const) {
       answerWith('toncenter-usdt-sent', (answer) => {
         answer.metadata[master].token_info[0].symbol = symbol
       })
@@ -132,7 +138,7 @@ describe('ton_sendMessage review: balance changes (simulated)', () => {
       expect(section(reviews[0])['You send']![1]).toBe(
         `-9 ${shown} (token ${friendly(master)}, symbol as it reports)`,
       )
-      expect(codes(reviews[0])).toEqual(symbol === 'TON' ? [['tx.token_symbol_lookalike', 'caution']] : [])
+      expect(codes(reviews[0])).toEqual(lookalike ? [['tx.token_symbol_lookalike', 'caution']] : [])
     }
   })
 
