@@ -11,7 +11,7 @@ const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 
 /** Budgets in KiB (min+gzip), set from the first measurement plus about 10%. */
 export const budgets = {
-  'wallet-rpc': 14,
+  'wallet-rpc': 15,
   'wallet-rpc/bip122': 136,
   'wallet-rpc/ton': 136,
   'wallet-rpc/eip155': 134,
