@@ -42,6 +42,9 @@ afterAll(async () => {
 
 const pgPool = () => {
   const pool = new pg.Pool({ connectionString: server!.url, max: 10 })
+  // As pg asks of every pool: an idle client the server ends (its shutdown after the last test) is an 'error'
+  // event, which unheard ends the process.
+  pool.on('error', () => undefined)
   pools.push(pool)
   return pool
 }
