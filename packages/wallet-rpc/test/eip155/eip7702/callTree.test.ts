@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, type Hex, maxUint256 } from 'viem'
+import { encodeFunctionData, erc20Abi, type Hex, maxUint256, parseAbi } from 'viem'
 import { describe, expect, it } from 'vitest'
 import {
   callTree,
@@ -76,6 +76,47 @@ describe('callTree', () => {
     expect(JSON.stringify(callTreeItems(inert, 'ETH'))).toContain(
       '{"label":"Runs","value":"nothing: your account has no code"}',
     )
+  })
+
+  it('flags a Permit2 approve and a submitted ERC-2612 permit inside a batch as it does outside one', () => {
+    const permit2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+    const other = '0x1111111111111111111111111111111111111111'
+    const permit2Approve = {
+      to: permit2,
+      value: 0n,
+      data: encodeFunctionData({
+        abi: parseAbi([
+          'function approve(address token, address spender, uint160 amount, uint48 expiration)',
+        ]),
+        functionName: 'approve',
+        args: [token, other, 2n ** 160n - 1n, 0],
+      }),
+    } as const
+    const permitCall = {
+      to: token,
+      value: 0n,
+      data: encodeFunctionData({
+        abi: parseAbi([
+          'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
+        ]),
+        functionName: 'permit',
+        args: [account, other, maxUint256, 0n, 27, `0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`],
+      }),
+    } as const
+    const tree = callTree([selfCall([permit2Approve, permitCall])], account, {
+      runsCode: true,
+      zeroIsSelf: true,
+    })
+    expect(tree.undecoded).toEqual([])
+    const nested = callTreeWarnings(tree).filter((warning) => warning.code === 'erc20.unlimited_approval')
+    expect(nested.map((warning) => warning.message)).toEqual([
+      expect.stringMatching(
+        /^Nested call 1\.1: Grants 0x1111111111111111111111111111111111111111 an unlimited allowance \(Permit2's uint160 maximum\)/,
+      ),
+      expect.stringMatching(
+        /^Nested call 1\.2: Grants 0x1111111111111111111111111111111111111111 an unlimited allowance to spend the tokens of /,
+      ),
+    ])
   })
 
   it('nested warnings say where they sit', () => {
