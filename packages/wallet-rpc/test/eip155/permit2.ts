@@ -4,6 +4,13 @@
  */
 export const permit2Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
 
+/** Permit2's EIP-712 domain: a name and no version. */
+const permit2DomainType = [
+  { name: 'name', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+]
+
 export function permit2SingleTypedData(
   chainId: number,
   message: {
@@ -14,11 +21,7 @@ export function permit2SingleTypedData(
 ) {
   return {
     types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
+      EIP712Domain: permit2DomainType,
       PermitDetails: [
         { name: 'token', type: 'address' },
         { name: 'amount', type: 'uint160' },
@@ -44,11 +47,7 @@ export function permit2TransferTypedData(
 ) {
   return {
     types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
+      EIP712Domain: permit2DomainType,
       TokenPermissions: [
         { name: 'token', type: 'address' },
         { name: 'amount', type: 'uint256' },

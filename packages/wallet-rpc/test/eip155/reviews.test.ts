@@ -2,7 +2,7 @@ import { encodeFunctionData, erc20Abi, hashTypedData, maxUint160, maxUint256 } f
 import { describe, expect, it } from 'vitest'
 import { privateKeyKeys } from '../../src/eip155/index.js'
 import { harness } from './helpers.js'
-import { permit2Address, permit2SingleTypedData } from './permit2.js'
+import { permit2Address, permit2SingleTypedData, permit2TransferTypedData } from './permit2.js'
 
 const key = '0x4646464646464646464646464646464646464646464646464646464646464646'
 const owner = '0x9d8A62f656a8d1615C1294fd71e9CFb3E4855A4F'
@@ -242,28 +242,13 @@ const permit2Single = permit2SingleTypedData(1, {
   sigDeadline: '1893456000',
 })
 
-const permit2Transfer = {
-  types: {
-    EIP712Domain: [
-      { name: 'name', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-      { name: 'verifyingContract', type: 'address' },
-    ],
-    TokenPermissions: [
-      { name: 'token', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    PermitTransferFrom: [
-      { name: 'permitted', type: 'TokenPermissions' },
-      { name: 'spender', type: 'address' },
-      { name: 'nonce', type: 'uint256' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-  },
-  primaryType: 'PermitTransferFrom',
-  domain: { name: 'Permit2', chainId: 1, verifyingContract: permit2 },
-  message: { permitted: { token, amount: '5000000' }, spender: router, nonce: '7', deadline: '1893456000' },
-}
+const permit2Transfer = permit2TransferTypedData(1, {
+  token,
+  amount: '5000000',
+  spender: router,
+  nonce: '7',
+  deadline: '1893456000',
+})
 
 describe('typed-data reviews', () => {
   it('shows the domain, primary type and the message tree', async () => {

@@ -104,14 +104,7 @@ describe('pay client × eip155 namespace: every lie of the gateway is a danger n
             fetch: [{ status: 200, body: { actions: [action] } }],
             confirm: [{ status: 200, body: { status: 'succeeded', isFinal: true, pollInMs: null } }],
           })
-          const client = createPayClient({
-            baseUrl: 'https://api.pay.example.com',
-            apiKey: 'svc_test_key',
-            wallet,
-            fetch: gateway.fetch,
-            clock: () => 1_800_000_000_000,
-            sleep: async () => {},
-          })
+          const client = clientOf(wallet, gateway.fetch)
           const outcome = await client.pay('pay_1', 'opt_1').catch((error: unknown) => error)
           expect(reviews).toHaveLength(1)
           const flagged = dangers(reviews[0]!)
@@ -211,14 +204,7 @@ describe("pay client × eip155 namespace: one payment's approvals and transfers 
       options: [{ status: 200, body: optionsBody([option], {}, 4_000_000_000) }],
       confirm: [{ status: 200, body: { status: 'succeeded', isFinal: true, pollInMs: null } }],
     })
-    const client = createPayClient({
-      baseUrl: 'https://api.pay.example.com',
-      apiKey: 'svc_test_key',
-      wallet,
-      fetch: gateway.fetch,
-      clock: () => 1_800_000_000_000,
-      sleep: async () => {},
-    })
+    const client = clientOf(wallet, gateway.fetch)
     const outcome = await client.pay('pay_1', 'opt_1').catch((error: unknown) => error)
     return { outcome, reviews, confirmed: gateway.calls('confirm').length }
   }
@@ -281,3 +267,18 @@ describe("pay client × eip155 namespace: one payment's approvals and transfers 
     )
   })
 })
+
+/** The pay client on `wallet`, against a scripted gateway, at a fixed time and without pauses. */
+function clientOf(
+  wallet: Parameters<typeof createPayClient>[0]['wallet'],
+  fetch: NonNullable<Parameters<typeof createPayClient>[0]['fetch']>,
+) {
+  return createPayClient({
+    baseUrl: 'https://api.pay.example.com',
+    apiKey: 'svc_test_key',
+    wallet,
+    fetch,
+    clock: () => 1_800_000_000_000,
+    sleep: async () => {},
+  })
+}
