@@ -1,7 +1,7 @@
 // The local chains sending vectors need, started once per run on 127.0.0.1 and stopped at the end.
 // They come from the private `@wallet-rpc/devchains` workspace (anvil, the regtest chain, the TON sandbox),
 // loaded only when a vector needs a chain: an installed library runs the key-free cases without it.
-import type { TonChainProvider } from '../ton/provider.js'
+import type { TonChainProvider } from '../ton/types.js'
 import { importOptional } from './optionalPackage.js'
 import type { ChainKind, FundingStep } from './vectors.js'
 

@@ -4,7 +4,7 @@
  * balances). Token metadata is the token's own claim: a symbol is always shown next to the asset's
  * address, since any contract can call itself "ETH".
  */
-import { group, item, type ReviewItem, type ReviewWarning } from './review.js'
+import { group, item, type ReviewItem, type ReviewWarning, unlimitedAllowance } from './review.js'
 import { printableLine } from './text.js'
 
 /** native: the chain's coin; fungible: ERC-20/SPL; nft: ERC-721; multi: ERC-1155 (an id with an amount). */
@@ -53,9 +53,6 @@ export type BalanceChangesInput = {
 
 /** The section's title, for a namespace that says why it has no changes to show. */
 export const balanceChangesTitle = 'Balance changes (simulated)'
-
-/** Allowances at or above 2^128 exceed any real token supply: unlimited in effect. */
-export const unlimitedAllowance = 2n ** 128n
 
 /**
  * The "Balance changes (simulated)" and "Approvals (simulated)" groups, and their warnings: a caution per

@@ -1,5 +1,5 @@
 import { InvalidParamsError } from './errors.js'
-import type { ReviewDraft, ReviewWarning } from './review.js'
+import { type ReviewDraft, type ReviewWarning, unlimitedAllowance } from './review.js'
 import { printableLine } from './text.js'
 
 /**
@@ -224,9 +224,6 @@ export function withExpectation(
   return warnings.length === 0 ? review : { ...review, warnings: [...review.warnings, ...warnings] }
 }
 
-/** Amounts at or above 2^128 exceed any real token supply: an allowance that large is unlimited in effect. */
-const unlimited = 2n ** 128n
-
 /**
  * Every difference between `expected` and `effects`, one warning per kind (its message lists up to three): the
  * request's or an effect's chain, the paying account, the asset, the recipient, effects the method could not
@@ -432,14 +429,14 @@ function listEffects(expected: Expectation, effects: readonly AssetEffect[]): st
 
 /** `up to 25 USDC`, or `an unlimited amount`. */
 function upTo(expected: Expectation, units: bigint): string {
-  return units >= unlimited ? 'an unlimited amount' : `up to ${formatAmount(expected, units)}`
+  return units >= unlimitedAllowance ? 'an unlimited amount' : `up to ${formatAmount(expected, units)}`
 }
 
 /** The effect in words: `transfers 1000 USDC to 0x… (EIP-3009 TransferWithAuthorization)`. */
 function describeEffect(expected: Expectation, effect: AssetEffect, ofExpectedAsset: boolean): string {
   const amount = ofExpectedAsset
     ? formatAmount(expected, effect.amount, effect.kind === 'allowance')
-    : `${effect.amount >= unlimited && effect.kind === 'allowance' ? 'an unlimited amount' : `${effect.amount} base units`} of ${effect.asset === 'native' ? 'the native coin' : `token ${effect.asset}`}`
+    : `${effect.amount >= unlimitedAllowance && effect.kind === 'allowance' ? 'an unlimited amount' : `${effect.amount} base units`} of ${effect.asset === 'native' ? 'the native coin' : `token ${effect.asset}`}`
   const recipient =
     effect.recipientOwner === undefined
       ? effect.recipient
@@ -451,7 +448,7 @@ function describeEffect(expected: Expectation, effect: AssetEffect, ofExpectedAs
 
 /** Base units in the expected asset's decimals and symbol when the description gave them. */
 function formatAmount(expected: Expectation, units: bigint, allowance = false): string {
-  if (allowance && units >= unlimited) return 'an unlimited amount'
+  if (allowance && units >= unlimitedAllowance) return 'an unlimited amount'
   const { decimals, symbol } = expected
   if (decimals === undefined) return `${units} base units${symbol === undefined ? '' : ` of ${symbol}`}`
   const text = units.toString().padStart(decimals + 1, '0')

@@ -153,3 +153,6 @@ function linesWithinBounds(items: ReviewItem[], budget: number): number {
 function countLines(entry: ReviewItem): number {
   return 'items' in entry ? 1 + entry.items.reduce((sum, child) => sum + countLines(child), 0) : 1
 }
+
+/** Allowances at or above 2^128 exceed any real token supply: unlimited in effect. */
+export const unlimitedAllowance = 2n ** 128n

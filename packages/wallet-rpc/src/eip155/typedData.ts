@@ -5,7 +5,7 @@ import { group, item, type ReviewItem, type ReviewWarning } from '../core/review
 import { hasHiddenCharacters, printableLine } from '../core/text.js'
 import { type Pause, timeSlicer } from '../core/yielding.js'
 import { fastTypedDataDigest } from './eip712.js'
-import { isUnlimited } from './transaction/review.js'
+import { isUnlimited, permit2MaxAmount } from './transaction/review.js'
 import { bytesToHex, hexToBytes, hashTypedData as viemHashTypedData } from './viemUtils.js'
 
 /**
@@ -321,9 +321,6 @@ export function permitWarnings(definition: TypedDataDefinition): ReviewWarning[]
   }
   return []
 }
-
-/** Permit2 amounts are uint160: its maximum (2^160 - 1) is Permit2's "unlimited", as is anything near it. */
-export const permit2MaxAmount = 2n ** 160n - 1n
 
 function permit2Amounts(message: Record<string, unknown>): string[] {
   const entries = [message.details, message.permitted].flatMap((entry) =>

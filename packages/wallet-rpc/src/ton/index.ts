@@ -27,18 +27,6 @@ export {
 } from './methods/ton_sendMessage.js'
 export { type TonSignDataResult, ton_signData, tonSignDataParams } from './methods/ton_signData.js'
 export { type TonNamespaceOptions, ton } from './namespace.js'
-export type {
-  TonAccount,
-  TonAccountState,
-  TonChainProvider,
-  TonEmulationFailure,
-  TonEmulationMessage,
-  TonEmulationRequest,
-  TonEmulationResult,
-  TonEmulator,
-  TonJettonChange,
-  TonNftMove,
-} from './provider.js'
 export { type TonapiOptions, tonapi } from './providers/tonapi.js'
 export { type ToncenterOptions, toncenter } from './providers/toncenter.js'
 export {
@@ -50,3 +38,15 @@ export {
   signDataMessage,
   tep81Domain,
 } from './signData.js'
+export type {
+  TonAccount,
+  TonAccountState,
+  TonChainProvider,
+  TonEmulationFailure,
+  TonEmulationMessage,
+  TonEmulationRequest,
+  TonEmulationResult,
+  TonEmulator,
+  TonJettonChange,
+  TonNftMove,
+} from './types.js'

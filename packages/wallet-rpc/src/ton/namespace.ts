@@ -11,8 +11,8 @@ import type { TonSigner } from './keys.js'
 import { ton_proof } from './methods/ton_proof.js'
 import { defaultEmulationTimeoutMs, ton_sendMessage } from './methods/ton_sendMessage.js'
 import { ton_signData } from './methods/ton_signData.js'
-import type { TonChainProvider } from './provider.js'
 import { assertBufferGlobal } from './tonCore.js'
+import type { TonChainProvider } from './types.js'
 
 export type TonNamespaceOptions = {
   /** `await tonKeys.fromMnemonic(words)`, `tonKeys.fromSecretKey(key)`, or an external `{ publicKey, sign }`. */

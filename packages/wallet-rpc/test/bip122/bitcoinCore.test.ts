@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bitcoinCore } from '../../src/bip122/providers/bitcoinCore.js'
-import { WalletRpcError } from '../../src/core/errors.js'
+import { isOutcomeUnknown, WalletRpcError } from '../../src/core/errors.js'
 
 // The bitcoinCore() provider against a scripted JSON-RPC endpoint on 127.0.0.1, for what a live node
 // cannot be made to do on demand (auth failures, timeouts, concurrent scans). The same provider runs
@@ -141,6 +141,8 @@ describe('bitcoinCore provider', () => {
       bitcoinCore({ url: core.url, auth, broadcastTimeoutMs: 300 }).broadcast(Uint8Array.of(1)),
     )
     expect(error.data).toEqual({ reason: 'bitcoind did not answer within 300 ms' })
+    // The node may have it: marked so (the journal keeps its bytes, its coins stay spent); a lost read is not.
+    expect(isOutcomeUnknown(error)).toBe(true)
     expect(core.calls).toHaveLength(1)
   })
 
@@ -156,7 +158,9 @@ describe('bitcoinCore provider', () => {
 
   it('an unreachable node and an address it cannot read', async () => {
     const unreachable = bitcoinCore({ url: 'http://127.0.0.1:1/', auth })
-    expect((await failure(unreachable.feeRates())).data).toEqual({ reason: 'bitcoind unreachable' })
+    const lostRead = await failure(unreachable.feeRates())
+    expect(lostRead.data).toEqual({ reason: 'bitcoind unreachable' })
+    expect(isOutcomeUnknown(lostRead)).toBe(false)
     expect((await failure(unreachable.utxos('not-an-address'))).data).toMatchObject({
       reason: expect.stringContaining('not an address'),
     })

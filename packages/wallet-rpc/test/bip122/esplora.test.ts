@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { esplora } from '../../src/bip122/providers/esplora.js'
-import { ProviderError } from '../../src/core/errors.js'
+import { isOutcomeUnknown, ProviderError } from '../../src/core/errors.js'
 import { hasHiddenCharacters } from '../../src/core/text.js'
 import { FakeEsplora } from './esplora.fake.js'
 
@@ -108,12 +108,26 @@ describe('esplora provider', () => {
     })
     // A lost connection is not a refusal: the node may have the transaction.
     const lost = scripted([new Error('socket hang up')])
-    await expect(
-      esplora('http://e', { fetch: lost.fetch }).broadcast(Uint8Array.of(1)),
-    ).rejects.toMatchObject({
+    const unknown = await esplora('http://e', { fetch: lost.fetch })
+      .broadcast(Uint8Array.of(1))
+      .catch((error: unknown) => error)
+    expect(unknown).toMatchObject({
       code: -32603,
       data: { reason: 'broadcast outcome unknown (it may have been sent): socket hang up' },
     })
+    // Marked so (the journal keeps its bytes, its coins stay spent); a refusal or a lost read is not.
+    expect(isOutcomeUnknown(unknown)).toBe(true)
+    const refusal = await esplora('http://e', { fetch: scripted([new Response('x', { status: 400 })]).fetch })
+      .broadcast(Uint8Array.of(1))
+      .catch((error: unknown) => error)
+    expect(isOutcomeUnknown(refusal)).toBe(false)
+    const lostRead = await esplora('http://e', {
+      fetch: scripted([new Error('socket hang up')]).fetch,
+      retries: 0,
+    })
+      .feeRates()
+      .catch((error: unknown) => error)
+    expect(isOutcomeUnknown(lostRead)).toBe(false)
   })
 
   it("the node's reject reason reaches the dapp as one bounded, printable line", async () => {

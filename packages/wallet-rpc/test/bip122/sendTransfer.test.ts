@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { hdKeys } from '../../src/bip122/keys/hdKeys.js'
 import { singleKey } from '../../src/bip122/keys/singleKey.js'
 import type { ChainProvider, KeyProvider } from '../../src/bip122/types.js'
+import { markOutcomeUnknown, ProviderError } from '../../src/core/errors.js'
 import { foreignParty, type Harness, mnemonic, network, startHarness, withHarness } from './psbtFixture.js'
 
 // The test's own P2TR addresses (bitcoinjs keeps its secp256k1 backend process-global).
@@ -319,7 +320,7 @@ describe('sendTransfer: concurrency and faults', () => {
     })
   }
 
-  it('broadcast timeout → -32603, not retried', async () => {
+  it('broadcast timeout → -32603, not retried, its coins held', async () => {
     await withHarness({ timeoutMs: 4_000 }, async (wallet) => {
       const fresh = wallet.chain
       fresh.fund((await wallet.address(84, 0, 0)).address, 50_000)
@@ -327,6 +328,41 @@ describe('sendTransfer: concurrency and faults', () => {
       const failed = await transfer('10000', {}, wallet)
       expect(failed.error?.code).toBe(-32603)
       expect(fresh.broadcastCount()).toBe(1)
+      // Its outcome is unknown (here the chain took it), so its coin stays spent: the next transfer pays from
+      // the change instead of double-spending the coin, which the chain would refuse.
+      const next = await transfer('10000', {}, wallet)
+      expect(next.error).toBeUndefined()
+      expect(fresh.broadcastCount()).toBe(2)
+    })
+  })
+
+  it('a broadcast whose outcome is unknown keeps its coins spent; a refused one gives them back', async () => {
+    let outcome: 'unknown' | 'refused' = 'unknown'
+    let broadcasts = 0
+    // Nothing reaches the chain: only what the provider says differs.
+    const provider = (real: ChainProvider): ChainProvider => ({
+      ...real,
+      broadcast: async () => {
+        broadcasts++
+        throw outcome === 'unknown'
+          ? markOutcomeUnknown(
+              new ProviderError('broadcast outcome unknown (it may have been sent): timeout'),
+            )
+          : new ProviderError('broadcast rejected: 400 min relay fee not met')
+      },
+    })
+    await withHarness({ provider }, async (wallet) => {
+      wallet.chain.fund((await wallet.address(84, 0, 0)).address, 50_000)
+      outcome = 'refused'
+      expect((await transfer('10000', {}, wallet)).error?.code).toBe(-32603)
+      outcome = 'unknown'
+      expect((await transfer('10000', {}, wallet)).error?.code).toBe(-32603)
+      // The one coin may be out in those bytes: the next transfer has nothing to spend.
+      expect((await transfer('10000', {}, wallet)).error).toMatchObject({
+        code: -32602,
+        data: { path: 'amount' },
+      })
+      expect(broadcasts).toBe(2)
     })
   })
 

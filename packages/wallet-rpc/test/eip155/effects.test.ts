@@ -7,6 +7,7 @@ import { eip155, mnemonicKeys } from '../../src/eip155/index.js'
 import { permit2Address, permit2SingleTypedData, permit2TransferTypedData } from './permit2.js'
 import {
   authorizationTypes,
+  permitTypes,
   transferWithAuthorization,
   usdcDomainTypes,
 } from './transferWithAuthorization.js'
@@ -153,13 +154,7 @@ describe('typedDataEffects', () => {
     const permit = {
       types: {
         EIP712Domain: usdcDomainTypes,
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
+        Permit: permitTypes,
       },
       primaryType: 'Permit',
       domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: token },

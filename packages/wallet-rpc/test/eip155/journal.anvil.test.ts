@@ -275,14 +275,18 @@ describe('a signer slower than the request, and a broadcast whose outcome is unk
     const from = accountAt(index)
     await fundFrom0(from)
     let lagging = true
-    // The answer to eth_sendRawTransaction is lost after anvil took it; the lookup after it reaches a node that
-    // has not seen it yet (a load-balanced RPC).
+    let losing = true
+    let laggingNonce: Hex | undefined
+    // The answer to eth_sendRawTransaction is lost after anvil took it; the lookups after it reach a node that
+    // has not seen it yet (a load-balanced RPC): no transaction, the account's nonce as before it.
     const lossy: typeof fetch = async (input, init) => {
       const { method } = JSON.parse(String(init?.body)) as { method: string }
       if (lagging && method === 'eth_getTransactionByHash')
         return Response.json({ jsonrpc: '2.0', id: 1, result: null })
+      if (lagging && method === 'eth_getTransactionCount' && laggingNonce !== undefined)
+        return Response.json({ jsonrpc: '2.0', id: 1, result: laggingNonce })
       const response = await fetch(input, init)
-      if (lagging && method === 'eth_sendRawTransaction')
+      if (losing && method === 'eth_sendRawTransaction')
         throw Object.assign(new Error('The operation timed out.'), { name: 'TimeoutError' })
       return response
     }
@@ -296,14 +300,21 @@ describe('a signer slower than the request, and a broadcast whose outcome is unk
       approve: () => true,
     })
     const nonceBefore = await chain.getTransactionCount({ address: from })
+    laggingNonce = toHex(nonceBefore)
     const request = sendFrom(from, 'lost-broadcast')
     expect(await wallet.handle(request)).toMatchObject({
       error: { code: -32603, data: { reason: expect.stringContaining('broadcast outcome unknown') } },
     })
+    losing = false
+    // The nonce of bytes that may be out stays theirs, though the node still says it is free: the next request
+    // takes the one after it.
+    const next = (await wallet.handle(sendFrom(from, 'next-send'))) as { result: Hex }
+    expect((await chain.getTransaction({ hash: next.result })).nonce).toBe(nonceBefore + 1)
     lagging = false
     const answer = (await wallet.handle(request)) as { result: Hex }
     expect((await minedReceipt(chain, answer.result)).status).toBe('success')
-    expect(await chain.getTransactionCount({ address: from })).toBe(nonceBefore + 1)
+    expect((await chain.getTransaction({ hash: answer.result })).nonce).toBe(nonceBefore)
+    expect(await chain.getTransactionCount({ address: from })).toBe(nonceBefore + 2)
   })
 })
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { privateKeyKeys } from '../../src/eip155/index.js'
 import { harness } from './helpers.js'
 import { permit2Address, permit2SingleTypedData, permit2TransferTypedData } from './permit2.js'
+import { permitTypes, transferWithAuthorization, usdcDomainTypes } from './transferWithAuthorization.js'
 
 const key = '0x4646464646464646464646464646464646464646464646464646464646464646'
 const owner = '0x9d8A62f656a8d1615C1294fd71e9CFb3E4855A4F'
@@ -216,21 +217,7 @@ describe('transaction reviews', () => {
 })
 
 const erc2612Permit = (value: bigint) => ({
-  types: {
-    EIP712Domain: [
-      { name: 'name', type: 'string' },
-      { name: 'version', type: 'string' },
-      { name: 'chainId', type: 'uint256' },
-      { name: 'verifyingContract', type: 'address' },
-    ],
-    Permit: [
-      { name: 'owner', type: 'address' },
-      { name: 'spender', type: 'address' },
-      { name: 'value', type: 'uint256' },
-      { name: 'nonce', type: 'uint256' },
-      { name: 'deadline', type: 'uint256' },
-    ],
-  },
+  types: { EIP712Domain: usdcDomainTypes, Permit: permitTypes },
   primaryType: 'Permit',
   domain: { name: 'USD Coin', version: '2', chainId: 1, verifyingContract: token },
   message: { owner, spender: router, value: value.toString(), nonce: 0, deadline: 1893456000 },
@@ -324,31 +311,16 @@ describe('typed-data reviews', () => {
   ])(
     'EIP-3009 %s: a caution naming amount, token, recipient and validity, as a Permit gets one',
     async (primaryType, who) => {
-      const { types, domain } = erc2612Permit(0n)
-      const typedData = {
-        types: {
-          EIP712Domain: types.EIP712Domain,
-          [primaryType]: [
-            { name: 'from', type: 'address' },
-            { name: 'to', type: 'address' },
-            { name: 'value', type: 'uint256' },
-            { name: 'validAfter', type: 'uint256' },
-            { name: 'validBefore', type: 'uint256' },
-            { name: 'nonce', type: 'bytes32' },
-          ],
-        },
+      // USDC's domain, as its Permit's.
+      const typedData = transferWithAuthorization({
+        chainId: 1,
+        token,
+        from: owner,
+        to: router,
+        value: '1000000000',
         primaryType,
-        // USDC's domain, as its Permit's.
-        domain,
-        message: {
-          from: owner,
-          to: router,
-          value: '1000000000',
-          validAfter: '0',
-          validBefore: '1893456000',
-          nonce: `0x${'ab'.repeat(32)}`,
-        },
-      }
+        validBefore: '1893456000',
+      })
       const review = await reviewOf('eth_signTypedData_v4', [owner, typedData])
       expect(review.warnings).toEqual([
         {

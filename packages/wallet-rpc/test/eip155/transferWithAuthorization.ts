@@ -18,6 +18,15 @@ export const authorizationTypes = [
   { name: 'nonce', type: 'bytes32' },
 ]
 
+/** EIP-2612's `Permit` struct (the allowance a signature grants), as USDC's domain carries it. */
+export const permitTypes = [
+  { name: 'owner', type: 'address' },
+  { name: 'spender', type: 'address' },
+  { name: 'value', type: 'uint256' },
+  { name: 'nonce', type: 'uint256' },
+  { name: 'deadline', type: 'uint256' },
+]
+
 export function transferWithAuthorization(options: {
   chainId: number
   token: string
@@ -26,6 +35,7 @@ export function transferWithAuthorization(options: {
   value: bigint | string
   primaryType?: string
   domainTypes?: { name: string; type: string }[]
+  validBefore?: string
 }) {
   const primaryType = options.primaryType ?? 'TransferWithAuthorization'
   return {
@@ -37,7 +47,7 @@ export function transferWithAuthorization(options: {
       to: options.to,
       value: options.value.toString(),
       validAfter: '0',
-      validBefore: '4000000000',
+      validBefore: options.validBefore ?? '4000000000',
       nonce: `0x${'11'.repeat(32)}`,
     },
   }

@@ -2,6 +2,7 @@ import coinSelect from 'coinselect'
 import * as v from 'valibot'
 import {
   InvalidParamsError,
+  isOutcomeUnknown,
   PolicyRefusedError,
   ProviderError,
   UnauthorizedError,
@@ -371,7 +372,10 @@ export const sendTransfer = (wallet: Bip122Wallet) =>
         txid = await broadcastOnce(plan.provider, raw, expected)
         await journal.broadcast({ txid })
       } catch (error) {
-        book.release(plan.hold)
+        // Bytes whose broadcast outcome is unknown may be out (the journal keeps them to send again): their
+        // coins stay spent, so no next transfer double-spends them. Anything else sent nothing.
+        if (isOutcomeUnknown(error)) book.spent(plan.hold, context.clock() + spentCoinsHeldMs)
+        else book.release(plan.hold)
         throw error
       }
       // Keep the spent coins out of selection until the chain stops listing them (bounded by a day).

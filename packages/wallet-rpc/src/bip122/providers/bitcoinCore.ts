@@ -1,6 +1,6 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { base64 } from '@scure/base'
-import { ProviderError } from '../../core/errors.js'
+import { markOutcomeUnknown, ProviderError } from '../../core/errors.js'
 import { timeoutSignal } from '../../core/http.js'
 import { decodeAddress } from '../chains.js'
 import { fromHex, toHex } from '../transaction/bytes.js'
@@ -80,12 +80,12 @@ export function bitcoinCore(options: BitcoinCoreOptions): BitcoinCoreProvider {
       })
     } catch (error) {
       const name = (error as Error).name
-      throw new ProviderError(
+      const failure = new ProviderError(
         name === 'TimeoutError' ? `bitcoind did not answer within ${timeoutMs} ms` : 'bitcoind unreachable',
-        {
-          cause: error,
-        },
+        { cause: error },
       )
+      // A broadcast that timed out or lost its connection may have reached the node.
+      throw (body as RpcRequest).method === 'sendrawtransaction' ? markOutcomeUnknown(failure) : failure
     }
     const text = await response.text()
     try {

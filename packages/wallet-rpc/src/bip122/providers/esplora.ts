@@ -1,5 +1,5 @@
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
-import { ProviderError } from '../../core/errors.js'
+import { markOutcomeUnknown, ProviderError } from '../../core/errors.js'
 import { fetchFailureReason, splitCredentials, timeoutSignal } from '../../core/http.js'
 import { nodeGetFetch } from '../../core/nodeHttp.js'
 import { mapLimited } from '../limiter.js'
@@ -54,11 +54,18 @@ export function esplora(url: string, options: EsploraOptions = {}): ChainProvide
     } catch (error) {
       // A POST that timed out or lost its connection may still have reached the node: say so, so nobody
       // takes "unreachable" as "not sent" and pays again with other coins.
-      const what =
-        init.method === 'POST'
-          ? 'broadcast outcome unknown (it may have been sent)'
-          : `esplora GET ${path.split('?')[0]} unreachable`
-      throw new ProviderError(`${what}: ${fetchFailureReason(error)}`, { cause: error })
+      if (init.method !== 'POST')
+        throw new ProviderError(
+          `esplora GET ${path.split('?')[0]} unreachable: ${fetchFailureReason(error)}`,
+          {
+            cause: error,
+          },
+        )
+      throw markOutcomeUnknown(
+        new ProviderError(`broadcast outcome unknown (it may have been sent): ${fetchFailureReason(error)}`, {
+          cause: error,
+        }),
+      )
     }
   }
 

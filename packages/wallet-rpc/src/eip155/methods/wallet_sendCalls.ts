@@ -1,7 +1,7 @@
 import { randomBytes } from '@noble/hashes/utils.js'
 import * as v from 'valibot'
 import type { Address, Hex, TransactionSerializable } from 'viem'
-import { UserRejectedError } from '../../core/errors.js'
+import { isOutcomeUnknown, UserRejectedError } from '../../core/errors.js'
 import type { JournalSteps } from '../../core/journal.js'
 import { defineMethod, type RequestContext } from '../../core/namespace.js'
 import { type BatchTransaction, type CallsPlan, planCalls } from '../calls/plan.js'
@@ -197,8 +197,9 @@ async function send(
         throw error
       }
     } catch (error) {
-      // Later transactions are not sent (their nonces would follow a hole); given back, so no gap stays.
-      range.settle(index)
+      // Later transactions are not sent (their nonces would follow a hole); given back, so no gap stays. One
+      // whose outcome is unknown may be out: its nonce stays used.
+      range.settle(isOutcomeUnknown(error) ? (mode.kind === 'atomic' ? range.count : index + 1) : index)
       if (index === 0) throw error
       return record(hashes, nonces.slice(0, index), raws.length - index)
     }

@@ -1,3 +1,4 @@
+import { isOutcomeUnknown } from '../../core/errors.js'
 import type { RequestContext } from '../../core/namespace.js'
 import { accessOf, chainOf, type Eip155Env, nonceKey } from '../env.js'
 import type { TransactionDraft } from './request.js'
@@ -5,7 +6,7 @@ import type { TransactionDraft } from './request.js'
 /**
  * Runs `use` (sign, and maybe broadcast) with the draft's nonce. A nonce the dapp left out is reserved only
  * now, after approval, so a rejected request leaves no gap; for a send it counts as used once `use` returns
- * and is given back when `use` throws. A sign-only transaction (`broadcasts: false`) holds no nonce at all
+ * and is given back when `use` throws (not after a broadcast whose outcome is unknown). A sign-only transaction (`broadcasts: false`) holds no nonce at all
  * (nonces.ts says why).
  */
 export async function withNonce<Result>(
@@ -27,7 +28,9 @@ export async function withNonce<Result>(
     reservation.settle(true)
     return result
   } catch (error) {
-    reservation.settle(false)
+    // A broadcast whose outcome is unknown may be in the mempool, and the journal keeps its bytes to send
+    // again: its nonce stays used, so the next request cannot replace it.
+    reservation.settle(isOutcomeUnknown(error))
     throw error
   }
 }

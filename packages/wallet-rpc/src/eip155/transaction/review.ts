@@ -1,5 +1,11 @@
 import type { Address, Hex } from 'viem'
-import { item, type ReviewDraft, type ReviewItem, type ReviewWarning } from '../../core/review.js'
+import {
+  item,
+  type ReviewDraft,
+  type ReviewItem,
+  type ReviewWarning,
+  unlimitedAllowance,
+} from '../../core/review.js'
 import { delegationWarnings } from '../eip7702/delegation.js'
 import type { ChainConfig } from '../env.js'
 import { erc20Abi } from '../erc20Abi.js'
@@ -20,10 +26,7 @@ type ReviewedTransaction = Pick<
   gasEstimate?: bigint | undefined
 }
 
-/** Amounts at or above 2^128 exceed any real token supply: the approval is unlimited in effect. */
-const unlimitedThreshold = 2n ** 128n
-
-export const isUnlimited = (amount: bigint) => amount >= unlimitedThreshold
+export const isUnlimited = (amount: bigint) => amount >= unlimitedAllowance
 
 const setApprovalForAllAbi = [
   {
@@ -84,8 +87,8 @@ const allowanceAbi = [
 
 const knownCallsAbi = [...erc20Abi, ...setApprovalForAllAbi, ...allowanceAbi]
 
-/** Permit2's allowance is a uint160: its maximum is Permit2's "unlimited". */
-const permit2Unlimited = 2n ** 160n - 1n
+/** Permit2 amounts are uint160: its maximum (2^160 - 1) is Permit2's "unlimited", as is anything near it. */
+export const permit2MaxAmount = 2n ** 160n - 1n
 
 /** A Permit2 expiration (uint48 seconds; 0 means the approving block's own time, Permit2's rule). */
 function permit2Expiry(seconds: number): string {
@@ -243,7 +246,7 @@ export function decodeKnownCall(data: Hex): DecodedCall | undefined {
   }
   if (functionName === 'approve' && args.length === 4) {
     const [token, spender, amount, expiration] = args as [Address, Address, bigint, number]
-    const unlimited = amount >= permit2Unlimited
+    const unlimited = amount >= permit2MaxAmount
     return {
       items: (permit2) => [
         item('Token call', 'Permit2 approve'),

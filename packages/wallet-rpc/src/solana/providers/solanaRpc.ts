@@ -1,4 +1,4 @@
-import { quoteLongIntegers } from '../../core/http.js'
+import { fetchFailureReason, quoteLongIntegers, splitCredentials } from '../../core/http.js'
 import { addressOf, decodeBase58, decodeBase64, encodeBase58, encodeBase64, readU64Le } from '../encoding.js'
 import type {
   AccountInfo,
@@ -32,16 +32,28 @@ type RpcAccount = { lamports: number | bigint | string; owner: string; data: [st
  * retries). Integers above 2^53 (lamports, token amounts) are read exactly.
  */
 export function solanaRpc(url: string, options: SolanaRpcOptions = {}): SolanaChainProvider {
+  // URL credentials go as a Basic header: fetch refuses a URL that holds them, in words that quote it.
+  const { url: endpoint, authorization } = splitCredentials(url, 'solanaRpc')
   const doFetch = options.fetch ?? globalThis.fetch
   const commitment = options.commitment ?? 'confirmed'
   let nextId = 1
 
   async function call<T>(method: string, params: unknown[]): Promise<T> {
-    const response = await doFetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...options.headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
-    })
+    let response: Response
+    try {
+      response = await doFetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(authorization === undefined ? {} : { authorization }),
+          ...options.headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+      })
+    } catch (error) {
+      // Its own words may quote the URL (an API key in its path or query): never passed on.
+      throw new Error(`${method}: ${fetchFailureReason(error)}`, { cause: error })
+    }
     if (!response.ok) throw new Error(`${method}: HTTP ${response.status}`)
     const body = JSON.parse(quoteLongIntegers(await response.text())) as {
       result?: T

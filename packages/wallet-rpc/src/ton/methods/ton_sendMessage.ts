@@ -12,9 +12,8 @@ import { type EmulationOutcome, emulate, emulationReview } from '../emulation/re
 import { checkFrom, checkNetwork, networkField, oneObject, parseBoc, parseFastBoc } from '../params.js'
 import { decodePayload } from '../payloadReview.js'
 import { type PlannedMessage, prepareTransfer, type SealedTransfer } from '../preparedTransfer.js'
-import type { TonAccount, TonChainProvider } from '../provider.js'
 import { contractAddress, fromNano, loadStateInit, type StateInit } from '../tonCore.js'
-import type { TonEmulationMessage } from '../types.js'
+import type { TonAccount, TonChainProvider, TonEmulationMessage } from '../types.js'
 
 /** PAY_GAS_SEPARATELY (1) + IGNORE_ERRORS (2): what TON Connect's signMessage spec, WalletKit and Tonkeeper send. */
 export const sendMode = 3

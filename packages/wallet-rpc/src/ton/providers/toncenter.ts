@@ -2,8 +2,7 @@ import { ProviderError } from '../../core/errors.js'
 import { fetchFailureReason, splitCredentials, timeoutSignal } from '../../core/http.js'
 import { EmulatorError, postToEmulator, readAnswer } from '../emulation/post.js'
 import { readToncenterAnswer } from '../emulation/toncenterAnswer.js'
-import type { TonAccountState, TonChainProvider } from '../provider.js'
-import type { TonEmulationRequest, TonEmulator } from '../types.js'
+import type { TonAccountState, TonChainProvider, TonEmulationRequest, TonEmulator } from '../types.js'
 
 export type ToncenterOptions = {
   /** Sent as `X-API-Key` to the provider's own origin only; never echoed in errors. */
